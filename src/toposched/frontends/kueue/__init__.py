@@ -1,0 +1,1 @@
+"""frontends/kueue"""

@@ -1,0 +1,73 @@
+"""Plain typed data shared by every layer: quantities, resources, nodes, topologies, the IR,
+results and the error tree. Standard library only."""
+
+from toposched.model.cluster import Cluster
+from toposched.model.errors import (
+    ClusterSpecError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    Problem,
+    SpecError,
+    StoreError,
+    TopologySpecError,
+    ToposchedError,
+    WorkloadSpecError,
+)
+from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, SliceLayer
+from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
+from toposched.model.placement import (
+    DomainCount,
+    LayerFit,
+    Placement,
+    PodPlacement,
+    Result,
+    TopologyAssignment,
+    Unschedulable,
+)
+from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
+from toposched.model.resources import EMPTY, Resources
+from toposched.model.topology import HOSTNAME, Topology, is_label_key
+
+__all__ = [
+    "CPU",
+    "EMPTY",
+    "HOSTNAME",
+    "MEMORY",
+    "PODS",
+    "Cluster",
+    "ClusterSpecError",
+    "ConflictError",
+    "DomainCount",
+    "Gang",
+    "Group",
+    "LayerFit",
+    "Mode",
+    "Node",
+    "NotFoundError",
+    "PermissionDeniedError",
+    "Placement",
+    "PodPlacement",
+    "PodSpec",
+    "Policy",
+    "Problem",
+    "Resources",
+    "Result",
+    "RunningPod",
+    "SliceLayer",
+    "SpecError",
+    "StoreError",
+    "Taint",
+    "TaintEffect",
+    "Toleration",
+    "TolerationOperator",
+    "Topology",
+    "TopologyAssignment",
+    "TopologySpecError",
+    "ToposchedError",
+    "Unschedulable",
+    "WorkloadSpecError",
+    "format_quantity",
+    "is_label_key",
+    "parse_quantity",
+]

@@ -1,0 +1,107 @@
+"""What the engine returns: a ``Placement``, or an ``Unschedulable`` value with structured reasons."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from toposched.model.ir import Policy
+
+
+@dataclass(frozen=True, slots=True)
+class DomainCount:
+    """``count`` pods in the domain whose label values (one per assignment level) are ``values``."""
+
+    values: tuple[str, ...]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TopologyAssignment:
+    """Pods per lowest-level domain, as Kueue stores it.
+
+    ``levels`` is ``(kubernetes.io/hostname,)`` when hostname is the lowest topology level,
+    otherwise every level with full value paths. Domains are sorted by their values.
+    """
+
+    levels: tuple[str, ...]
+    domains: tuple[DomainCount, ...]
+
+    @property
+    def count(self) -> int:
+        return sum(d.count for d in self.domains)
+
+
+@dataclass(frozen=True, slots=True)
+class PodPlacement:
+    """Where one pod goes. ``node`` is None only when the lowest level is not a node and no single
+    node of the leaf domain can be named."""
+
+    pod: str
+    group: str
+    index: int
+    node: str | None
+    domain: tuple[str, ...]
+
+
+def _empty_map() -> Mapping[str, int]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    gang: str
+    topology: str
+    policy: Policy
+    pods: tuple[PodPlacement, ...]
+    assignments: Mapping[str, TopologyAssignment]  # keyed by leaf group (Kueue PodSet) name
+    placed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LayerFit:
+    """How many slices of one slice layer fit in the best domain, out of how many are needed."""
+
+    level: str
+    fit: int
+    needed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unschedulable:
+    """Why a gang cannot be placed: the constraint, level, best domain, fit vs needed, exclusions."""
+
+    gang: str
+    topology: str
+    policy: Policy
+    message: str
+    group: str | None = None
+    level: str | None = None
+    best_domain: tuple[str, ...] | None = None
+    fit: int | None = None
+    needed: int | None = None
+    unit: str = "pod"  # "pod" or "slice"
+    total_nodes: int | None = None
+    excluded: Mapping[str, int] = field(default_factory=_empty_map)  # 'resource "cpu"' -> 3, ...
+    shortfall: Mapping[str, int] = field(default_factory=_empty_map)  # resource -> amount missing
+    layers: tuple[LayerFit, ...] = ()
+    placed: bool = False
+
+    def facts(self) -> list[str]:
+        """Every structured value as text, for matching and for short displays."""
+        out = [self.message, self.gang, self.topology]
+        for value in (self.group, self.level, self.fit, self.needed, self.total_nodes):
+            if value is not None:
+                out.append(str(value))
+        out.extend(self.best_domain or ())
+        for key, count in self.excluded.items():
+            out += [key, str(count)]
+        for key, amount in self.shortfall.items():
+            out += [key, str(amount)]
+        for layer in self.layers:
+            out += [layer.level, str(layer.fit), str(layer.needed)]
+        return out
+
+
+Result = Placement | Unschedulable

@@ -1,0 +1,86 @@
+"""Reading scheduling facts out of a Kubernetes pod spec (a plain mapping, as YAML gives it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toposched.model.errors import Problem, SpecError
+from toposched.model.node import TaintEffect, Toleration, TolerationOperator
+from toposched.model.resources import EMPTY, Resources
+
+
+def effective_requests(spec: Mapping[str, Any], *, path: str = "spec") -> Resources:
+    """What a pod reserves: containers summed, max'ed with each init container, plus overhead.
+
+    Sidecar init containers (``restartPolicy: Always``) run beside the app containers, so they
+    are added to the sum as Kubernetes does.
+    """
+    problems: list[Problem] = []
+
+    def requests_of(container: Mapping[str, Any], where: str) -> Resources:
+        raw = ((container.get("resources") or {}).get("requests")) or {}
+        try:
+            return Resources.parse(raw, path=f"{where}.resources.requests")
+        except SpecError as exc:
+            problems.extend(exc.problems)
+            return EMPTY
+
+    total = EMPTY
+    for i, container in enumerate(_list(spec.get("containers"))):
+        total = total + requests_of(container, f"{path}.containers[{i}]")
+    init_peak = EMPTY
+    sidecars = EMPTY
+    for i, container in enumerate(_list(spec.get("initContainers"))):
+        req = requests_of(container, f"{path}.initContainers[{i}]")
+        if container.get("restartPolicy") == "Always":
+            sidecars = sidecars + req
+        else:
+            init_peak = init_peak.maximum(sidecars + req)
+    total = (total + sidecars).maximum(init_peak)
+    overhead = spec.get("overhead")
+    if overhead:
+        try:
+            total = total + Resources.parse(overhead, path=f"{path}.overhead")
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return total
+
+
+def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[Toleration, ...]:
+    problems: list[Problem] = []
+    result: list[Toleration] = []
+    for i, item in enumerate(_list(raw)):
+        where = f"{path}[{i}]"
+        if not isinstance(item, Mapping):
+            problems.append(Problem(where, "a toleration is a mapping", "write {key, operator, value, effect}"))
+            continue
+        operator = item.get("operator") or "Equal"
+        effect = item.get("effect") or None
+        if operator not in TolerationOperator.__members__.values():
+            problems.append(Problem(f"{where}.operator", f"unknown operator {operator!r}", "use Equal or Exists"))
+            continue
+        if effect is not None and effect not in TaintEffect.__members__.values():
+            problems.append(
+                Problem(f"{where}.effect", f"unknown effect {effect!r}", "use NoSchedule, PreferNoSchedule or NoExecute")
+            )
+            continue
+        seconds = item.get("tolerationSeconds")
+        result.append(
+            Toleration(
+                key=str(item.get("key") or ""),
+                operator=TolerationOperator(operator),
+                value=str(item.get("value") or ""),
+                effect=TaintEffect(effect) if effect else None,
+                toleration_seconds=int(seconds) if seconds is not None else None,
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    return tuple(result)
+
+
+def _list(raw: object) -> Sequence[Any]:
+    return raw if isinstance(raw, list) else []

@@ -1,0 +1,105 @@
+"""Topology definitions: an ordered list of node-label keys, coarsest level first."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from toposched.model.errors import Problem, TopologySpecError
+
+HOSTNAME = "kubernetes.io/hostname"
+MAX_LEVELS = 8
+MAX_LABEL_KEY_LENGTH = 316
+
+# The Kubernetes label-key syntax as Kueue's Topology CRD validates it.
+LABEL_KEY_PATTERN = re.compile(
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
+)
+
+
+def is_label_key(text: str) -> bool:
+    return 0 < len(text) <= MAX_LABEL_KEY_LENGTH and LABEL_KEY_PATTERN.match(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Topology:
+    """A named hierarchy of node labels. ``levels[0]`` is the coarsest (zone), the last the finest.
+
+    ``aliases`` maps a short name (``rack``) to a level's label key, as KAI level aliases and
+    Grove domain names do.
+    """
+
+    name: str
+    levels: tuple[str, ...]
+    aliases: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def create(
+        cls,
+        name: str,
+        levels: Sequence[str],
+        aliases: Mapping[str, str] | None = None,
+        *,
+        path: str = "spec.levels",
+    ) -> Topology:
+        """Validate and build: 1..8 unique label keys, hostname only as the last level."""
+        problems = validate_levels(levels, path=path)
+        alias_map = dict(aliases or {})
+        for alias, key in alias_map.items():
+            if key not in levels:
+                problems.append(
+                    Problem(f"{path}", f"alias {alias!r} points at {key!r}, which is not a level", "")
+                )
+        if not name:
+            problems.append(Problem("metadata.name", "topology name is empty", "give the topology a name"))
+        if problems:
+            raise TopologySpecError(problems)
+        return cls(name, tuple(levels), MappingProxyType(alias_map))
+
+    @property
+    def lowest(self) -> str:
+        return self.levels[-1]
+
+    @property
+    def hostname_is_lowest(self) -> bool:
+        return self.levels[-1] == HOSTNAME
+
+    def resolve(self, level: str) -> str | None:
+        """A level given by label key or alias → its label key; None when unknown."""
+        if level in self.levels:
+            return level
+        return self.aliases.get(level)
+
+    def index(self, level: str) -> int:
+        """Depth of a level (0 = coarsest). Raises KeyError for an unknown level."""
+        resolved = self.resolve(level)
+        if resolved is None:
+            raise KeyError(level)
+        return self.levels.index(resolved)
+
+
+def validate_levels(levels: Sequence[str], *, path: str = "spec.levels") -> list[Problem]:
+    problems: list[Problem] = []
+    if not 1 <= len(levels) <= MAX_LEVELS:
+        problems.append(
+            Problem(path, f"a topology has 1 to {MAX_LEVELS} levels, got {len(levels)}", "list the node labels coarsest first")
+        )
+    seen: set[str] = set()
+    for i, level in enumerate(levels):
+        where = f"{path}[{i}]"
+        if not isinstance(level, str) or not is_label_key(level):
+            problems.append(
+                Problem(where, f"{level!r} is not a valid node label key", "use e.g. cloud.provider.com/topology-rack")
+            )
+            continue
+        if level in seen:
+            problems.append(Problem(where, f"level {level!r} is listed twice", "every level must be a different label"))
+        seen.add(level)
+        if level == HOSTNAME and i != len(levels) - 1:
+            problems.append(
+                Problem(where, f"{HOSTNAME} may only be the last (finest) level", "move it to the end of the list")
+            )
+    return problems
