@@ -28,12 +28,20 @@ class Cluster:
         for name, count in Counter(n.name for n in nodes).items():
             if count > 1:
                 problems.append(
-                    Problem(f"nodes[{name}]", f"node {name!r} appears {count} times", "each node name must be unique")
+                    Problem(
+                        f"nodes[{name}]",
+                        f"node {name!r} appears {count} times",
+                        "each node name must be unique",
+                    )
                 )
         for name, count in Counter(t.name for t in topologies).items():
             if count > 1:
                 problems.append(
-                    Problem(f"topologies[{name}]", f"topology {name!r} is defined {count} times", "keep one definition")
+                    Problem(
+                        f"topologies[{name}]",
+                        f"topology {name!r} is defined {count} times",
+                        "keep one definition",
+                    )
                 )
         if problems:
             raise ClusterSpecError(problems)

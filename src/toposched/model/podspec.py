@@ -55,16 +55,24 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
     for i, item in enumerate(_list(raw)):
         where = f"{path}[{i}]"
         if not isinstance(item, Mapping):
-            problems.append(Problem(where, "a toleration is a mapping", "write {key, operator, value, effect}"))
+            problems.append(
+                Problem(where, "a toleration is a mapping", "write {key, operator, value, effect}")
+            )
             continue
         operator = item.get("operator") or "Equal"
         effect = item.get("effect") or None
         if operator not in TolerationOperator.__members__.values():
-            problems.append(Problem(f"{where}.operator", f"unknown operator {operator!r}", "use Equal or Exists"))
+            problems.append(
+                Problem(f"{where}.operator", f"unknown operator {operator!r}", "use Equal or Exists")
+            )
             continue
         if effect is not None and effect not in TaintEffect.__members__.values():
             problems.append(
-                Problem(f"{where}.effect", f"unknown effect {effect!r}", "use NoSchedule, PreferNoSchedule or NoExecute")
+                Problem(
+                    f"{where}.effect",
+                    f"unknown effect {effect!r}",
+                    "use NoSchedule, PreferNoSchedule or NoExecute",
+                )
             )
             continue
         seconds = item.get("tolerationSeconds")

@@ -85,21 +85,33 @@ def validate_levels(levels: Sequence[str], *, path: str = "spec.levels") -> list
     problems: list[Problem] = []
     if not 1 <= len(levels) <= MAX_LEVELS:
         problems.append(
-            Problem(path, f"a topology has 1 to {MAX_LEVELS} levels, got {len(levels)}", "list the node labels coarsest first")
+            Problem(
+                path,
+                f"a topology has 1 to {MAX_LEVELS} levels, got {len(levels)}",
+                "list the node labels coarsest first",
+            )
         )
     seen: set[str] = set()
     for i, level in enumerate(levels):
         where = f"{path}[{i}]"
         if not isinstance(level, str) or not is_label_key(level):
             problems.append(
-                Problem(where, f"{level!r} is not a valid node label key", "use e.g. cloud.provider.com/topology-rack")
+                Problem(
+                    where,
+                    f"{level!r} is not a valid node label key",
+                    "use e.g. cloud.provider.com/topology-rack",
+                )
             )
             continue
         if level in seen:
-            problems.append(Problem(where, f"level {level!r} is listed twice", "every level must be a different label"))
+            problems.append(
+                Problem(where, f"level {level!r} is listed twice", "every level must be a different label")
+            )
         seen.add(level)
         if level == HOSTNAME and i != len(levels) - 1:
             problems.append(
-                Problem(where, f"{HOSTNAME} may only be the last (finest) level", "move it to the end of the list")
+                Problem(
+                    where, f"{HOSTNAME} may only be the last (finest) level", "move it to the end of the list"
+                )
             )
     return problems
