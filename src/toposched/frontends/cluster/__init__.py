@@ -1,0 +1,14 @@
+"""Cluster dumps → the model: Nodes, the Pods already using capacity, and Topology objects
+(Kueue and KAI). Reads YAML or JSON as ``kubectl get ... -o yaml`` prints it."""
+
+from toposched.frontends.cluster.lint import check_labels
+from toposched.frontends.cluster.loader import load_cluster, load_cluster_report
+from toposched.frontends.cluster.topology import load_topology, parse_topology_object
+
+__all__ = [
+    "load_cluster",
+    "load_cluster_report",
+    "load_topology",
+    "parse_topology_object",
+    "check_labels",
+]

@@ -1,0 +1,99 @@
+"""A cluster dump (YAML) → ``Cluster``: Nodes, the Pods using their capacity, Topology objects."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from toposched.frontends.cluster.documents import Located, parse_yaml, read_objects
+from toposched.frontends.cluster.lint import check_labels
+from toposched.frontends.cluster.nodes import parse_node
+from toposched.frontends.cluster.pods import parse_pod
+from toposched.frontends.cluster.topology import topology_located
+from toposched.model import Cluster, ClusterSpecError, Node, Problem, RunningPod, Topology
+
+
+def load_cluster(text: str, *, source: str = "cluster") -> Cluster:
+    """Load a cluster dump; see ``load_cluster_report``, which also returns warnings."""
+    return load_cluster_report(text, source=source)[0]
+
+
+def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster, list[str]]:
+    """Load a cluster dump and say what was skipped or looks wrong.
+
+    ``text`` is YAML or JSON: a ``v1 List`` as ``kubectl get nodes,pods -A -o yaml`` prints it, a
+    multi-document stream, or a mix. Nodes, Pods and Topology objects (Kueue ``kueue.x-k8s.io``
+    v1alpha1 / v1beta1 / v1beta2, KAI ``kai.scheduler/v1alpha1``) are read; other kinds are
+    skipped and counted in the warnings, as are pods on unknown nodes and label problems
+    (``check_labels``). ``source`` names the text in YAML syntax errors (``<source>:<line>:<col>``).
+
+    Raises ``ClusterSpecError`` listing every problem, each with its field path.
+    """
+    documents, problems = parse_yaml(text, source=source)
+    if problems:
+        raise ClusterSpecError(problems)
+    objects, problems = read_objects(documents)
+    warnings: list[str] = []
+    nodes: list[Node] = []
+    pods: list[RunningPod] = []
+    topologies: list[Topology] = []
+    ignored: Counter[str] = Counter()
+    for located in objects:
+        if located.kind == "Node":
+            node = parse_node(located, problems, warnings)
+            if node is not None:
+                nodes.append(node)
+        elif located.kind == "Pod":
+            pod = parse_pod(located, problems)
+            if pod is not None:
+                pods.append(pod)
+        elif located.kind == "Topology":
+            topology = topology_located(located, problems, warnings)
+            if topology is not None:
+                topologies.append(topology)
+        else:
+            ignored[_kind_label(located)] += 1
+    problems.extend(_duplicates(nodes, pods, topologies))
+    if problems:
+        raise ClusterSpecError(problems)
+    cluster = Cluster.create(nodes, pods, topologies)
+    warnings.extend(f"ignored {count} {kind} object(s)" for kind, count in sorted(ignored.items()))
+    known = {n.name for n in nodes}
+    for pod in pods:
+        if pod.node not in known:
+            warnings.append(
+                f"pods[{pod.namespace}/{pod.name}]: bound to node {pod.node!r}, which is not in the dump"
+            )
+    for topology in topologies:
+        warnings.extend(str(p) for p in check_labels(cluster, topology))
+    if not objects:
+        warnings.append(f"{source}: no objects found")
+    return cluster, warnings
+
+
+def _kind_label(located: Located) -> str:
+    api_version = located.obj.get("apiVersion")
+    return f"{located.kind} ({api_version})" if isinstance(api_version, str) else located.kind
+
+
+def _duplicates(nodes: list[Node], pods: list[RunningPod], topologies: list[Topology]) -> list[Problem]:
+    problems: list[Problem] = []
+    for name, count in Counter(n.name for n in nodes).items():
+        if count > 1:
+            problems.append(
+                Problem(
+                    f"nodes[{name}]", f"node {name!r} appears {count} times", "each node name must be unique"
+                )
+            )
+    for key, count in Counter(f"{p.namespace}/{p.name}" for p in pods).items():
+        if count > 1:
+            problems.append(Problem(f"pods[{key}]", f"pod {key!r} appears {count} times", "keep one copy"))
+    for name, count in Counter(t.name for t in topologies).items():
+        if count > 1:
+            problems.append(
+                Problem(
+                    f"topologies[{name}]",
+                    f"topology {name!r} is defined {count} times",
+                    "keep one definition",
+                )
+            )
+    return problems
