@@ -1,0 +1,182 @@
+"""Entry points: YAML text or parsed documents → a validated ``Gang``.
+
+Every problem in the input is collected (field path, what is wrong, how to fix it) and raised
+together as one ``WorkloadSpecError``; nothing is compiled while any problem remains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import yaml
+
+from toposched.frontends.kueue import keys
+from toposched.frontends.kueue.build import build_gang
+from toposched.frontends.kueue.fields import Problems, at, key_at, mapping, text, type_name
+from toposched.frontends.kueue.kinds import READERS, read_workload
+from toposched.frontends.kueue.pods import Located, read_pod_group
+from toposched.frontends.kueue.podsets import Shape, Workload, read_shape
+from toposched.frontends.kueue.request import parse_request
+from toposched.frontends.kueue.rules import Entry, check_groups, check_levels_everywhere
+from toposched.model import Gang, Problem, Topology, WorkloadSpecError
+
+SUPPORTED = ", ".join(f"{api} {kind}" for kind, (api, _) in READERS.items()) + ", v1 Pod (a pod group)"
+
+
+def load_workload(text: str, topology: Topology | None = None, *, source: str = "job") -> Gang:
+    """Parse YAML text (one document; or several documents / a ``v1 List`` of Pods of one pod
+    group), validate it against ``topology`` when given, and compile it to a ``Gang``.
+
+    ``source`` names the input in YAML syntax errors (``job.yaml:12:5``).
+    Raises ``WorkloadSpecError`` listing every problem found.
+    """
+    try:
+        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+    except yaml.YAMLError as exc:
+        raise WorkloadSpecError([_yaml_problem(exc, source)]) from None
+    return compile_workload(documents, topology)
+
+
+def compile_workload(documents: Sequence[Mapping[str, Any]], topology: Topology | None = None) -> Gang:
+    """Validate and compile already-parsed Kubernetes objects (see ``load_workload``)."""
+    problems: Problems = []
+    located = _flatten(documents, problems)
+    workload = _read(located, problems)
+    entries: list[Entry] = []
+    shapes: list[Shape] = []
+    if workload is not None:
+        if workload.kind != "Pod":
+            _check_metadata_annotations(located[0], workload, problems)
+        for source in workload.podsets:
+            # A missing template is already reported; do not pile "spec is missing" on top.
+            known_missing = not source.template and any(p.path == source.path for p in problems)
+            shapes.append(Shape() if known_missing else read_shape(source.template, source.path, problems))
+            entries.append((source, parse_request(source, topology, problems)))
+        check_levels_everywhere(entries, problems)
+        check_groups(entries, problems)
+        if not any(source.count for source, _ in entries) and all(source.count_ok for source, _ in entries):
+            problems.append(
+                Problem(
+                    at(located[0][0], "spec"),
+                    "the workload has no pods",
+                    "set parallelism / replicas / size to at least 1",
+                )
+            )
+    if problems or workload is None:
+        raise WorkloadSpecError(list(dict.fromkeys(problems)) or [Problem("", "no workload found", "")])
+    # Kueue skips PodSets without pods (an LWS of size 1 has no workers).
+    kept = [(entry, shape) for entry, shape in zip(entries, shapes, strict=True) if entry[0].count]
+    return build_gang(workload, [entry for entry, _ in kept], [shape for _, shape in kept])
+
+
+def _yaml_problem(exc: yaml.YAMLError, source: str) -> Problem:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
+    what = " ".join(
+        str(part) for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part
+    )
+    return Problem(
+        where,
+        f"invalid YAML: {what or exc}",
+        "check the indentation and quoting on that line and the line before it",
+    )
+
+
+def _flatten(documents: Sequence[Mapping[str, Any]], problems: Problems) -> list[Located]:
+    """Documents and the items of ``v1 List`` documents, each with its field path."""
+    located: list[Located] = []
+    many = len(documents) > 1
+    for i, doc in enumerate(documents):
+        base = f"documents[{i}]" if many else ""
+        if not isinstance(doc, Mapping):
+            problems.append(
+                Problem(
+                    base or "document",
+                    f"expected a Kubernetes object, got {type_name(doc)}",
+                    "check the YAML",
+                )
+            )
+            continue
+        if doc.get("kind") == "List":
+            for j, item in enumerate(doc.get("items") or []):
+                where = at(base, f"items[{j}]")
+                if isinstance(item, Mapping):
+                    located.append((where, item))
+                else:
+                    problems.append(
+                        Problem(where, f"expected a Kubernetes object, got {type_name(item)}", "")
+                    )
+            continue
+        located.append((base, doc))
+    return located
+
+
+def _read(located: Sequence[Located], problems: Problems) -> Workload | None:
+    if not located:
+        if not problems:
+            problems.append(Problem("", "the input holds no Kubernetes object", f"write one of: {SUPPORTED}"))
+        return None
+    kinds = [doc.get("kind") for _, doc in located]
+    if all(kind == "Pod" for kind in kinds):
+        for path, doc in located:
+            if doc.get("apiVersion") != "v1":
+                problems.append(
+                    Problem(
+                        at(path, "apiVersion"),
+                        f'a Pod has apiVersion "v1", got {doc.get("apiVersion")!r}',
+                        "",
+                    )
+                )
+        return read_pod_group(located, problems)
+    if len(located) > 1:
+        problems.append(
+            Problem(
+                "",
+                f"the input holds {len(located)} objects ({', '.join(str(k) for k in kinds)})",
+                "put one workload per file; only the Pods of one pod group may share a file",
+            )
+        )
+        return None
+    path, doc = located[0]
+    kind = text(doc.get("kind"), at(path, "kind"), problems, required=True, hint=f"write one of: {SUPPORTED}")
+    if kind not in READERS:
+        if kind:
+            problems.append(
+                Problem(
+                    at(path, "kind"),
+                    f'unknown kind "{kind}" (apiVersion {doc.get("apiVersion")!r})',
+                    f"use {SUPPORTED}",
+                )
+            )
+        return None
+    api_version, reader = READERS[kind]
+    if doc.get("apiVersion") != api_version:
+        problems.append(
+            Problem(
+                at(path, "apiVersion"),
+                f'kind {kind} needs apiVersion "{api_version}", got {doc.get("apiVersion")!r}',
+                f"write apiVersion: {api_version}",
+            )
+        )
+        return None
+    return read_workload(doc, path, reader, kind, problems)
+
+
+def _check_metadata_annotations(located: Located, workload: Workload, problems: Problems) -> None:
+    """TAS annotations on the workload object itself (not its pod template) are silently ignored
+    by Kueue; reject them so the mistake is visible."""
+    base, doc = located
+    metadata = mapping(doc.get("metadata"), at(base, "metadata"), [])
+    annotations = mapping(metadata.get("annotations"), at(base, "metadata.annotations"), problems)
+    for key in annotations:
+        if str(key).startswith(keys.PODSET_PREFIX):
+            targets = sorted({source.annotations_path for source in workload.podsets})
+            problems.append(
+                Problem(
+                    key_at(at(base, "metadata.annotations"), str(key)),
+                    f"{key} is set on the {workload.kind} itself, where Kueue ignores it",
+                    "move it to the pod template: "
+                    + ", ".join(targets or ["the pod template's annotations"]),
+                )
+            )
