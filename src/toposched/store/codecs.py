@@ -1,0 +1,97 @@
+"""Small explicit JSON codecs for the model values the store keeps (never pickle).
+
+Resources are stored as ``{name: canonical integer}``; nodes and topologies as plain objects whose
+fields mirror the model. Decoding checks shapes, so a damaged row surfaces as ``StoreError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from toposched.model import Node, Resources, SpecError, StoreError, Taint, TaintEffect, Topology
+from toposched.store.records import Json
+
+
+def dumps(value: Json) -> str:
+    """Canonical JSON text: sorted keys, no spaces, no NaN. Raises TypeError for non-JSON values."""
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except ValueError as exc:  # NaN / infinity: not JSON
+        raise TypeError(f"value is not JSON-serialisable: {exc}") from exc
+
+
+def loads(text: str | None, what: str) -> Json:
+    """Parse stored JSON text; None stays None."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise StoreError(f"stored {what} is not valid JSON: {exc}") from exc
+
+
+def copy_json(value: Json) -> Json:
+    """A deep copy through JSON: what a caller gets back from any store."""
+    return None if value is None else json.loads(dumps(value))
+
+
+def resources_to_json(resources: Mapping[str, int]) -> dict[str, int]:
+    return {name: int(amount) for name, amount in sorted(resources.items()) if amount}
+
+
+def resources_from_json(raw: Json, what: str) -> Resources:
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in raw.items()
+    ):
+        raise StoreError(f"stored {what} is not a map of resource name to integer: {raw!r}")
+    return Resources(raw)
+
+
+def node_to_json(node: Node) -> dict[str, Any]:
+    return {
+        "name": node.name,
+        "labels": dict(sorted(node.labels.items())),
+        "allocatable": resources_to_json(node.allocatable),
+        "taints": [{"key": t.key, "value": t.value, "effect": str(t.effect)} for t in node.taints],
+        "ready": node.ready,
+        "unschedulable": node.unschedulable,
+    }
+
+
+def node_from_json(raw: Json) -> Node:
+    what = "node"
+    try:
+        what = f"node {raw['name']!r}"
+        return Node.create(
+            str(raw["name"]),
+            {str(k): str(v) for k, v in raw["labels"].items()},
+            resources_from_json(raw["allocatable"], f"{what} allocatable"),
+            tuple(Taint(str(t["key"]), str(t["value"]), TaintEffect(t["effect"])) for t in raw["taints"]),
+            ready=bool(raw["ready"]),
+            unschedulable=bool(raw["unschedulable"]),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise StoreError(f"stored {what} is damaged: {exc!r}") from exc
+
+
+def topology_to_json(topology: Topology) -> dict[str, Any]:
+    return {
+        "name": topology.name,
+        "levels": list(topology.levels),
+        "aliases": dict(sorted(topology.aliases.items())),
+    }
+
+
+def topology_from_json(raw: Json) -> Topology:
+    what = "topology"
+    try:
+        what = f"topology {raw['name']!r}"
+        return Topology.create(
+            str(raw["name"]),
+            [str(level) for level in raw["levels"]],
+            {str(k): str(v) for k, v in raw["aliases"].items()},
+        )
+    except (KeyError, TypeError, ValueError, AttributeError, SpecError) as exc:
+        raise StoreError(f"stored {what} is damaged: {exc}") from exc

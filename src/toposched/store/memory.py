@@ -1,0 +1,312 @@
+"""``MemoryStore``: the ``Store`` protocol in memory, for tests and dry runs.
+
+Same rules as the SQLite store (shared through ``toposched.store.rules``); every operation checks
+before it changes anything, under one lock, so a refused call leaves no trace.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Collection, Iterable, Mapping
+
+from toposched.model import Node, NotFoundError, Resources, Taint, Topology
+from toposched.store import rules
+from toposched.store.codecs import copy_json
+from toposched.store.records import (
+    ACTIVE_STATES,
+    EventRecord,
+    Json,
+    PoolRecord,
+    WorkloadRecord,
+    WorkloadState,
+)
+
+
+class MemoryStore:
+    """Volatile state; everything is lost when the object goes away."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._nodes: dict[str, Node] = {}
+        self._topologies: dict[str, Topology] = {}
+        self._pools: dict[str, PoolRecord] = {}
+        self._workloads: dict[int, WorkloadRecord] = {}
+        self._reservations: dict[int, dict[str, Resources]] = {}
+        self._events: list[EventRecord] = []
+        self._next_id = 1
+        self._next_sequence = 1
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
+        """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
+        batch = {node.name: node for node in nodes}
+        with self._lock:
+            if replace:
+                self._nodes.clear()
+            self._nodes.update(batch)
+
+    def get_nodes(self) -> list[Node]:
+        """Every node, sorted by name."""
+        with self._lock:
+            return [self._nodes[name] for name in sorted(self._nodes)]
+
+    def get_node(self, name: str) -> Node:
+        """One node by name."""
+        with self._lock:
+            if name not in self._nodes:
+                raise NotFoundError("node", name)
+            return self._nodes[name]
+
+    def update_node(
+        self,
+        name: str,
+        *,
+        ready: bool | None = None,
+        unschedulable: bool | None = None,
+        taints: tuple[Taint, ...] | None = None,
+        labels: Mapping[str, str] | None = None,
+        allocatable: Resources | None = None,
+    ) -> Node:
+        """Change the given fields of one node; returns the stored node."""
+        with self._lock:
+            node = rules.updated_node(self.get_node(name), ready, unschedulable, taints, labels, allocatable)
+            self._nodes[name] = node
+            return node
+
+    def delete_node(self, name: str) -> None:
+        """Forget a node. Its reservations stay with their workloads until released."""
+        with self._lock:
+            if self._nodes.pop(name, None) is None:
+                raise NotFoundError("node", name)
+
+    # -- topologies ----------------------------------------------------------------------------
+    def put_topology(self, topology: Topology) -> None:
+        """Insert or overwrite a topology by name."""
+        with self._lock:
+            self._topologies[topology.name] = topology
+
+    def get_topology(self, name: str) -> Topology:
+        """One topology by name."""
+        with self._lock:
+            if name not in self._topologies:
+                raise NotFoundError(
+                    "topology", name, f"known topologies: {rules.known_names(self._topologies)}"
+                )
+            return self._topologies[name]
+
+    def list_topologies(self) -> list[Topology]:
+        """Every topology, sorted by name."""
+        with self._lock:
+            return [self._topologies[name] for name in sorted(self._topologies)]
+
+    def delete_topology(self, name: str) -> None:
+        """Delete a topology; ConflictError while a live workload or a pool references it."""
+        with self._lock:
+            self.get_topology(name)
+            users = [w.id for w in self._live() if w.topology == name]
+            pools = sorted(p.name for p in self._pools.values() if p.topology == name)
+            rules.check_topology_unused(name, users, pools)
+            del self._topologies[name]
+
+    # -- OSMO pools ----------------------------------------------------------------------------
+    def put_pool(self, pool: PoolRecord) -> None:
+        """Insert or overwrite a pool by name."""
+        stored = dataclasses.replace(pool, config=copy_json(pool.config))
+        with self._lock:
+            self._pools[pool.name] = stored
+
+    def get_pool(self, name: str) -> PoolRecord:
+        """One pool by name."""
+        with self._lock:
+            if name not in self._pools:
+                raise NotFoundError("pool", name, f"known pools: {rules.known_names(self._pools)}")
+            pool = self._pools[name]
+        return dataclasses.replace(pool, config=copy_json(pool.config))
+
+    def list_pools(self) -> list[PoolRecord]:
+        """Every pool, sorted by name."""
+        with self._lock:
+            names = sorted(self._pools)
+            return [self.get_pool(name) for name in names]
+
+    def delete_pool(self, name: str) -> None:
+        """Delete a pool."""
+        with self._lock:
+            if self._pools.pop(name, None) is None:
+                raise NotFoundError("pool", name)
+
+    # -- workloads -----------------------------------------------------------------------------
+    def submit_workload(self, record: WorkloadRecord) -> WorkloadRecord:
+        """Store a new pending workload; assigns ``id`` and arrival ``sequence``."""
+        with self._lock:
+            stored = dataclasses.replace(
+                record,
+                id=self._next_id,
+                sequence=self._next_sequence,
+                state=WorkloadState.PENDING,
+                placement=None,
+                explanation=None,
+            )
+            self._next_id += 1
+            self._next_sequence += 1
+            self._workloads[stored.id] = stored
+            return stored
+
+    def get_workload(self, workload_id: int) -> WorkloadRecord:
+        """One workload by id."""
+        with self._lock:
+            return _copy(self._get(workload_id))
+
+    def list_workloads(
+        self, owner: str | None = None, states: Collection[WorkloadState] | None = None
+    ) -> list[WorkloadRecord]:
+        """Workloads in arrival order, optionally only one owner's and only some states."""
+        with self._lock:
+            found = [
+                w
+                for w in self._workloads.values()
+                if (owner is None or w.owner == owner) and (states is None or w.state in states)
+            ]
+            return [_copy(w) for w in sorted(found, key=lambda w: (w.sequence, w.id))]
+
+    def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
+        """Record why a workload waits, without changing its state."""
+        with self._lock:
+            return self._write(
+                dataclasses.replace(self._get(workload_id), explanation=copy_json(explanation))
+            )
+
+    def admit(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+    ) -> WorkloadRecord:
+        """Pending -> admitted with placement, reservations and an event, all or nothing."""
+        with self._lock:
+            record = self._get(workload_id)
+            rules.check_admit(record)
+            adding = {node: Resources(r) for node, r in reservations.items() if r}
+            booked = self.reserved_by_node()
+            allocatable = {n: (self._nodes[n].allocatable if n in self._nodes else None) for n in adding}
+            rules.check_capacity(allocatable, booked, adding, workload=workload_id)
+            updated = dataclasses.replace(
+                record, state=WorkloadState.ADMITTED, placement=copy_json(placement), explanation=None
+            )
+            entry = self._event(event, workload_id)
+            self._reservations[workload_id] = adding
+            self._events.append(entry)
+            return self._write(updated)
+
+    def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
+        """Admitted -> running; idempotent."""
+        with self._lock:
+            record = self._get(workload_id)
+            if not rules.check_start(record):
+                return _copy(record)
+            return self._transition(record, event, state=WorkloadState.RUNNING, free=False)
+
+    def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
+        """End a workload as finished or cancelled, freeing its reservations; idempotent."""
+        with self._lock:
+            record = self._get(workload_id)
+            if not rules.check_release(record, new_state):
+                return _copy(record)
+            return self._transition(record, event, state=new_state, free=True)
+
+    def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
+        """Admitted/running -> evicted, freeing its reservations; idempotent."""
+        with self._lock:
+            record = self._get(workload_id)
+            if not rules.check_evict(record):
+                return _copy(record)
+            record = dataclasses.replace(record, placement=None, explanation=copy_json(explanation))
+            return self._transition(record, event, state=WorkloadState.EVICTED, free=True)
+
+    def requeue(self, workload_id: int, event: EventRecord, *, to_back: bool = False) -> WorkloadRecord:
+        """Back to pending, freeing any reservations; idempotent."""
+        with self._lock:
+            record = self._get(workload_id)
+            if not rules.check_requeue(record):
+                return _copy(record)
+            record = dataclasses.replace(record, placement=None)
+            if to_back:
+                record = dataclasses.replace(record, sequence=self._next_sequence)
+                self._next_sequence += 1
+            return self._transition(record, event, state=WorkloadState.PENDING, free=True)
+
+    def reservations(self, workload_id: int) -> dict[str, Resources]:
+        """What one workload has booked, per node."""
+        with self._lock:
+            self._get(workload_id)
+            return dict(sorted(self._reservations.get(workload_id, {}).items()))
+
+    def reserved_by_node(self) -> dict[str, Resources]:
+        """Booked capacity per node, summed over every workload holding capacity."""
+        with self._lock:
+            total: dict[str, Resources] = {}
+            for per_node in self._reservations.values():
+                for node, amount in per_node.items():
+                    total[node] = total.get(node, Resources()) + amount
+            return dict(sorted(total.items()))
+
+    # -- events --------------------------------------------------------------------------------
+    def append_event(self, event: EventRecord) -> EventRecord:
+        """Append one event; returns it with its assigned ``seq``."""
+        with self._lock:
+            if event.workload is not None:
+                self._get(event.workload)
+            entry = self._event(event, event.workload)
+            self._events.append(entry)
+            return _copy_event(entry)
+
+    def list_events(
+        self, since: int = 0, workload: int | None = None, limit: int | None = None
+    ) -> list[EventRecord]:
+        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
+        with self._lock:
+            found = [
+                e for e in self._events if e.seq > since and (workload is None or e.workload == workload)
+            ]
+        return [_copy_event(e) for e in found[:limit]]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _get(self, workload_id: int) -> WorkloadRecord:
+        if workload_id not in self._workloads:
+            raise NotFoundError("workload", str(workload_id))
+        return self._workloads[workload_id]
+
+    def _live(self) -> list[WorkloadRecord]:
+        return sorted((w for w in self._workloads.values() if w.state in ACTIVE_STATES), key=lambda w: w.id)
+
+    def _write(self, record: WorkloadRecord) -> WorkloadRecord:
+        self._workloads[record.id] = record
+        return _copy(record)
+
+    def _event(self, event: EventRecord, workload: int | None) -> EventRecord:
+        seq = self._events[-1].seq + 1 if self._events else 1
+        return dataclasses.replace(event, workload=workload, data=copy_json(event.data), seq=seq)
+
+    def _transition(
+        self, record: WorkloadRecord, event: EventRecord, *, state: WorkloadState, free: bool
+    ) -> WorkloadRecord:
+        entry = self._event(event, record.id)
+        if free:
+            self._reservations.pop(record.id, None)
+        self._events.append(entry)
+        return self._write(dataclasses.replace(record, state=state))
+
+
+def _copy(record: WorkloadRecord) -> WorkloadRecord:
+    return dataclasses.replace(
+        record, placement=copy_json(record.placement), explanation=copy_json(record.explanation)
+    )
+
+
+def _copy_event(event: EventRecord) -> EventRecord:
+    return dataclasses.replace(event, data=copy_json(event.data))

@@ -1,0 +1,123 @@
+"""The SQLite schema as an ordered list of migrations, applied at open in one transaction.
+
+Version 0 is an empty file. ``schema_version`` holds one row with the version the file is at.
+A migration is never edited once released: change the schema by appending a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from toposched.model import StoreError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "nodes, topologies, workloads, reservations, events",
+        (
+            "CREATE TABLE schema_version (version INTEGER NOT NULL)",
+            "INSERT INTO schema_version (version) VALUES (0)",
+            "CREATE TABLE nodes (name TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            "CREATE TABLE topologies (name TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            """CREATE TABLE workloads (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                sequence INTEGER NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                spec TEXT NOT NULL,
+                priority INTEGER NOT NULL,
+                topology TEXT NOT NULL,
+                submitted_at REAL NOT NULL,
+                state TEXT NOT NULL CHECK (state IN
+                    ('pending', 'admitted', 'running', 'finished', 'cancelled', 'evicted')),
+                placement TEXT
+            )""",
+            "CREATE INDEX workloads_by_owner ON workloads (owner, sequence)",
+            "CREATE INDEX workloads_by_state ON workloads (state, sequence)",
+            """CREATE TABLE reservations (
+                workload INTEGER NOT NULL REFERENCES workloads (id),
+                node TEXT NOT NULL,
+                resources TEXT NOT NULL,
+                PRIMARY KEY (workload, node)
+            )""",
+            "CREATE INDEX reservations_by_node ON reservations (node)",
+            """CREATE TABLE events (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                time REAL NOT NULL,
+                workload INTEGER REFERENCES workloads (id),
+                type TEXT NOT NULL,
+                message TEXT NOT NULL,
+                data TEXT
+            )""",
+            "CREATE INDEX events_by_workload ON events (workload, seq)",
+        ),
+    ),
+    Migration(
+        2,
+        "OSMO pools; workload pool and explanation",
+        (
+            """CREATE TABLE pools (
+                name TEXT PRIMARY KEY,
+                topology TEXT NOT NULL,
+                config TEXT
+            )""",
+            "ALTER TABLE workloads ADD COLUMN pool TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE workloads ADD COLUMN explanation TEXT",
+        ),
+    ),
+)
+
+LATEST = MIGRATIONS[-1].version
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """The schema version of an open database; 0 for an empty file."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if exists is None:
+        return 0
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    if row is None:
+        raise StoreError("the store's schema_version table is empty; the file is damaged")
+    return int(row[0])
+
+
+def migrate(conn: sqlite3.Connection, target: int | None = None) -> int:
+    """Bring the schema to ``target`` (default: the latest) in one IMMEDIATE transaction; returns
+    the version before.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``) so the transaction is ours.
+    A file newer than this code is refused rather than guessed at.
+    """
+    latest = MIGRATIONS[-1].version
+    target = latest if target is None else target
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        before = current_version(conn)
+        if before > latest:
+            raise StoreError(
+                f"the store file has schema version {before}, newer than this toposched "
+                f"understands ({latest}); upgrade toposched to open it"
+            )
+        for migration in MIGRATIONS:
+            if before < migration.version <= target:
+                for statement in migration.statements:
+                    conn.execute(statement)
+                conn.execute("UPDATE schema_version SET version = ?", (migration.version,))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return before

@@ -1,0 +1,139 @@
+"""The ``Store`` protocol: the scheduler's durable state in domain terms.
+
+Every method that changes state is one transaction: it happens completely or not at all. Reservations
+(per admitted workload and node) are the source of truth for booked capacity; ``admit`` refuses any
+booking that would exceed a node's allocatable, so capacity is never booked twice, even when two
+schedulers race or a request is replayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from typing import Protocol
+
+from toposched.model import Node, Resources, Taint, Topology
+from toposched.store.records import EventRecord, Json, PoolRecord, WorkloadRecord, WorkloadState
+
+
+class Store(Protocol):
+    """Durable scheduler state. Missing objects raise ``NotFoundError``, broken lifecycle rules
+    ``ConflictError``, storage failures ``StoreError`` (with nothing written)."""
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
+        """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
+        ...
+
+    def get_nodes(self) -> list[Node]:
+        """Every node, sorted by name."""
+        ...
+
+    def get_node(self, name: str) -> Node: ...
+
+    def update_node(
+        self,
+        name: str,
+        *,
+        ready: bool | None = None,
+        unschedulable: bool | None = None,
+        taints: tuple[Taint, ...] | None = None,
+        labels: Mapping[str, str] | None = None,
+        allocatable: Resources | None = None,
+    ) -> Node:
+        """Change the given fields of one node; returns the stored node."""
+        ...
+
+    def delete_node(self, name: str) -> None:
+        """Forget a node. Its reservations stay with their workloads until released."""
+        ...
+
+    # -- topologies ----------------------------------------------------------------------------
+    def put_topology(self, topology: Topology) -> None: ...
+
+    def get_topology(self, name: str) -> Topology: ...
+
+    def list_topologies(self) -> list[Topology]:
+        """Every topology, sorted by name."""
+        ...
+
+    def delete_topology(self, name: str) -> None:
+        """Delete a topology; ConflictError while a live workload or a pool references it."""
+        ...
+
+    # -- OSMO pools ----------------------------------------------------------------------------
+    def put_pool(self, pool: PoolRecord) -> None: ...
+
+    def get_pool(self, name: str) -> PoolRecord: ...
+
+    def list_pools(self) -> list[PoolRecord]: ...
+
+    def delete_pool(self, name: str) -> None: ...
+
+    # -- workloads -----------------------------------------------------------------------------
+    def submit_workload(self, record: WorkloadRecord) -> WorkloadRecord:
+        """Store a new pending workload; assigns ``id`` and arrival ``sequence`` atomically.
+        The record's own id, sequence, state, placement and explanation are ignored."""
+        ...
+
+    def get_workload(self, workload_id: int) -> WorkloadRecord: ...
+
+    def list_workloads(
+        self, owner: str | None = None, states: Collection[WorkloadState] | None = None
+    ) -> list[WorkloadRecord]:
+        """Workloads in arrival order, optionally only one owner's and only some states."""
+        ...
+
+    def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
+        """Record why a workload waits (or how it was placed), without changing its state."""
+        ...
+
+    def admit(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+    ) -> WorkloadRecord:
+        """Pending -> admitted with its placement, its reservations per node and an event, in one
+        transaction; the explanation is cleared. ConflictError (nothing written) when the workload is not pending or when any
+        node's reservations would exceed its allocatable."""
+        ...
+
+    def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
+        """Admitted -> running (its pods are bound); idempotent."""
+        ...
+
+    def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
+        """End a workload as finished or cancelled: delete its reservations, set the state, log the
+        event. Idempotent: releasing again into the same state changes nothing and logs nothing."""
+        ...
+
+    def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
+        """Admitted/running -> evicted: free its reservations and placement; idempotent."""
+        ...
+
+    def requeue(self, workload_id: int, event: EventRecord, *, to_back: bool = False) -> WorkloadRecord:
+        """Evicted/admitted/running -> pending, freeing any reservations; idempotent. ``to_back``
+        gives it a new arrival sequence (the end of its priority band) instead of its original one."""
+        ...
+
+    def reservations(self, workload_id: int) -> dict[str, Resources]:
+        """What one workload has booked, per node."""
+        ...
+
+    def reserved_by_node(self) -> dict[str, Resources]:
+        """Booked capacity per node, summed over every workload holding capacity."""
+        ...
+
+    # -- events --------------------------------------------------------------------------------
+    def append_event(self, event: EventRecord) -> EventRecord:
+        """Append one event; returns it with its assigned ``seq``."""
+        ...
+
+    def list_events(
+        self, since: int = 0, workload: int | None = None, limit: int | None = None
+    ) -> list[EventRecord]:
+        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
+        ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,86 @@
+"""The rows the store keeps, as frozen values: workloads, events, OSMO pools.
+
+Payloads (placements, explanations, event data, pool settings) are JSON values: plain dicts, lists,
+strings, numbers, booleans and None. The store copies them through JSON on write and read, so a
+caller can never change stored state by mutating a record it holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+Json = Any
+"""A JSON-serialisable value. Kept as ``Any`` because JSON is recursive and has no closed type."""
+
+
+class WorkloadState(StrEnum):
+    PENDING = "pending"
+    ADMITTED = "admitted"
+    RUNNING = "running"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+    EVICTED = "evicted"
+
+    @property
+    def holds_capacity(self) -> bool:
+        """Admitted and running workloads own reservations; no other state does."""
+        return self in (WorkloadState.ADMITTED, WorkloadState.RUNNING)
+
+    @property
+    def terminal(self) -> bool:
+        """Finished and cancelled workloads never change again."""
+        return self in (WorkloadState.FINISHED, WorkloadState.CANCELLED)
+
+
+ACTIVE_STATES = frozenset({WorkloadState.PENDING, WorkloadState.ADMITTED, WorkloadState.RUNNING})
+"""States in which a workload still references its topology and pool."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadRecord:
+    """A submitted workload. ``id`` and ``sequence`` (arrival order) are assigned by the store.
+
+    ``spec`` is the text the user submitted, ``kind`` what the front end parsed it as (``Job``,
+    ``JobSet``, ``workflow``...), ``topology`` and ``pool`` the names it references ("" for none).
+    ``placement`` is set while the workload holds capacity; ``explanation`` says why it waits.
+    """
+
+    name: str
+    kind: str
+    owner: str
+    spec: str
+    priority: int = 0
+    topology: str = ""
+    pool: str = ""
+    submitted_at: float = 0.0
+    id: int = 0
+    sequence: int = 0
+    state: WorkloadState = WorkloadState.PENDING
+    placement: Json = field(default=None, hash=False)
+    explanation: Json = field(default=None, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """One entry of the append-only event log. ``seq`` is assigned by the store, increasing.
+
+    ``time`` comes from the caller's clock (the store never reads one).
+    """
+
+    type: str
+    message: str
+    time: float
+    workload: int | None = None
+    data: Json = field(default=None, hash=False)
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PoolRecord:
+    """An admin-managed OSMO pool: its name, the topology it uses, and its settings as JSON."""
+
+    name: str
+    topology: str = ""
+    config: Json = field(default=None, hash=False)

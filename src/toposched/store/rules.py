@@ -1,0 +1,135 @@
+"""The invariants every store enforces, written once and shared by all implementations.
+
+Each function is a pure decision over values the caller read inside its transaction; the store
+then writes (or not) in that same transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from toposched.model import ConflictError, Node, Resources, Taint
+from toposched.store.records import WorkloadRecord, WorkloadState
+
+RELEASE_STATES = frozenset({WorkloadState.FINISHED, WorkloadState.CANCELLED})
+
+
+def check_capacity(
+    allocatable: Mapping[str, Resources | None],
+    booked: Mapping[str, Resources],
+    adding: Mapping[str, Resources],
+    *,
+    workload: int,
+) -> None:
+    """Refuse a booking that would push any node's reservations above its allocatable.
+
+    ``allocatable`` holds every node of ``adding`` (None when the node is unknown); ``booked`` the
+    reservations already held on those nodes. Every offending node is named in one ConflictError.
+    """
+    problems: list[str] = []
+    for node in sorted(adding):
+        request = adding[node]
+        negative = sorted(name for name, amount in request.items() if amount < 0)
+        if negative:
+            raise ValueError(f"reservation on node {node!r} has negative amounts: {', '.join(negative)}")
+        capacity = allocatable.get(node)
+        if capacity is None:
+            problems.append(f"node {node!r} is unknown")
+            continue
+        total = booked.get(node, Resources()) + request
+        over = [
+            f"{name} {total[name]} > {capacity[name]}"
+            for name in sorted(total)
+            if total[name] > capacity[name]
+        ]
+        if over:
+            problems.append(f"node {node!r} would be over-committed ({', '.join(over)})")
+    if problems:
+        raise ConflictError(
+            f"workload {workload} cannot be admitted: {'; '.join(problems)} "
+            "(capacity is already booked; rebuild the snapshot from the store and retry)"
+        )
+
+
+def check_admit(record: WorkloadRecord) -> None:
+    """Only a pending workload can be admitted; a replayed admit is refused, never booked twice."""
+    if record.state is not WorkloadState.PENDING:
+        raise ConflictError(f"workload {record.id} is {record.state}, not pending: it cannot be admitted")
+
+
+def check_start(record: WorkloadRecord) -> bool:
+    """Admitted -> running. Returns False (nothing to do) when it already runs."""
+    if record.state is WorkloadState.RUNNING:
+        return False
+    if record.state is not WorkloadState.ADMITTED:
+        raise ConflictError(f"workload {record.id} is {record.state}: only an admitted workload can start")
+    return True
+
+
+def check_release(record: WorkloadRecord, new_state: WorkloadState) -> bool:
+    """Any live state -> finished/cancelled. False when already in ``new_state`` (idempotent)."""
+    if new_state not in RELEASE_STATES:
+        raise ValueError(f"release ends a workload as finished or cancelled, not {new_state}")
+    if record.state is new_state:
+        return False
+    if record.state.terminal:
+        raise ConflictError(f"workload {record.id} is already {record.state}: it cannot become {new_state}")
+    return True
+
+
+def check_evict(record: WorkloadRecord) -> bool:
+    """Admitted/running -> evicted. False when already evicted (idempotent)."""
+    if record.state is WorkloadState.EVICTED:
+        return False
+    if not record.state.holds_capacity:
+        raise ConflictError(
+            f"workload {record.id} is {record.state}: only admitted or running workloads can be evicted"
+        )
+    return True
+
+
+def check_requeue(record: WorkloadRecord) -> bool:
+    """Evicted/admitted/running -> pending. False when already pending (idempotent)."""
+    if record.state is WorkloadState.PENDING:
+        return False
+    if record.state.terminal:
+        raise ConflictError(
+            f"workload {record.id} is {record.state}: a finished or cancelled workload is not requeued"
+        )
+    return True
+
+
+def check_topology_unused(name: str, workloads: list[int], pools: list[str]) -> None:
+    """A topology referenced by a live workload or by a pool cannot be deleted."""
+    users = [f"workload {w}" for w in workloads[:5]] + [f"pool {p!r}" for p in pools[:5]]
+    if users:
+        more = len(workloads) + len(pools) - len(users)
+        suffix = f" and {more} more" if more > 0 else ""
+        raise ConflictError(
+            f"topology {name!r} is still used by {', '.join(users)}{suffix} "
+            "(wait for those workloads to finish and move the pools to another topology first)"
+        )
+
+
+def updated_node(
+    node: Node,
+    ready: bool | None,
+    unschedulable: bool | None,
+    taints: tuple[Taint, ...] | None,
+    labels: Mapping[str, str] | None,
+    allocatable: Resources | None,
+) -> Node:
+    """``node`` with the given fields replaced; None keeps a field as it is."""
+    return Node.create(
+        node.name,
+        node.labels if labels is None else labels,
+        node.allocatable if allocatable is None else allocatable,
+        node.taints if taints is None else tuple(taints),
+        ready=node.ready if ready is None else ready,
+        unschedulable=node.unschedulable if unschedulable is None else unschedulable,
+    )
+
+
+def known_names(names: Iterable[str]) -> str:
+    """A hint listing the names that do exist."""
+    return ", ".join(sorted(names)) or "none"

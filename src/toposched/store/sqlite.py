@@ -1,0 +1,479 @@
+"""``SqliteStore``: the default ``Store``, one SQLite file in WAL mode.
+
+Durability: ``synchronous=FULL``, so a call that returned has reached the disk and survives a crash
+or power loss; every state change is one ``BEGIN IMMEDIATE`` transaction, so a crash leaves either
+all of it or none of it. Capacity checks run inside the admitting transaction, which holds the
+write lock from its first read, so two writers (threads or processes) can never both book the same
+capacity.
+
+Threads: one connection shared under a lock. SQLite admits one writer at a time anyway and every
+call is a short transaction, so the lock costs little, and it keeps a FastAPI thread pool from
+interleaving statements of two transactions on one connection. Other processes wait for the write
+lock up to ``busy_timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from toposched.model import Node, NotFoundError, Resources, StoreError, Taint, Topology
+from toposched.store import rules
+from toposched.store.codecs import (
+    dumps,
+    loads,
+    node_from_json,
+    node_to_json,
+    resources_from_json,
+    resources_to_json,
+    topology_from_json,
+    topology_to_json,
+)
+from toposched.store.migrations import migrate
+from toposched.store.records import (
+    ACTIVE_STATES,
+    EventRecord,
+    Json,
+    PoolRecord,
+    WorkloadRecord,
+    WorkloadState,
+)
+
+_WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
+_EVENT_COLUMNS = "seq, time, workload, type, message, data"
+
+
+class SqliteStore:
+    """The scheduler's state in one SQLite file (created and migrated on open)."""
+
+    def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        try:
+            # Autocommit mode: transactions are opened explicitly, so they are exactly ours.
+            self._conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
+        try:
+            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            if mode is None or str(mode[0]).lower() != "wal":
+                raise StoreError(f"the store {str(self.path)!r} cannot use WAL journaling (got {mode!r})")
+            self._conn.execute("PRAGMA synchronous = FULL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+            self.migrated_from = migrate(self._conn)
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def __enter__(self) -> SqliteStore:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection; later calls raise StoreError."""
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _tx(self, action: str, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """One transaction: committed when the block ends, rolled back on any exception.
+
+        Writes take the write lock up front (IMMEDIATE), so what they read stays true until commit.
+        """
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise StoreError(
+                    f"{action} failed in the store {str(self.path)!r}: {exc}; nothing was changed"
+                ) from exc
+
+    # -- nodes ---------------------------------------------------------------------------------
+    def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
+        """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
+        rows = [(node.name, dumps(node_to_json(node))) for node in nodes]
+        with self._tx("storing nodes", write=True) as db:
+            if replace:
+                db.execute("DELETE FROM nodes")
+            db.executemany("INSERT OR REPLACE INTO nodes (name, data) VALUES (?, ?)", rows)
+
+    def get_nodes(self) -> list[Node]:
+        """Every node, sorted by name."""
+        with self._tx("reading nodes") as db:
+            rows = db.execute("SELECT data FROM nodes ORDER BY name").fetchall()
+        return [node_from_json(loads(row[0], "node")) for row in rows]
+
+    def get_node(self, name: str) -> Node:
+        """One node by name."""
+        with self._tx("reading a node") as db:
+            return self._node(db, name)
+
+    def update_node(
+        self,
+        name: str,
+        *,
+        ready: bool | None = None,
+        unschedulable: bool | None = None,
+        taints: tuple[Taint, ...] | None = None,
+        labels: Mapping[str, str] | None = None,
+        allocatable: Resources | None = None,
+    ) -> Node:
+        """Change the given fields of one node; returns the stored node."""
+        with self._tx("updating a node", write=True) as db:
+            node = rules.updated_node(self._node(db, name), ready, unschedulable, taints, labels, allocatable)
+            db.execute("UPDATE nodes SET data = ? WHERE name = ?", (dumps(node_to_json(node)), name))
+            return node
+
+    def delete_node(self, name: str) -> None:
+        """Forget a node. Its reservations stay with their workloads until released."""
+        with self._tx("deleting a node", write=True) as db:
+            if db.execute("DELETE FROM nodes WHERE name = ?", (name,)).rowcount == 0:
+                raise NotFoundError("node", name)
+
+    # -- topologies ----------------------------------------------------------------------------
+    def put_topology(self, topology: Topology) -> None:
+        """Insert or overwrite a topology by name."""
+        data = dumps(topology_to_json(topology))
+        with self._tx("storing a topology", write=True) as db:
+            db.execute("INSERT OR REPLACE INTO topologies (name, data) VALUES (?, ?)", (topology.name, data))
+
+    def get_topology(self, name: str) -> Topology:
+        """One topology by name."""
+        with self._tx("reading a topology") as db:
+            return self._topology(db, name)
+
+    def list_topologies(self) -> list[Topology]:
+        """Every topology, sorted by name."""
+        with self._tx("reading topologies") as db:
+            rows = db.execute("SELECT data FROM topologies ORDER BY name").fetchall()
+        return [topology_from_json(loads(row[0], "topology")) for row in rows]
+
+    def delete_topology(self, name: str) -> None:
+        """Delete a topology; ConflictError while a live workload or a pool references it."""
+        live = ", ".join(f"'{state}'" for state in sorted(ACTIVE_STATES))
+        with self._tx("deleting a topology", write=True) as db:
+            self._topology(db, name)
+            users = db.execute(
+                f"SELECT id FROM workloads WHERE topology = ? AND state IN ({live}) ORDER BY id", (name,)
+            ).fetchall()
+            pools = db.execute("SELECT name FROM pools WHERE topology = ? ORDER BY name", (name,)).fetchall()
+            rules.check_topology_unused(name, [r[0] for r in users], [r[0] for r in pools])
+            db.execute("DELETE FROM topologies WHERE name = ?", (name,))
+
+    # -- OSMO pools ----------------------------------------------------------------------------
+    def put_pool(self, pool: PoolRecord) -> None:
+        """Insert or overwrite a pool by name."""
+        config = None if pool.config is None else dumps(pool.config)
+        with self._tx("storing a pool", write=True) as db:
+            db.execute(
+                "INSERT OR REPLACE INTO pools (name, topology, config) VALUES (?, ?, ?)",
+                (pool.name, pool.topology, config),
+            )
+
+    def get_pool(self, name: str) -> PoolRecord:
+        """One pool by name."""
+        with self._tx("reading a pool") as db:
+            row = db.execute("SELECT name, topology, config FROM pools WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                known = [r[0] for r in db.execute("SELECT name FROM pools")]
+                raise NotFoundError("pool", name, f"known pools: {rules.known_names(known)}")
+        return PoolRecord(row[0], row[1], loads(row[2], f"pool {name!r} config"))
+
+    def list_pools(self) -> list[PoolRecord]:
+        """Every pool, sorted by name."""
+        with self._tx("reading pools") as db:
+            rows = db.execute("SELECT name, topology, config FROM pools ORDER BY name").fetchall()
+        return [PoolRecord(r[0], r[1], loads(r[2], f"pool {r[0]!r} config")) for r in rows]
+
+    def delete_pool(self, name: str) -> None:
+        """Delete a pool."""
+        with self._tx("deleting a pool", write=True) as db:
+            if db.execute("DELETE FROM pools WHERE name = ?", (name,)).rowcount == 0:
+                raise NotFoundError("pool", name)
+
+    # -- workloads -----------------------------------------------------------------------------
+    def submit_workload(self, record: WorkloadRecord) -> WorkloadRecord:
+        """Store a new pending workload; assigns ``id`` and arrival ``sequence`` atomically."""
+        with self._tx("submitting a workload", write=True) as db:
+            cursor = db.execute(
+                "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
+                " submitted_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    self._next_sequence(db),
+                    record.name,
+                    record.kind,
+                    record.owner,
+                    record.spec,
+                    record.priority,
+                    record.topology,
+                    record.pool,
+                    record.submitted_at,
+                    str(WorkloadState.PENDING),
+                ),
+            )
+            assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+            return self._workload(db, cursor.lastrowid)
+
+    def get_workload(self, workload_id: int) -> WorkloadRecord:
+        """One workload by id."""
+        with self._tx("reading a workload") as db:
+            return self._workload(db, workload_id)
+
+    def list_workloads(
+        self, owner: str | None = None, states: Collection[WorkloadState] | None = None
+    ) -> list[WorkloadRecord]:
+        """Workloads in arrival order, optionally only one owner's and only some states."""
+        where: list[str] = []
+        params: list[Any] = []
+        if owner is not None:
+            where.append("owner = ?")
+            params.append(owner)
+        if states is not None:
+            where.append(f"state IN ({', '.join('?' for _ in states)})" if states else "0")
+            params.extend(str(WorkloadState(s)) for s in states)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        with self._tx("listing workloads") as db:
+            rows = db.execute(
+                f"SELECT {_WORKLOAD_COLUMNS} FROM workloads{clause} ORDER BY sequence, id", params
+            ).fetchall()
+        return [_workload_from_row(row) for row in rows]
+
+    def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
+        """Record why a workload waits, without changing its state."""
+        text = None if explanation is None else dumps(explanation)
+        with self._tx("storing an explanation", write=True) as db:
+            self._workload(db, workload_id)
+            db.execute("UPDATE workloads SET explanation = ? WHERE id = ?", (text, workload_id))
+            return self._workload(db, workload_id)
+
+    def admit(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+    ) -> WorkloadRecord:
+        """Pending -> admitted with placement, reservations and an event, in one transaction."""
+        adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
+        placement_text = None if placement is None else dumps(placement)
+        with self._tx("admitting a workload", write=True) as db:
+            rules.check_admit(self._workload(db, workload_id))
+            allocatable = {node: self._allocatable(db, node) for node in adding}
+            rules.check_capacity(allocatable, self._booked(db), adding, workload=workload_id)
+            db.execute(
+                "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
+                (str(WorkloadState.ADMITTED), placement_text, workload_id),
+            )
+            db.executemany(
+                "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
+                [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
+            )
+            self._insert_event(db, event, workload_id)
+            return self._workload(db, workload_id)
+
+    def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
+        """Admitted -> running; idempotent."""
+        with self._tx("starting a workload", write=True) as db:
+            record = self._workload(db, workload_id)
+            if rules.check_start(record):
+                self._transition(db, record, event, WorkloadState.RUNNING, free=False)
+            return self._workload(db, workload_id)
+
+    def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
+        """End a workload as finished or cancelled, freeing its reservations; idempotent."""
+        with self._tx("releasing a workload", write=True) as db:
+            record = self._workload(db, workload_id)
+            if rules.check_release(record, new_state):
+                self._transition(db, record, event, new_state, free=True)
+            return self._workload(db, workload_id)
+
+    def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
+        """Admitted/running -> evicted, freeing its reservations; idempotent."""
+        text = None if explanation is None else dumps(explanation)
+        with self._tx("evicting a workload", write=True) as db:
+            record = self._workload(db, workload_id)
+            if rules.check_evict(record):
+                db.execute(
+                    "UPDATE workloads SET placement = NULL, explanation = ? WHERE id = ?", (text, workload_id)
+                )
+                self._transition(db, record, event, WorkloadState.EVICTED, free=True)
+            return self._workload(db, workload_id)
+
+    def requeue(self, workload_id: int, event: EventRecord, *, to_back: bool = False) -> WorkloadRecord:
+        """Back to pending, freeing any reservations; idempotent."""
+        with self._tx("requeueing a workload", write=True) as db:
+            record = self._workload(db, workload_id)
+            if rules.check_requeue(record):
+                db.execute("UPDATE workloads SET placement = NULL WHERE id = ?", (workload_id,))
+                if to_back:
+                    db.execute(
+                        "UPDATE workloads SET sequence = ? WHERE id = ?",
+                        (self._next_sequence(db), workload_id),
+                    )
+                self._transition(db, record, event, WorkloadState.PENDING, free=True)
+            return self._workload(db, workload_id)
+
+    def reservations(self, workload_id: int) -> dict[str, Resources]:
+        """What one workload has booked, per node."""
+        with self._tx("reading reservations") as db:
+            self._workload(db, workload_id)
+            rows = db.execute(
+                "SELECT node, resources FROM reservations WHERE workload = ? ORDER BY node", (workload_id,)
+            ).fetchall()
+        return {node: resources_from_json(loads(text, "reservation"), "reservation") for node, text in rows}
+
+    def reserved_by_node(self) -> dict[str, Resources]:
+        """Booked capacity per node, summed over every workload holding capacity."""
+        with self._tx("reading reservations") as db:
+            return dict(sorted(self._booked(db).items()))
+
+    # -- events --------------------------------------------------------------------------------
+    def append_event(self, event: EventRecord) -> EventRecord:
+        """Append one event; returns it with its assigned ``seq``."""
+        with self._tx("appending an event", write=True) as db:
+            if event.workload is not None:
+                self._workload(db, event.workload)
+            seq = self._insert_event(db, event, event.workload)
+            return self._events(db, "seq = ?", [seq])[0]
+
+    def list_events(
+        self, since: int = 0, workload: int | None = None, limit: int | None = None
+    ) -> list[EventRecord]:
+        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
+        where, params = "seq > ?", [since]
+        if workload is not None:
+            where, params = where + " AND workload = ?", [*params, workload]
+        with self._tx("reading events") as db:
+            return self._events(db, where, params, limit)
+
+    # -- helpers (all run inside an open transaction) ------------------------------------------
+    def _node(self, db: sqlite3.Connection, name: str) -> Node:
+        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise NotFoundError("node", name)
+        return node_from_json(loads(row[0], f"node {name!r}"))
+
+    def _allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
+        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
+        return None if row is None else node_from_json(loads(row[0], f"node {name!r}")).allocatable
+
+    def _topology(self, db: sqlite3.Connection, name: str) -> Topology:
+        row = db.execute("SELECT data FROM topologies WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            known = [r[0] for r in db.execute("SELECT name FROM topologies")]
+            raise NotFoundError("topology", name, f"known topologies: {rules.known_names(known)}")
+        return topology_from_json(loads(row[0], f"topology {name!r}"))
+
+    def _workload(self, db: sqlite3.Connection, workload_id: int) -> WorkloadRecord:
+        row = db.execute(f"SELECT {_WORKLOAD_COLUMNS} FROM workloads WHERE id = ?", (workload_id,)).fetchone()
+        if row is None:
+            raise NotFoundError("workload", str(workload_id))
+        return _workload_from_row(row)
+
+    def _next_sequence(self, db: sqlite3.Connection) -> int:
+        # Safe: callers hold the write lock, and workloads are never deleted.
+        return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
+
+    def _booked(self, db: sqlite3.Connection) -> dict[str, Resources]:
+        total: dict[str, Resources] = {}
+        for node, text in db.execute("SELECT node, resources FROM reservations"):
+            total[node] = total.get(node, Resources()) + resources_from_json(
+                loads(text, "reservation"), "reservation"
+            )
+        return total
+
+    def _insert_event(self, db: sqlite3.Connection, event: EventRecord, workload: int | None) -> int:
+        cursor = db.execute(
+            "INSERT INTO events (time, workload, type, message, data) VALUES (?, ?, ?, ?, ?)",
+            (
+                event.time,
+                workload,
+                event.type,
+                event.message,
+                None if event.data is None else dumps(event.data),
+            ),
+        )
+        assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+        return cursor.lastrowid
+
+    def _events(
+        self, db: sqlite3.Connection, where: str, params: list[Any], limit: int | None = None
+    ) -> list[EventRecord]:
+        # LIMIT -1 means no limit in SQLite.
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE {where} ORDER BY seq LIMIT ?"
+        rows = db.execute(sql, [*params, -1 if limit is None else limit]).fetchall()
+        return [EventRecord(r[3], r[4], r[1], r[2], loads(r[5], f"event {r[0]} data"), r[0]) for r in rows]
+
+    def _transition(
+        self,
+        db: sqlite3.Connection,
+        record: WorkloadRecord,
+        event: EventRecord,
+        state: WorkloadState,
+        *,
+        free: bool,
+    ) -> None:
+        if free:
+            db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
+        db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
+        self._insert_event(db, event, record.id)
+
+
+def _workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
+    (
+        wid,
+        sequence,
+        name,
+        kind,
+        owner,
+        spec,
+        priority,
+        topology,
+        pool,
+        submitted_at,
+        state,
+        placement,
+        why,
+    ) = row
+    try:
+        parsed_state = WorkloadState(state)
+    except ValueError as exc:
+        raise StoreError(f"stored workload {wid} has an unknown state {state!r}") from exc
+    return WorkloadRecord(
+        name=name,
+        kind=kind,
+        owner=owner,
+        spec=spec,
+        priority=priority,
+        topology=topology,
+        pool=pool,
+        submitted_at=submitted_at,
+        id=wid,
+        sequence=sequence,
+        state=parsed_state,
+        placement=loads(placement, f"workload {wid} placement"),
+        explanation=loads(why, f"workload {wid} explanation"),
+    )

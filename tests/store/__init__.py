@@ -1,0 +1,1 @@
+"""Tests of the store: the protocol contract on both implementations, SQLite durability."""

@@ -1,0 +1,180 @@
+"""What only the SQLite store promises: durability across restarts, pragmas, migrations, errors,
+and capacity safety under concurrent writers."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from toposched.model import ConflictError, StoreError
+from toposched.store import SCHEMA_VERSION, EventRecord, PoolRecord, SqliteStore, WorkloadState
+from toposched.store.migrations import MIGRATIONS, current_version, migrate
+
+from .conftest import TAINT, TOPOLOGY, event, gpu_node, gpus, workload
+
+
+def test_everything_survives_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SqliteStore(path) as first:
+        first.put_nodes([gpu_node("n1"), gpu_node("n2")])
+        first.update_node("n2", ready=False, taints=(TAINT,))
+        first.put_topology(TOPOLOGY)
+        first.put_pool(PoolRecord("pool", "default", {"quota": 8}))
+        admitted = first.submit_workload(workload("a", topology="default"))
+        first.admit(admitted.id, {"pods": ["n1"]}, {"n1": gpus(4)}, event())
+        waiting = first.set_explanation(first.submit_workload(workload("b")).id, {"why": "no room"})
+        nodes, events = first.get_nodes(), first.list_events()
+    with SqliteStore(path) as second:
+        assert second.migrated_from == SCHEMA_VERSION
+        assert second.get_nodes() == nodes
+        assert second.list_topologies() == [TOPOLOGY]
+        assert second.get_pool("pool") == PoolRecord("pool", "default", {"quota": 8})
+        assert second.get_workload(admitted.id).state is WorkloadState.ADMITTED
+        assert second.get_workload(waiting.id) == waiting
+        assert second.reserved_by_node() == {"n1": gpus(4)}
+        assert second.list_events() == events
+        # Ids and arrival order continue where the first process stopped.
+        assert second.submit_workload(workload("c")).sequence == waiting.sequence + 1
+
+
+def test_pragmas_give_wal_full_sync_and_foreign_keys(tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "state.db") as store:
+        conn = store._conn
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+
+
+def _file_at_version(path: Path, version: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    migrate(conn, target=version)
+    return conn
+
+
+def test_empty_file_is_version_zero_and_migrates_to_latest(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    assert current_version(_file_at_version(path, 0)) == 0
+    with SqliteStore(path) as store:
+        assert store.migrated_from == 0
+        assert current_version(store._conn) == SCHEMA_VERSION == MIGRATIONS[-1].version
+
+
+def test_version_one_file_migrates_keeping_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    conn = _file_at_version(path, 1)
+    conn.execute(
+        "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, submitted_at, state)"
+        " VALUES (1, 'old', 'Job', 'alice', 'kind: Job', 5, 'default', 2.0, 'pending')"
+    )
+    conn.execute("INSERT INTO events (time, workload, type, message) VALUES (3.0, 1, 'Submitted', 'hi')")
+    conn.close()
+    with SqliteStore(path) as store:
+        assert store.migrated_from == 1
+        old = store.get_workload(1)
+        assert (old.name, old.priority, old.pool, old.explanation) == ("old", 5, "", None)
+        assert [e.message for e in store.list_events()] == ["hi"]
+        store.put_pool(PoolRecord("new-in-v2"))  # the table version 2 added
+        assert [p.name for p in store.list_pools()] == ["new-in-v2"]
+
+
+def test_migrations_are_numbered_in_order() -> None:
+    assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
+
+
+def test_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    conn = _file_at_version(path, SCHEMA_VERSION)
+    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    conn.close()
+    with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION + 1}, newer than"):
+        SqliteStore(path)
+
+
+def test_failed_migration_leaves_the_file_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toposched.store import migrations
+
+    path = tmp_path / "state.db"
+    _file_at_version(path, 1).close()
+    broken = (*MIGRATIONS, migrations.Migration(SCHEMA_VERSION + 1, "broken", ("CREATE TABLE pools (x)",)))
+    monkeypatch.setattr(migrations, "MIGRATIONS", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        migrate(sqlite3.connect(path, isolation_level=None))
+    assert current_version(sqlite3.connect(path)) == 1
+
+
+def test_not_a_database_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="cannot open the store"):
+        SqliteStore(path)
+
+
+def test_closed_store_raises_store_error(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "state.db")
+    store.close()
+    with pytest.raises(StoreError, match="reading nodes failed"):
+        store.get_nodes()
+
+
+def test_sqlite_failure_mid_admit_rolls_everything_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = SqliteStore(tmp_path / "state.db")
+    store.put_nodes([gpu_node("n1")])
+    record = store.submit_workload(workload())
+
+    def fail(*args: object) -> int:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    # The event is the last write of admit: state and reservations are already written when it fails.
+    monkeypatch.setattr(store, "_insert_event", fail)
+    with pytest.raises(
+        StoreError, match=r"admitting a workload failed .* disk I/O error; nothing was changed"
+    ):
+        store.admit(record.id, {"p": 1}, {"n1": gpus(2)}, event())
+    monkeypatch.undo()
+    assert store.get_workload(record.id).state is WorkloadState.PENDING
+    assert store.reserved_by_node() == {}
+    assert store.admit(record.id, {"p": 1}, {"n1": gpus(2)}, event()).state is WorkloadState.ADMITTED
+
+
+def _race(stores: list[SqliteStore], candidates: int) -> int:
+    """Every thread tries to admit every candidate on n1 (4 GPUs each); returns successful admits."""
+    wins = []
+    barrier = threading.Barrier(len(stores))
+
+    def worker(store: SqliteStore) -> None:
+        barrier.wait()
+        for workload_id in range(1, candidates + 1):
+            try:
+                store.admit(workload_id, {}, {"n1": gpus(4)}, EventRecord("Admitted", "race", 0.0))
+                wins.append(workload_id)
+            except ConflictError:
+                pass
+
+    threads = [threading.Thread(target=worker, args=(s,)) for s in stores]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return len(wins)
+
+
+@pytest.mark.parametrize(
+    "connections", [pytest.param(1, id="threads-share-one-store"), pytest.param(4, id="four-connections")]
+)
+def test_racing_admits_never_book_twice(tmp_path: Path, connections: int) -> None:
+    path = tmp_path / "state.db"
+    setup = SqliteStore(path)
+    setup.put_nodes([gpu_node("n1", gpus=8)])
+    for i in range(6):
+        setup.submit_workload(workload(f"w{i}"))
+    stores = [setup] * 4 if connections == 1 else [setup, *(SqliteStore(path) for _ in range(3))]
+    assert _race(stores, candidates=6) == 2
+    assert setup.reserved_by_node() == {"n1": gpus(8, pods=2)}
+    assert len(setup.list_workloads(states={WorkloadState.ADMITTED})) == 2
+    assert len(setup.list_events()) == 2
