@@ -71,6 +71,7 @@ class Group:
     preferred: str | None = None
     slices: tuple[SliceLayer, ...] = ()
     min_member: int | None = None
+    min_sub_group: int | None = None  # direct children that must be satisfied; None = all
     children: tuple[Group, ...] = ()
     pods: tuple[PodSpec, ...] = ()
     topology: str | None = None  # a group may name its own topology (KAI subgroups)

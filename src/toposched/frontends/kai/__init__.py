@@ -1,0 +1,36 @@
+"""KAI Scheduler front end: the PodGroup (``scheduling.run.ai/v2alpha2``) and its admission
+rules, the Topology (``kai.scheduler/v1alpha1``) rules, the PodGrouper with segments, and the
+compiled PodGroup as the IR."""
+
+from toposched.frontends.kai.aliases import resolve_constraint, resolve_group, resolved_levels
+from toposched.frontends.kai.common import KaiGrouping
+from toposched.frontends.kai.gang import to_gang
+from toposched.frontends.kai.grouper import compile_workload
+from toposched.frontends.kai.podgroup import PodGroup, SubGroup, TopologyConstraint, parse_podgroup
+from toposched.frontends.kai.segments import segment_count, segment_min_members, segment_of
+from toposched.frontends.kai.validate import (
+    ValidationResult,
+    topology_from_object,
+    validate_podgroup,
+    validate_topology,
+)
+
+__all__ = [
+    "KaiGrouping",
+    "PodGroup",
+    "SubGroup",
+    "TopologyConstraint",
+    "ValidationResult",
+    "compile_workload",
+    "parse_podgroup",
+    "resolve_constraint",
+    "resolve_group",
+    "resolved_levels",
+    "segment_count",
+    "segment_min_members",
+    "segment_of",
+    "to_gang",
+    "topology_from_object",
+    "validate_podgroup",
+    "validate_topology",
+]

@@ -1,0 +1,131 @@
+"""The PodGrouper: pick the plugin by the top owner's kind and build the PodGroup for one pod.
+Holds the default grouper and the batch Job plugin; other kinds live in their own modules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from toposched.frontends.kai import keys
+from toposched.frontends.kai.aliases import resolve_group
+from toposched.frontends.kai.common import (
+    KaiGrouping,
+    base_name,
+    constraint_from,
+    count,
+    dig,
+    labels,
+    mapping,
+    namespace,
+    notes_of,
+    parse_int,
+    queue,
+)
+from toposched.frontends.kai.grove import group_podgang
+from toposched.frontends.kai.jobset import group_jobset
+from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
+from toposched.frontends.kai.kubeflow import group_kubeflow
+from toposched.frontends.kai.lws import group_lws
+from toposched.frontends.kai.podgroup import PodGroup, SubGroup
+from toposched.frontends.kai.ray import group_ray
+from toposched.frontends.kai.segments import (
+    build_segments,
+    check_segment_count,
+    pod_index,
+    read_segment_config,
+    segment_of,
+)
+from toposched.model import Problem, Topology, WorkloadSpecError
+
+Plugin = Callable[[Mapping[str, Any], Mapping[str, Any]], KaiGrouping]
+
+
+def compile_workload(
+    workload: Mapping[str, Any], pod: Mapping[str, Any] | None = None, *, topologies: Iterable[Topology] = ()
+) -> KaiGrouping:
+    """Group ``pod`` of ``workload`` (its top owner) as KAI's PodGrouper does. Level aliases of
+    ``topologies`` are resolved in the result. Raises ``WorkloadSpecError`` when the grouper fails."""
+    if not isinstance(workload, Mapping):
+        raise WorkloadSpecError([Problem("", "a workload must be a mapping", "pass the parsed object")])
+    plugin = _plugin(str(workload.get("kind") or ""), str(workload.get("apiVersion") or ""))
+    grouping = plugin(workload, mapping(pod))
+    catalog = tuple(topologies)
+    if not catalog:
+        return grouping
+    return KaiGrouping(resolve_group(grouping.pod_group, catalog), grouping.subgroup, grouping.warnings)
+
+
+def _plugin(kind: str, api_version: str) -> Plugin:
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    if kind == "Job" and group == "batch":
+        return group_batch_job
+    if kind == "JobSet":
+        return group_jobset
+    if kind in KUBEFLOW_KINDS:
+        return group_kubeflow
+    if kind == "LeaderWorkerSet":
+        return group_lws
+    if kind in ("RayCluster", "RayJob", "RayService"):
+        return group_ray
+    if kind == "PodGang":
+        return group_podgang
+    return group_default
+
+
+def group_default(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+    """Any other owner: ``pg-<name>-<uid>``, minMember 1, constraint from the owner's annotations."""
+    group = PodGroup(
+        name=base_name(workload),
+        namespace=namespace(workload, pod),
+        min_member=1,
+        queue=queue(workload, pod),
+        constraint=constraint_from(notes_of(workload)),
+    )
+    return KaiGrouping(group)
+
+
+def group_batch_job(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+    """One PodGroup per Job. minMember: ``kai.scheduler/batch-min-member``, else the parallelism
+    when the Job has topology annotations (a topology-constrained workload is a gang), else 1.
+    Segments (indexed Jobs) become top-level subgroups ``segment-<i>``."""
+    notes = notes_of(workload)
+    constraint = constraint_from(notes)
+    parallelism = count(dig(workload, "spec", "parallelism"), "spec.parallelism", 1)
+    raw_min = notes.get(keys.BATCH_MIN_MEMBER)
+    if raw_min is not None:
+        minimum = parse_int(raw_min, f"metadata.annotations[{keys.BATCH_MIN_MEMBER}]", keys.BATCH_MIN_MEMBER)
+    elif constraint.topology:
+        minimum = parallelism
+    else:
+        minimum = 1
+    warnings: list[str] = []
+    template_notes = mapping(dig(workload, "spec", "template", "metadata", "annotations"))
+    config = None
+    if keys.SEGMENT_SIZE in template_notes:
+        config = read_segment_config(
+            notes_of(pod),
+            template_notes,
+            notes,
+            default_index_label=keys.JOB_COMPLETION_INDEX,
+            where="spec.template",
+            warnings=warnings,
+        )
+    sub_groups: tuple[SubGroup, ...] = ()
+    subgroup = None
+    if config is not None and parallelism > 0:
+        check_segment_count(parallelism, config.size, "spec.template")
+        sub_groups = tuple(
+            SubGroup(sg.name, min_member=sg.min_member, constraint=sg.constraint)
+            for sg in build_segments("segment", parallelism, config, minimum)
+        )
+        if pod and config.index_label:
+            subgroup = f"segment-{segment_of(pod_index(labels(pod), config.index_label), config.size)}"
+    group = PodGroup(
+        name=base_name(workload),
+        namespace=namespace(workload, pod),
+        min_member=minimum,
+        queue=queue(workload, pod),
+        constraint=constraint,
+        sub_groups=sub_groups,
+    )
+    return KaiGrouping(group, subgroup, tuple(warnings))

@@ -1,0 +1,32 @@
+"""Annotation and label keys the KAI PodGrouper reads and writes."""
+
+from __future__ import annotations
+
+TOPOLOGY = "kai.scheduler/topology"
+REQUIRED = "kai.scheduler/topology-required-placement"
+PREFERRED = "kai.scheduler/topology-preferred-placement"
+SEGMENT_SIZE = "kai.scheduler/segment-size"
+SEGMENT_REQUIRED = "kai.scheduler/segment-topology-required-placement"
+SEGMENT_PREFERRED = "kai.scheduler/segment-topology-preferred-placement"
+POD_INDEX_LABEL = "kai.scheduler/pod-index-label"
+BATCH_MIN_MEMBER = "kai.scheduler/batch-min-member"
+QUEUE = "kai.scheduler/queue"
+SUBGROUP_NAME = "kai.scheduler/subgroup-name"
+POD_GROUP_NAME = "pod-group-name"
+DEFAULT_QUEUE = "default-queue"
+
+KUBEFLOW_REPLICA_TYPE = "training.kubeflow.org/replica-type"
+KUBEFLOW_REPLICA_INDEX = "training.kubeflow.org/replica-index"
+JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
+LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
+LWS_SIZE = "leaderworkerset.sigs.k8s.io/size"
+JOBSET_REPLICATED_JOB = "jobset.sigs.k8s.io/replicatedjob-name"
+JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
+GROVE_PODGANG = "grove.io/podgang"
+GROVE_TOPOLOGY_NAME = "grove.io/topology-name"
+RAY_NODE_TYPE = "ray.io/node-type"
+RAY_GROUP = "ray.io/group"
+
+# KAI caps the number of segment subgroups one replica type may produce.
+MAX_SEGMENTS = 10000
