@@ -1,1 +1,11 @@
-"""engine"""
+"""Place gangs on a snapshot with Kueue's topology-aware semantics.
+
+``place_gang`` (on a snapshot) and ``place`` (on a cluster) return a ``Placement`` or an
+``Unschedulable`` value; ``replace_failed_node`` repairs an admitted gang after a node failure;
+``usage_of`` gives the per-node usage to commit with ``Snapshot.add_usage``.
+"""
+
+from toposched.engine.place import place, place_gang, usage_of
+from toposched.engine.replace import replace_failed_node
+
+__all__ = ["place", "place_gang", "replace_failed_node", "usage_of"]

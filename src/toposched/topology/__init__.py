@@ -1,1 +1,6 @@
-"""topology"""
+"""The static domain tree of a topology over a node set, and a topology lint."""
+
+from toposched.topology.lint import lint
+from toposched.topology.tree import IntArray, TopologyTree
+
+__all__ = ["IntArray", "TopologyTree", "lint"]

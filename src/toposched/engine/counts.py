@@ -1,0 +1,181 @@
+"""Phase 1: how many pods, slices and leaders fit in every domain, bottom-up, vectorised.
+
+Per domain (arrays per level, indexed by domain index):
+
+* ``pod``  pods that fit; ``podl`` pods that still fit when the domain also hosts the leader;
+* ``slc``  slices that fit (at the slice level ``pod // slice_size``, summed above it, 0 below);
+  ``slcl`` the same with the leader;
+* ``lead`` 1 when the leader pod fits somewhere inside.
+
+A parent's ``podl`` is its ``pod`` minus the smallest loss any leader-capable child suffers by
+hosting the leader. With inner slice layers each child's pods are first rounded down to a multiple
+of the inner size at the child's level, so capacity that cannot form a full inner group is
+invisible upwards. Phase 2 reuses the same arrays as scratch: a chosen domain's ``pod`` becomes
+the number of pods it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import numpy.typing as npt
+
+from toposched.topology import IntArray, TopologyTree
+
+_NEVER = np.int64(2**62)
+
+
+class LevelCounts:
+    """The phase-1 numbers of a contiguous range of domains of one level (``offset`` = first)."""
+
+    __slots__ = ("lead", "offset", "pod", "podl", "slc", "slcl")
+
+    def __init__(
+        self, offset: int, pod: IntArray, podl: IntArray, slc: IntArray, slcl: IntArray, lead: IntArray
+    ) -> None:
+        self.offset = offset
+        self.pod = pod
+        self.podl = podl
+        self.slc = slc
+        self.slcl = slcl
+        self.lead = lead
+
+    def loc(self, index: IntArray) -> IntArray:
+        """Array positions of global domain indices."""
+        return index - self.offset if self.offset else index
+
+    def copy(self, start: int, end: int) -> LevelCounts:
+        """Independent numbers for the global index range [start, end)."""
+        a, b = start - self.offset, end - self.offset
+        return LevelCounts(
+            start,
+            self.pod[a:b].copy(),
+            self.podl[a:b].copy(),
+            self.slc[a:b].copy(),
+            self.slcl[a:b].copy(),
+            self.lead[a:b].copy(),
+        )
+
+    def store(self, other: LevelCounts) -> None:
+        """Write back the numbers of a copied range."""
+        a = other.offset - self.offset
+        b = a + len(other.pod)
+        self.pod[a:b] = other.pod
+        self.podl[a:b] = other.podl
+        self.slc[a:b] = other.slc
+        self.slcl[a:b] = other.slcl
+        self.lead[a:b] = other.lead
+
+
+def leaf_counts(
+    tree: TopologyTree,
+    node_pods: IntArray,
+    leader_fits: npt.NDArray[np.bool_] | None,
+    node_pods_with_leader: IntArray | None,
+    slice_level: int,
+    slice_size: int,
+) -> LevelCounts:
+    """Leaf numbers from per-node numbers. A leaf of several nodes (topologies whose lowest level
+    is not the hostname) takes the sum of its nodes' pod counts, so no pod is promised that no
+    single node can hold; the leader goes where it costs the fewest worker pods."""
+    single = tree.one_node_per_leaf
+    starts = tree.leaf_start
+    pod = node_pods.copy() if single else np.add.reduceat(node_pods, starts) if len(starts) else node_pods[:0]
+    if leader_fits is None or node_pods_with_leader is None:
+        podl = pod.copy()
+        lead = np.zeros(len(pod), dtype=np.int64)
+    elif single:
+        lead = leader_fits.astype(np.int64)
+        podl = np.where(leader_fits, node_pods_with_leader, node_pods)
+    else:
+        lead = np.maximum.reduceat(leader_fits.astype(np.int64), starts)
+        loss = np.minimum.reduceat(np.where(leader_fits, node_pods - node_pods_with_leader, _NEVER), starts)
+        podl = np.where(lead > 0, pod - loss, pod)
+    if tree.leaf_level == slice_level:
+        slc, slcl = pod // slice_size, podl // slice_size
+    else:
+        slc, slcl = np.zeros_like(pod), np.zeros_like(pod)
+    return LevelCounts(0, pod, podl, slc, slcl, lead)
+
+
+def aggregate(
+    tree: TopologyTree,
+    parent: LevelCounts,
+    child: LevelCounts,
+    level: int,
+    start: int,
+    end: int,
+    *,
+    slice_level: int,
+    slice_size: int,
+    inner_sizes: Mapping[int, int],
+    leader: bool,
+) -> None:
+    """Recompute the domains [start, end) of ``level`` from their children (Kueue's roll-up)."""
+    if end <= start:
+        return
+    cs = tree.child_start[level][start:end]
+    c0, c1 = int(cs[0]), int(tree.child_end[level][end - 1])
+    a, b = c0 - child.offset, c1 - child.offset
+    pod_c, podl_c, slc_c, slcl_c, lead_c = (
+        child.pod[a:b],
+        child.podl[a:b],
+        child.slc[a:b],
+        child.slcl[a:b],
+        child.lead[a:b],
+    )
+    inner = inner_sizes.get(level + 1)
+    if inner:
+        pod_c, podl_c = pod_c // inner * inner, podl_c // inner * inner
+    seg = cs - c0
+    pod = np.add.reduceat(pod_c, seg)
+    slices = np.add.reduceat(slc_c, seg)
+    contributes = lead_c > 0 if leader else np.ones(len(lead_c), dtype=np.bool_)
+    loss = np.minimum.reduceat(np.where(contributes, pod_c - podl_c, _NEVER), seg)
+    slice_loss = np.minimum.reduceat(np.where(contributes, slc_c - slcl_c, _NEVER), seg)
+    lead = np.maximum.reduceat(lead_c, seg)
+    any_contributor = lead > 0 if leader else np.ones(len(pod), dtype=np.bool_)
+    podl = np.where(any_contributor, pod - loss, 0)
+    slcl = np.where(any_contributor, slices - slice_loss, 0)
+    if level == slice_level:
+        slices, slcl = pod // slice_size, podl // slice_size
+    p0, p1 = start - parent.offset, end - parent.offset
+    parent.pod[p0:p1] = pod
+    parent.podl[p0:p1] = podl
+    parent.slc[p0:p1] = slices
+    parent.slcl[p0:p1] = slcl
+    parent.lead[p0:p1] = lead
+
+
+def fill_counts(
+    tree: TopologyTree,
+    node_pods: IntArray,
+    *,
+    slice_level: int,
+    slice_size: int,
+    inner_sizes: Mapping[int, int],
+    leader_fits: npt.NDArray[np.bool_] | None = None,
+    node_pods_with_leader: IntArray | None = None,
+) -> list[LevelCounts]:
+    """Phase 1 over the whole tree: per-level numbers, leaves first, then every parent."""
+    leaves = leaf_counts(tree, node_pods, leader_fits, node_pods_with_leader, slice_level, slice_size)
+    levels: list[LevelCounts] = [leaves]
+    for level in range(tree.depth - 2, -1, -1):
+        n = tree.count(level)
+        zeros = [np.zeros(n, dtype=np.int64) for _ in range(5)]
+        counts = LevelCounts(0, zeros[0], zeros[1], zeros[2], zeros[3], zeros[4])
+        aggregate(
+            tree,
+            counts,
+            levels[0],
+            level,
+            0,
+            n,
+            slice_level=slice_level,
+            slice_size=slice_size,
+            inner_sizes=inner_sizes,
+            leader=leader_fits is not None,
+        )
+        levels.insert(0, counts)
+    return levels

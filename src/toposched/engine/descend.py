@@ -1,0 +1,64 @@
+"""Phase 2b: from the chosen domains down to the leaves (Kueue semantics).
+
+Above the slice level the children of *all* chosen domains are pooled, sorted and filled with
+the full count again (only the set of parents matters). At and below the slice level (and after
+balanced placement) every chosen domain shares exactly its own pods among its own children, in
+units of the inner slice layer at that level (1 pod when there is none).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toposched.engine.counts import LevelCounts
+from toposched.engine.greedy import distribute, expand, sort_descent
+from toposched.engine.request import Request
+from toposched.topology import IntArray, TopologyTree
+
+
+def descend(
+    tree: TopologyTree,
+    counts: list[LevelCounts],
+    req: Request,
+    level: int,
+    chosen: IntArray,
+    *,
+    balanced: bool = False,
+) -> IntArray:
+    """Leaves (indices at the lowest level) with their ``pod``/``lead`` set to what they get."""
+    strategy = req.strategy
+    leaf_level = tree.leaf_level
+    current = distribute(
+        counts[level], chosen, req.count, req.leader_count, req.slice_size, strategy, slices=True
+    )
+    if not balanced:
+        while level < min(leaf_level, req.slice_level):
+            lc = counts[level + 1]
+            starts = tree.child_start[level][current]
+            pooled = sort_descent(lc, expand(starts, tree.child_end[level][current]), strategy)
+            current = distribute(
+                lc, pooled, req.count, req.leader_count, req.slice_size, strategy, slices=True
+            )
+            level += 1
+    while level < leaf_level:
+        unit = req.slice_size if level < req.slice_level else req.inner_sizes.get(level + 1, 1)
+        parent, lc = counts[level], counts[level + 1]
+        parts: list[IntArray] = []
+        for d in current.tolist():
+            p = d - parent.offset
+            start, end = tree.children(level, d)
+            children = sort_descent(lc, np.arange(start, end, dtype=np.int64), strategy)
+            if unit > 1:
+                # Inner slice layers: slices of the children in this layer's unit. Kueue does this
+                # after sorting, so the order still reflects the outer slice counts.
+                a, b = start - lc.offset, end - lc.offset
+                lc.slc[a:b] = lc.pod[a:b] // unit
+                lc.slcl[a:b] = lc.podl[a:b] // unit
+            parts.append(
+                distribute(
+                    lc, children, int(parent.pod[p]), int(parent.lead[p]), unit, strategy, slices=unit > 1
+                )
+            )
+        current = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        level += 1
+    return current

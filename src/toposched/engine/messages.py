@@ -1,0 +1,71 @@
+"""Reasons in Kueue's words, with the structured facts beside them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from toposched.model import LayerFit, Policy, Unschedulable
+from toposched.snapshot import ExclusionStats
+
+
+def quote(text: str) -> str:
+    """Double-quoted like Go's ``%q`` for the names that occur in practice."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _exclusions(stats: ExclusionStats | None) -> str:
+    if stats is None or not stats.any:
+        return ""
+    return f". Total nodes: {stats.total}; excluded: {stats.text()}"
+
+
+def not_fit_text(topology: str, fit: int, needed: int, slice_size: int, stats: ExclusionStats | None) -> str:
+    """``topology "t" doesn't allow to fit any of N pod(s)`` / ``allows to fit only K out of N``."""
+    unit = "pod" if slice_size == 1 else "slice"
+    if fit == 0:
+        head = f"topology {quote(topology)} doesn't allow to fit any of {needed} {unit}(s)"
+    else:
+        head = f"topology {quote(topology)} allows to fit only {fit} out of {needed} {unit}(s)"
+    return head + _exclusions(stats)
+
+
+def layers_text(topology: str, layers: Sequence[LayerFit], stats: ExclusionStats | None) -> str:
+    """The multi-layer variant: ``...; a/b slice(s) fit on level L`` per slice layer."""
+    parts = "".join(f"; {layer.fit}/{layer.needed} slice(s) fit on level {layer.level}" for layer in layers)
+    return f"topology {quote(topology)} doesn't allow to fit{parts}" + _exclusions(stats)
+
+
+def build(
+    gang: str,
+    topology: str,
+    policy: Policy,
+    message: str,
+    *,
+    group: str | None = None,
+    level: str | None = None,
+    best_domain: tuple[str, ...] | None = None,
+    fit: int | None = None,
+    needed: int | None = None,
+    unit: str = "pod",
+    stats: ExclusionStats | None = None,
+    shortfall: dict[str, int] | None = None,
+    layers: Sequence[LayerFit] = (),
+) -> Unschedulable:
+    """An ``Unschedulable`` with the message and every structured value that explains it."""
+    return Unschedulable(
+        gang=gang,
+        topology=topology,
+        policy=policy,
+        message=message,
+        group=group,
+        level=level,
+        best_domain=best_domain,
+        fit=fit,
+        needed=needed,
+        unit=unit,
+        total_nodes=None if stats is None else stats.total,
+        excluded=stats.counts() if stats is not None else {},
+        shortfall=shortfall or {},
+        layers=tuple(layers),
+    )

@@ -1,0 +1,109 @@
+"""Phase 2a: choose the level and the domains that hold the whole request (Kueue semantics).
+
+Required: one domain of the requested level or nothing. Preferred: the requested level, then one
+level up at a time, and at the top a greedy fill over several domains. Unconstrained: a greedy fill
+at its own level, no climbing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from toposched.engine.counts import LevelCounts
+from toposched.engine.greedy import prioritize_leader, sort_descent, sort_search
+from toposched.engine.policies import best_fit_position
+from toposched.engine.request import Request
+from toposched.topology import IntArray, TopologyTree
+
+
+class NoFitError(Exception):
+    """``fit`` of ``needed`` units fit at ``level``; ``best`` is the domain the count refers to."""
+
+    def __init__(self, fit: int, needed: int, level: int, best: int | None) -> None:
+        super().__init__(f"{fit}/{needed} at level {level}")
+        self.fit = fit
+        self.needed = needed
+        self.level = level
+        self.best = best
+
+
+class NoDomainsError(Exception):
+    """The topology has no domain at ``level`` (no member node at all)."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.level = level
+
+
+def find_level(
+    tree: TopologyTree, counts: list[LevelCounts], req: Request, level: int
+) -> tuple[int, IntArray]:
+    """The level where the request is placed and its domains there, in fill order."""
+    strategy = req.strategy
+    leaders = req.leader_count
+    needed = req.count // req.slice_size
+    while True:
+        n = tree.count(level)
+        if n == 0:
+            raise NoDomainsError(level)
+        lc = counts[level]
+        order = sort_search(lc, np.arange(n, dtype=np.int64), strategy)
+        loc = lc.loc(order)
+        slc, slcl, lead = lc.slc[loc], lc.slcl[loc], lc.lead[loc]
+        capacity = slcl if leaders else slc
+        leader_ok = lead >= leaders
+        top = 0
+        if strategy.optimize_last and slcl[0] >= needed and lead[0] >= leaders:
+            top = best_fit_position(capacity, needed, leader_ok if leaders else None)
+        if strategy.first_fit_level:
+            fits = leader_ok & (capacity >= needed)
+            if fits.any():
+                first = int(np.argmax(fits))
+                return level, order[first : first + 1]
+            if req.required:
+                last = int(order[-1])
+                raise NoFitError(int(lc.pod[lc.loc(order[-1:])][0]), needed, level, last)
+        if slcl[top] >= needed and lead[top] >= leaders:
+            return level, order[top : top + 1]
+        if req.required:
+            raise NoFitError(int(slc[top]), needed, level, int(order[top]))
+        if level > 0 and not req.unconstrained:
+            level -= 1
+            continue
+        return level, _spread(lc, order, req, needed, level)
+
+
+def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: int) -> IntArray:
+    """Greedy fill over several domains of one level: the leader's domain first, then the rest
+    in descent order (BestFit swaps in the tightest domain for the last one)."""
+    strategy = req.strategy
+    leaders = req.leader_count
+    order = prioritize_leader(lc, order, req.count, leaders, req.slice_size, True)
+    chosen: list[int] = []
+    remaining = needed
+    i = 0
+    while leaders > 0 and i < len(order) and lc.lead[int(order[i]) - lc.offset] > 0:
+        rest = lc.loc(order[i:])
+        d = int(order[i])
+        if strategy.optimize_last and lc.slcl[rest[0]] >= remaining:
+            d = int(order[i + best_fit_position(lc.slcl[rest], remaining, lc.lead[rest] >= leaders)])
+        p = d - lc.offset
+        chosen.append(d)
+        leaders -= int(lc.lead[p])
+        remaining -= int(lc.slcl[p])
+        i += 1
+    if leaders > 0:
+        raise NoFitError(req.leader_count - leaders, needed, level, None)
+    if remaining > 0:
+        rest = sort_descent(lc, order[i:], strategy)
+        values = lc.slc[lc.loc(rest)]
+        reached = np.cumsum(values)
+        k = int(np.searchsorted(reached, remaining, side="left"))
+        if k >= len(rest):
+            total = int(reached[-1]) if len(rest) else 0
+            raise NoFitError(needed - (remaining - total), needed, level, None)
+        left = remaining - (int(reached[k - 1]) if k else 0)
+        last = k + (best_fit_position(values[k:], left) if strategy.optimize_last else 0)
+        chosen.extend(int(d) for d in rest[:k])
+        chosen.append(int(rest[last]))
+    return np.asarray(chosen, dtype=np.int64)

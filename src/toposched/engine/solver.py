@@ -1,0 +1,269 @@
+"""One request on one snapshot: phase 1 (counts), 2a (level and domains), 2b (down to leaves),
+then concrete nodes. Failures come back as ``Failure`` values carrying Kueue's reason."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from toposched.engine import messages
+from toposched.engine.counts import LevelCounts, fill_counts
+from toposched.engine.descend import descend
+from toposched.engine.greedy import InconsistentError
+from toposched.engine.policies.balanced import balanced_place
+from toposched.engine.request import Request
+from toposched.engine.search import NoDomainsError, NoFitError, find_level
+from toposched.model import LayerFit
+from toposched.snapshot import BoolArray, ExclusionStats, Snapshot, eligible, exclusion_stats, fits_count
+from toposched.snapshot.capacity import per_slot_requests
+from toposched.topology import IntArray, TopologyTree
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a request does not fit: Kueue's message plus the structured facts."""
+
+    group: str
+    message: str
+    level: str | None = None
+    best_domain: tuple[str, ...] | None = None
+    fit: int | None = None
+    needed: int | None = None
+    unit: str = "pod"
+    stats: ExclusionStats | None = None
+    shortfall: dict[str, int] = field(default_factory=dict)
+    layers: tuple[LayerFit, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """Where one request goes: worker pods per leaf and per node, and the leader's leaf and node."""
+
+    request: Request
+    leaves: tuple[tuple[int, int], ...]  # (leaf, worker pods), leaves in path order
+    nodes: tuple[tuple[int, int], ...]  # (node, worker pods), in the order pods fill them
+    leader: tuple[int, int] | None  # (leaf, node)
+
+
+class Workspace:
+    """Free capacity while a gang is being placed: the snapshot's, minus what earlier requests of
+    the same gang took (copied on the first write, so the snapshot itself never changes)."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.tree: TopologyTree = snapshot.tree
+        self.free: IntArray = snapshot.free
+        self._owned = False
+
+    def vector(self, requests: dict[str, int]) -> IntArray | None:
+        """Per-column amounts; None when a resource is unknown to every node."""
+        vec = np.zeros(self.free.shape[1], dtype=np.int64)
+        for name, amount in requests.items():
+            col = self.snapshot.columns.get(name)
+            if col is None:
+                return None
+            vec[col] = amount
+        return vec
+
+    def charge(self, node_pods: list[tuple[int, int]], requests: dict[str, int]) -> None:
+        """Subtract ``count`` pods with ``requests`` (pods slot included) on each node."""
+        vec = self.vector(requests)
+        if vec is None or not node_pods:
+            return
+        if not self._owned:
+            self.free = self.free.copy()
+            self._owned = True
+        rows = np.asarray([n for n, _ in node_pods], dtype=np.int64)
+        counts = np.asarray([c for _, c in node_pods], dtype=np.int64)
+        np.subtract.at(self.free, rows, counts[:, None] * vec[None, :])
+
+
+def solve(ws: Workspace, req: Request, allowed_leaves: BoolArray | None = None) -> Solved | Failure:
+    """Place one request (Kueue's findTopologyAssignment) on the workspace's free capacity."""
+    tree, snapshot = ws.tree, ws.snapshot
+    columns = snapshot.columns
+    mask = eligible(tree, req.shape)
+    raw = fits_count(ws.free, columns, req.shape.requests)
+    if mask is not None:
+        raw = np.where(mask, raw, 0)
+    node_pods = raw
+    node_ok: BoolArray | None = mask
+    if allowed_leaves is not None:
+        inside = allowed_leaves[tree.node_domain[-1]]
+        node_pods = np.where(inside, raw, 0)
+        node_ok = inside if node_ok is None else node_ok & inside
+    leader_fits: npt.NDArray[np.bool_] | None = None
+    with_leader: IntArray | None = None
+    if req.leader_requests is not None:
+        vec = ws.vector(per_slot_requests(req.leader_requests))
+        leader_fits = fits_count(ws.free, columns, req.leader_requests) >= 1
+        if node_ok is not None:
+            leader_fits &= node_ok
+        if vec is None:
+            with_leader = node_pods
+        else:
+            with_leader = fits_count(ws.free - vec[None, :], columns, req.shape.requests)
+            if node_ok is not None:
+                with_leader = np.where(node_ok, with_leader, 0)
+    counts = fill_counts(
+        tree,
+        node_pods,
+        slice_level=req.slice_level,
+        slice_size=req.slice_size,
+        inner_sizes=req.inner_sizes,
+        leader_fits=leader_fits,
+        node_pods_with_leader=with_leader,
+    )
+
+    try:
+        placed = balanced_place(tree, counts, req) if req.balanced else None
+        if placed is None:
+            level, chosen = find_level(tree, counts, req, req.level)
+        else:
+            level, chosen = placed
+        leaves = descend(tree, counts, req, level, chosen, balanced=placed is not None)
+    except NoDomainsError as exc:
+        key = tree.levels[exc.level]
+        return Failure(req.name, f"no topology domains at level: {key}", level=key)
+    except NoFitError as exc:
+        stats = exclusion_stats(tree, ws.free, columns, req.shape, raw, allowed_leaves)
+        return _no_fit(tree, counts, req, exc, stats, ws)
+    except InconsistentError as exc:
+        return Failure(req.name, f"internal placement error for {req.name!r}: {exc}")
+    return _result(tree, counts[-1], req, leaves, node_pods, leader_fits, with_leader)
+
+
+def _no_fit(
+    tree: TopologyTree,
+    counts: list[LevelCounts],
+    req: Request,
+    exc: NoFitError,
+    stats: ExclusionStats,
+    ws: Workspace,
+) -> Failure:
+    name = tree.topology.name
+    key = tree.levels[exc.level]
+    best = None if exc.best is None else tree.path(exc.level, exc.best)
+    shortfall = _shortfall(tree, ws, req, exc.level, exc.best)
+    if req.layers:
+        layers = _layer_fits(tree, counts, req, exc.level)
+        text = messages.layers_text(name, layers, stats)
+        top = _best_by_slices(counts[exc.level])
+        return Failure(
+            req.name,
+            text,
+            level=key,
+            best_domain=None if top is None else tree.path(exc.level, top),
+            fit=exc.fit,
+            needed=exc.needed,
+            unit="slice",
+            stats=stats,
+            shortfall=shortfall,
+            layers=layers,
+        )
+    text = messages.not_fit_text(name, exc.fit, exc.needed, req.slice_size, stats)
+    unit = "pod" if req.slice_size == 1 else "slice"
+    return Failure(req.name, text, key, best, exc.fit, exc.needed, unit, stats, shortfall)
+
+
+def _best_by_slices(lc: LevelCounts) -> int | None:
+    if len(lc.slc) == 0:
+        return None
+    return int(np.argmax(lc.slc)) + lc.offset  # argmax: first maximum = smallest path
+
+
+def _layer_fits(
+    tree: TopologyTree, counts: list[LevelCounts], req: Request, level: int
+) -> tuple[LayerFit, ...]:
+    """Slices of every layer that fit in the domain with the most slices at ``level``."""
+    best = _best_by_slices(counts[level])
+    out: list[LayerFit] = []
+    for layer in req.layers:
+        target = tree.level_index(layer.level)
+        if target is None or best is None:
+            continue
+        start, end = tree.descendants(level, best, target)
+        fit = int((counts[target].pod[start:end] // layer.size).sum())
+        out.append(LayerFit(layer.level, fit, req.count // layer.size))
+    return tuple(out)
+
+
+def _shortfall(
+    tree: TopologyTree, ws: Workspace, req: Request, level: int, domain: int | None
+) -> dict[str, int]:
+    """Per resource, how much the request lacks in its best domain (the whole cluster if none)."""
+    if domain is None:
+        lo, hi = 0, tree.node_count
+    else:
+        first, last = tree.descendants(level, domain, tree.leaf_level)
+        lo, hi = int(tree.leaf_start[first]), int(tree.leaf_end[last - 1])
+    mask = eligible(tree, req.shape)
+    free = np.maximum(ws.free[lo:hi], 0)
+    if mask is not None:
+        free = free[mask[lo:hi]]
+    total = free.sum(axis=0)
+    wanted = {k: v * req.count for k, v in per_slot_requests(req.shape.requests).items()}
+    if req.leader_requests is not None:
+        for k, v in per_slot_requests(req.leader_requests).items():
+            wanted[k] = wanted.get(k, 0) + v
+    out: dict[str, int] = {}
+    for resource, amount in sorted(wanted.items()):
+        col = ws.snapshot.columns.get(resource)
+        have = int(total[col]) if col is not None else 0
+        if amount > have:
+            out[resource] = amount - have
+    return out
+
+
+def _result(
+    tree: TopologyTree,
+    leaves_counts: LevelCounts,
+    req: Request,
+    leaves: IntArray,
+    node_pods: IntArray,
+    leader_fits: npt.NDArray[np.bool_] | None,
+    with_leader: IntArray | None,
+) -> Solved | Failure:
+    leaves = np.sort(leaves)
+    loc = leaves_counts.loc(leaves)
+    workers = leaves_counts.pod[loc]
+    leads = leaves_counts.lead[loc] if req.leader is not None else np.zeros(len(leaves), dtype=np.int64)
+    if int(workers.sum()) != req.count or int(leads.sum()) != req.leader_count:
+        return Failure(req.name, f"internal placement error for {req.name!r}: pods lost on the way down")
+    leader: tuple[int, int] | None = None
+    placed = tuple((leaf, c) for leaf, c in zip(leaves.tolist(), workers.tolist(), strict=True) if c > 0)
+    if tree.one_node_per_leaf:
+        first = tree.leaf_start
+        if req.leader is not None:
+            at = int(leaves[int(np.argmax(leads))])
+            leader = (at, int(first[at]))
+        return Solved(req, placed, tuple((int(first[leaf]), c) for leaf, c in placed), leader)
+    nodes: list[tuple[int, int]] = []
+    for leaf, count, lead in zip(leaves.tolist(), workers.tolist(), leads.tolist(), strict=True):
+        members = tree.leaf_nodes(leaf)
+        caps = node_pods[members.start : members.stop].copy()
+        if lead:
+            assert leader_fits is not None and with_leader is not None
+            fits = leader_fits[members.start : members.stop]
+            loss = np.where(fits, caps - with_leader[members.start : members.stop], np.iinfo(np.int64).max)
+            pick = int(np.argmin(loss))
+            leader = (leaf, members.start + pick)
+            caps[pick] = with_leader[members.start + pick]
+        if count == 0:
+            continue
+        if len(members) == 1:
+            nodes.append((members.start, count))
+            continue
+        left = count
+        for offset, cap in enumerate(caps.tolist()):
+            take = min(cap, left)
+            if take > 0:
+                nodes.append((members.start + offset, take))
+                left -= take
+            if left == 0:
+                break
+        if left:
+            return Failure(req.name, f"internal placement error for {req.name!r}: leaf without room")
+    return Solved(req, placed, tuple(nodes), leader)

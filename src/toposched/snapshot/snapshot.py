@@ -1,0 +1,147 @@
+"""Per-cycle free capacity of the member nodes of a topology tree, as numpy arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from toposched.model import PODS, Resources, RunningPod
+from toposched.snapshot.capacity import BoolArray, PodShape, eligible, fits_count, level_sums
+from toposched.topology import IntArray, TopologyTree
+
+
+class Snapshot:
+    """Free resources per member node: allocatable - running pods - one ``pods`` unit per pod.
+
+    Rows follow ``tree.nodes``; columns are resource names (``resources``). Workload usage is
+    added and removed by key, idempotently, so what-if and commit/rollback stay cheap.
+    """
+
+    __slots__ = ("_columns", "_usage", "free", "tree")
+
+    tree: TopologyTree
+    free: IntArray
+
+    def __init__(
+        self,
+        tree: TopologyTree,
+        columns: Mapping[str, int],
+        free: IntArray,
+        usage: Mapping[str, tuple[IntArray, Mapping[str, IntArray]]] | None = None,
+    ) -> None:
+        """Wrap ready arrays. Use :meth:`build` instead."""
+        self.tree = tree
+        self._columns = dict(columns)
+        self.free = free
+        self._usage: dict[str, tuple[IntArray, Mapping[str, IntArray]]] = dict(usage or {})
+
+    @classmethod
+    def build(cls, tree: TopologyTree, pods: Sequence[RunningPod] = ()) -> Snapshot:
+        """Free capacity of ``tree``'s member nodes given the pods already bound to them.
+
+        Pods on nodes outside the tree are ignored (they use no capacity the tree can offer).
+        """
+        names = {PODS}
+        for node in tree.nodes:
+            names.update(node.allocatable)
+        bound: list[tuple[int, RunningPod]] = []
+        for pod in pods:
+            index = tree.node_index(pod.node)
+            if index is not None:
+                bound.append((index, pod))
+                names.update(pod.requests)
+        columns = {name: i for i, name in enumerate(sorted(names))}
+        free = np.zeros((tree.node_count, len(columns)), dtype=np.int64)
+        for row, node in enumerate(tree.nodes):
+            for name, amount in node.allocatable.items():
+                free[row, columns[name]] = amount
+        pods_col = columns[PODS]
+        for row, pod in bound:
+            for name, amount in pod.requests.items():
+                free[row, columns[name]] -= amount
+            free[row, pods_col] -= 1
+        return cls(tree, columns, free)
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """Column names, in column order."""
+        return tuple(sorted(self._columns, key=self._columns.__getitem__))
+
+    @property
+    def columns(self) -> Mapping[str, int]:
+        return self._columns
+
+    def clone(self) -> Snapshot:
+        """An independent copy for what-if placements (the tree is shared, it never changes)."""
+        return Snapshot(self.tree, self._columns, self.free.copy(), self._usage)
+
+    def add_usage(self, key: str, node_usage: Mapping[str, Resources]) -> None:
+        """Charge a workload's usage per node name (amounts are subtracted as given, so include
+        the ``pods`` slot, as :func:`toposched.engine.usage_of` does). Adding the same key again
+        replaces the earlier usage; nodes outside the tree are ignored."""
+        self.remove_usage(key)
+        rows: list[int] = []
+        amounts: dict[str, list[int]] = {}
+        for name, usage in node_usage.items():
+            row = self.tree.node_index(name)
+            if row is None:
+                continue
+            rows.append(row)
+            for resource in usage:
+                amounts.setdefault(resource, [])
+        for resource in amounts:
+            self._ensure_column(resource)
+        for name, usage in node_usage.items():
+            if self.tree.node_index(name) is None:
+                continue
+            for resource, column in amounts.items():
+                column.append(usage[resource])
+        index = np.asarray(rows, dtype=np.int64)
+        matrix = {resource: np.asarray(values, dtype=np.int64) for resource, values in amounts.items()}
+        for resource, values in matrix.items():
+            np.subtract.at(self.free[:, self._columns[resource]], index, values)
+        self._usage[key] = (index, matrix)
+
+    def remove_usage(self, key: str) -> None:
+        """Give back a workload's usage; unknown keys are ignored."""
+        entry = self._usage.pop(key, None)
+        if entry is None:
+            return
+        index, matrix = entry
+        for resource, values in matrix.items():
+            np.add.at(self.free[:, self._columns[resource]], index, values)
+
+    def usage_keys(self) -> tuple[str, ...]:
+        return tuple(self._usage)
+
+    def free_of(self, node: str) -> Resources:
+        """Free resources of one member node (negative amounts mean over-commitment)."""
+        row = self.tree.node_index(node)
+        if row is None:
+            raise KeyError(node)
+        return Resources({name: int(self.free[row, col]) for name, col in self._columns.items()})
+
+    def capacity(self, shape: PodShape, free: IntArray | None = None) -> IntArray:
+        """Per member node, how many pods of ``shape`` fit (0 where a filter rejects the node)."""
+        counts = fits_count(self.free if free is None else free, self._columns, shape.requests)
+        mask = eligible(self.tree, shape)
+        return counts if mask is None else np.where(mask, counts, 0)
+
+    def level_capacity(self, shape: PodShape) -> list[IntArray]:
+        """Per level (coarsest first), how many pods of ``shape`` each domain holds, counted
+        node by node (a pod never spans nodes)."""
+        return level_sums(self.tree, self.capacity(shape))
+
+    def eligible(self, shape: PodShape) -> BoolArray | None:
+        """Nodes that pass taint and selector checks for ``shape`` (None: all of them)."""
+        return eligible(self.tree, shape)
+
+    def _ensure_column(self, resource: str) -> None:
+        if resource in self._columns:
+            return
+        self._columns = {**self._columns, resource: len(self._columns)}
+        self.free = np.concatenate([self.free, np.zeros((self.free.shape[0], 1), dtype=np.int64)], axis=1)
+
+    def __repr__(self) -> str:
+        return f"Snapshot({self.tree!r}, resources={list(self.resources)})"

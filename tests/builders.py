@@ -1,0 +1,173 @@
+"""Fluent builders for test inputs.
+
+    node("h1").at(block="b1", rack="r1").alloc(cpu="4", gpu="8").build()
+    podset("main", 4).requests(cpu="1").required(RACK).slices((HOST, 2)).build()
+    gang(podset("a", 2).build(), group("lws", leader, workers, required=RACK))
+
+Short level names (``block``, ``rack``, ``host``) map to the label keys below; ``gpu`` means
+``example.com/gpu``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from toposched.model import (
+    HOSTNAME,
+    Gang,
+    Group,
+    Node,
+    PodSpec,
+    Resources,
+    RunningPod,
+    SliceLayer,
+    Taint,
+    TaintEffect,
+    Toleration,
+    TolerationOperator,
+    Topology,
+)
+
+ZONE = "example.com/zone"
+BLOCK = "example.com/block"
+RACK = "example.com/rack"
+HOST = HOSTNAME
+GPU = "example.com/gpu"
+SHORT = {"zone": ZONE, "block": BLOCK, "rack": RACK, "host": HOST, "hostname": HOST}
+
+
+def _resources(amounts: Mapping[str, str | int]) -> Resources:
+    return Resources.parse({GPU if k == "gpu" else k: v for k, v in amounts.items()})
+
+
+def topology(*levels: str, name: str = "default") -> Topology:
+    """A topology from short level names or label keys, coarsest first."""
+    return Topology.create(name, [SHORT.get(level, level) for level in levels])
+
+
+class NodeBuilder:
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._labels: dict[str, str] = {}
+        self._alloc: dict[str, str | int] = {"pods": 110}
+        self._taints: list[Taint] = []
+        self._ready = True
+        self._cordoned = False
+
+    def at(self, **levels: str) -> NodeBuilder:
+        """Topology labels by short level name; the hostname label defaults to the node name."""
+        for level, value in levels.items():
+            self._labels[SHORT[level]] = value
+        self._labels.setdefault(HOST, self._name)
+        return self
+
+    def labels(self, labels: Mapping[str, str] | None = None, **more: str) -> NodeBuilder:
+        self._labels.update(labels or {})
+        self._labels.update(more)
+        return self
+
+    def alloc(self, **amounts: str | int) -> NodeBuilder:
+        self._alloc.update(amounts)
+        return self
+
+    def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> NodeBuilder:
+        self._taints.append(Taint(key, value, TaintEffect(effect)))
+        return self
+
+    def not_ready(self) -> NodeBuilder:
+        self._ready = False
+        return self
+
+    def cordoned(self) -> NodeBuilder:
+        self._cordoned = True
+        return self
+
+    def build(self) -> Node:
+        return Node.create(
+            self._name,
+            self._labels,
+            _resources(self._alloc),
+            tuple(self._taints),
+            ready=self._ready,
+            unschedulable=self._cordoned,
+        )
+
+
+def node(name: str) -> NodeBuilder:
+    return NodeBuilder(name)
+
+
+def running(name: str, on: str, **requests: str | int) -> RunningPod:
+    """A pod of another workload, bound to node ``on``."""
+    return RunningPod(name, "other", on, _resources(requests))
+
+
+def hosts(capacities: Sequence[int], *, resource: str = "gpu", **levels: str) -> list[Node]:
+    """One node per capacity, named ``x1, x2, ...``, each with that much of ``resource``."""
+    return [
+        node(f"x{i}").at(**levels).alloc(**{resource: cap}).build()
+        for i, cap in enumerate(capacities, start=1)
+    ]
+
+
+class PodSetBuilder:
+    def __init__(self, name: str, count: int) -> None:
+        self._name = name
+        self._count = count
+        self._requests: dict[str, str | int] = {}
+        self._required: str | None = None
+        self._preferred: str | None = None
+        self._slices: list[SliceLayer] = []
+        self._tolerations: list[Toleration] = []
+        self._selector: dict[str, str] = {}
+
+    def requests(self, **amounts: str | int) -> PodSetBuilder:
+        self._requests.update(amounts)
+        return self
+
+    def required(self, level: str) -> PodSetBuilder:
+        self._required = SHORT.get(level, level)
+        return self
+
+    def preferred(self, level: str) -> PodSetBuilder:
+        self._preferred = SHORT.get(level, level)
+        return self
+
+    def slices(self, *layers: tuple[str, int]) -> PodSetBuilder:
+        self._slices += [SliceLayer(SHORT.get(level, level), size) for level, size in layers]
+        return self
+
+    def tolerates(self, key: str, value: str | None = None) -> PodSetBuilder:
+        operator = TolerationOperator.EXISTS if value is None else TolerationOperator.EQUAL
+        self._tolerations.append(Toleration(key, operator, value or ""))
+        return self
+
+    def selector(self, **labels: str) -> PodSetBuilder:
+        self._selector.update(labels)
+        return self
+
+    def build(self) -> Group:
+        requests = _resources(self._requests)
+        pods = tuple(
+            PodSpec(f"{self._name}-{i}", i, requests, tuple(self._tolerations), dict(self._selector))
+            for i in range(self._count)
+        )
+        return Group(self._name, self._required, self._preferred, tuple(self._slices), pods=pods)
+
+
+def podset(name: str, count: int) -> PodSetBuilder:
+    return PodSetBuilder(name, count)
+
+
+def group(name: str, *members: Group, required: str | None = None, preferred: str | None = None) -> Group:
+    """A PodSet group: leader and workers co-located in one domain of the group's level."""
+    return Group(
+        name,
+        required=None if required is None else SHORT.get(required, required),
+        preferred=None if preferred is None else SHORT.get(preferred, preferred),
+        children=members,
+    )
+
+
+def gang(*children: Group, name: str = "job") -> Gang:
+    return Gang(name, Group("workload", children=children))

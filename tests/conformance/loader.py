@@ -1,0 +1,106 @@
+"""Conformance cases from ``../shared/conformance``: discovery, ids, the seed-conflict rules of
+FORMAT.md §4, reason-fact matching (§5) and the ``<any>`` wildcard (§3.4). Shared by every runner
+(kueue now; kai, osmo and grove later)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ANY = "<any>"
+
+
+def conformance_root() -> Path:
+    """The conformance folder: ``$TOPOSCHED_CONFORMANCE``, else ``../shared/conformance``."""
+    override = os.environ.get("TOPOSCHED_CONFORMANCE")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case file. ``data`` is the parsed JSON."""
+
+    folder: str
+    path: Path
+    data: Mapping[str, Any]
+
+    @property
+    def id(self) -> str:
+        return str(self.data["id"])
+
+    @property
+    def kind(self) -> str:
+        return str(self.data["kind"])
+
+    @property
+    def seed_conflict(self) -> str | None:
+        value = self.data.get("seedConflict")
+        return None if value is None else str(value)
+
+    @property
+    def skip_reason(self) -> str | None:
+        """FORMAT.md §4 rule 3: a seed conflict without ``expectToposched`` is skipped."""
+        if self.seed_conflict is not None and "expectToposched" not in self.data:
+            return f"seedConflict: {self.seed_conflict}"
+        return None
+
+    @property
+    def expect(self) -> Mapping[str, Any]:
+        """The expectation to check (FORMAT.md §4): ``expectToposched`` on a seed conflict."""
+        if self.seed_conflict is not None and "expectToposched" in self.data:
+            return dict(self.data["expectToposched"])
+        return dict(self.data.get("expect") or {})
+
+
+def discover(folder: str, kinds: Iterable[str] | None = None, root: Path | None = None) -> list[Case]:
+    """Every case of one folder (optionally only some kinds), sorted by id."""
+    base = (root or conformance_root()) / folder
+    wanted = set(kinds) if kinds is not None else None
+    cases = []
+    for path in sorted(base.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if wanted is None or data.get("kind") in wanted:
+            cases.append(Case(folder, path, data))
+    return cases
+
+
+def params(folder: str, kinds: Iterable[str] | None = None) -> list[Any]:
+    """The cases as pytest parameters whose id is the case id; a missing folder gives one
+    skipped parameter instead of an error."""
+    root = conformance_root()
+    if not (root / folder).is_dir():
+        return [
+            pytest.param(None, id=f"{folder}-missing", marks=pytest.mark.skip(reason=f"no {root / folder}"))
+        ]
+    return [pytest.param(case, id=case.id) for case in discover(folder, kinds, root)]
+
+
+def skip_if_conflicted(case: Case) -> None:
+    """Apply FORMAT.md §4 rule 3."""
+    reason = case.skip_reason
+    if reason is not None:
+        pytest.skip(reason)
+
+
+def wildcard_match(pattern: str, value: str) -> bool:
+    """``<any>`` matches any substring, possibly empty (FORMAT.md §3.4)."""
+    if pattern == ANY:
+        return True
+    parts = [re.escape(p) for p in pattern.split(ANY)]
+    return re.fullmatch(".*".join(parts), value, flags=re.DOTALL) is not None
+
+
+def missing_facts(facts: Iterable[str], message: str, structured: Iterable[object] = ()) -> list[str]:
+    """Facts neither found in ``message`` (case-sensitive substring) nor equal to a structured
+    value (compared as strings); FORMAT.md §5. An empty list means every fact is satisfied."""
+    values = {str(v) for v in structured}
+    return [fact for fact in facts if fact not in message and fact not in values]

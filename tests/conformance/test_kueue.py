@@ -1,0 +1,55 @@
+"""Every Kueue conformance case (placement and lifecycle) against the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from conformance import kueue_case as kc
+from conformance.loader import Case, missing_facts, params, skip_if_conflicted
+from toposched.engine import place_gang, replace_failed_node
+from toposched.model import Gang, Placement, Unschedulable
+from toposched.snapshot import Snapshot
+from toposched.topology import TopologyTree
+
+
+def _snapshot(case: Case) -> Snapshot:
+    nodes, pods = kc.nodes_of(case.data)
+    return Snapshot.build(TopologyTree.build(kc.topology_of(case.data), nodes), pods)
+
+
+def _check(expect: Mapping[str, Any], result: Placement | Unschedulable, gang: Gang) -> None:
+    if expect.get("unschedulable"):
+        assert isinstance(result, Unschedulable), f"expected unschedulable, got {result}"
+        missing = missing_facts(expect.get("reasonFacts", []), result.message, result.facts())
+        assert not missing, f"facts {missing} not in {result.message!r}"
+        return
+    assert isinstance(result, Placement), f"expected a placement, got: {getattr(result, 'message', result)}"
+    assert len(result.pods) == gang.size, "every pod of the gang is placed"
+    for name, raw in (expect.get("assignments") or {}).items():
+        want = kc.assignment_of(raw)
+        got = result.assignments[name]
+        assert got.levels == want.levels, name
+        assert kc.domains_multiset(got) == kc.domains_multiset(want), name
+
+
+@pytest.mark.parametrize("case", params("kueue", {"placement"}))
+def test_placement(case: Case) -> None:
+    skip_if_conflicted(case)
+    gang = kc.gang_of(case.data)
+    result = place_gang(gang, _snapshot(case), policy=kc.policy_of(case.data))
+    _check(case.expect, result, gang)
+
+
+@pytest.mark.parametrize("case", params("kueue", {"lifecycle"}))
+def test_lifecycle(case: Case) -> None:
+    skip_if_conflicted(case)
+    gang = kc.gang_of(case.data)
+    snapshot = _snapshot(case)
+    for step in case.data["steps"]:
+        action = step["do"]["replaceFailedNode"]
+        current = {name: kc.assignment_of(raw) for name, raw in action["currentAssignments"].items()}
+        result = replace_failed_node(gang, snapshot, current, action["node"], policy=kc.policy_of(case.data))
+        _check(step["expect"], result, gang)
