@@ -1,29 +1,66 @@
-"""toposched: a topology-aware gang scheduler for GPU clusters."""
+"""toposched: a topology-aware gang scheduler for GPU clusters.
 
+The public API: load a cluster and a workload, place it, and emit the Kubernetes objects::
+
+    cluster = load_cluster(open("cluster.yaml").read())
+    gang = load_workload(open("job.yaml").read(), cluster.topology())
+    result = place(gang, cluster)          # Placement | Unschedulable
+"""
+
+from toposched.emit.kueue import to_v1beta1, to_v1beta2
+from toposched.engine import place, place_gang, replace_failed_node, usage_of
+from toposched.frontends.cluster import load_cluster, load_topology
+from toposched.frontends.kueue import load_workload
 from toposched.model import (
     Cluster,
     Gang,
     Group,
+    Node,
     Placement,
     PodSpec,
     Policy,
     Problem,
+    Resources,
+    SliceLayer,
     SpecError,
     Topology,
+    TopologyAssignment,
     ToposchedError,
     Unschedulable,
 )
+from toposched.snapshot import Snapshot
+from toposched.topology import TopologyTree
 
 __all__ = [
+    # data
     "Cluster",
     "Gang",
     "Group",
+    "Node",
     "Placement",
     "PodSpec",
     "Policy",
     "Problem",
-    "SpecError",
+    "Resources",
+    "SliceLayer",
     "Topology",
-    "ToposchedError",
+    "TopologyAssignment",
     "Unschedulable",
+    # errors
+    "SpecError",
+    "ToposchedError",
+    # loading
+    "load_cluster",
+    "load_topology",
+    "load_workload",
+    # placing
+    "Snapshot",
+    "TopologyTree",
+    "place",
+    "place_gang",
+    "replace_failed_node",
+    "usage_of",
+    # emitting
+    "to_v1beta1",
+    "to_v1beta2",
 ]

@@ -22,7 +22,8 @@ class TopologyAssignment:
     """Pods per lowest-level domain, as Kueue stores it.
 
     ``levels`` is ``(kubernetes.io/hostname,)`` when hostname is the lowest topology level,
-    otherwise every level with full value paths. Domains are sorted by their values.
+    otherwise every level with full value paths. Domains are sorted by their full level-value path
+    (as Kueue does), even when only the hostname is written.
     """
 
     levels: tuple[str, ...]
