@@ -1,0 +1,55 @@
+"""Grove front end (GREP-369 dialect): ClusterTopology / PodCliqueSet / OperatorConfiguration
+parsing, admission, PodCliqueSet → PodGangs and KAI PodGroups, and PodCliqueSet → IR."""
+
+from toposched.frontends.grove.admission import Admission, Operation, Resource, admit, topologies_of
+from toposched.frontends.grove.gang import to_gang
+from toposched.frontends.grove.kai import KaiPodGroup, build_kai_podgroup, queue_of
+from toposched.frontends.grove.objects import (
+    DEFAULT_TOPOLOGY,
+    KAI_SCHEDULER,
+    MANAGED_BY,
+    OPERATOR,
+    Clique,
+    ClusterTopology,
+    Constraint,
+    Level,
+    OperatorConfig,
+    PodCliqueSet,
+    ScalingGroup,
+    SchedulerReference,
+    parse_cluster_topology,
+    parse_operator_config,
+    parse_podcliqueset,
+)
+from toposched.frontends.grove.podgang import TOPOLOGY_NAME, BuiltPodGang, build_podgangs, translate
+
+__all__ = [
+    "DEFAULT_TOPOLOGY",
+    "KAI_SCHEDULER",
+    "MANAGED_BY",
+    "OPERATOR",
+    "TOPOLOGY_NAME",
+    "Admission",
+    "BuiltPodGang",
+    "Clique",
+    "ClusterTopology",
+    "Constraint",
+    "KaiPodGroup",
+    "Level",
+    "Operation",
+    "OperatorConfig",
+    "PodCliqueSet",
+    "Resource",
+    "ScalingGroup",
+    "SchedulerReference",
+    "admit",
+    "build_kai_podgroup",
+    "build_podgangs",
+    "parse_cluster_topology",
+    "parse_operator_config",
+    "parse_podcliqueset",
+    "queue_of",
+    "to_gang",
+    "topologies_of",
+    "translate",
+]

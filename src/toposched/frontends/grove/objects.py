@@ -1,0 +1,282 @@
+"""Grove objects as plain typed data: ClusterTopology, OperatorConfiguration, PodCliqueSet.
+
+Parsing is lenient (missing fields take Grove's defaults); admission reports what is wrong.
+The topology reference follows GREP-369 (``spec.template.clusterTopologyName``); upstream's
+``topologyConstraint.topologyName`` is read as an alias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from toposched.model import Topology
+
+DEFAULT_TOPOLOGY = "grove-topology"
+KAI_SCHEDULER = "kai-scheduler"
+TOPOLOGY_AWARE_BACKENDS = frozenset({KAI_SCHEDULER})
+MANAGED_BY = "app.kubernetes.io/managed-by"
+OPERATOR = "grove-operator"
+# Broadest first: the order the operator sorts configured levels into (pre-multi-topology Grove).
+WELL_KNOWN_DOMAINS = ("region", "zone", "datacenter", "block", "rack", "host", "numa")
+
+
+def mapping(raw: object) -> Mapping[str, Any]:
+    """``raw`` when it is a mapping, else an empty one (absent or malformed sections)."""
+    return raw if isinstance(raw, Mapping) else {}
+
+
+def items(raw: object) -> list[Any]:
+    return list(raw) if isinstance(raw, list) else []
+
+
+def _text(raw: object) -> str:
+    return raw if isinstance(raw, str) else ""
+
+
+def _count(raw: object, default: int) -> int:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else default
+
+
+def _labels(raw: object) -> Mapping[str, str]:
+    return MappingProxyType({str(k): str(v) for k, v in mapping(raw).items()})
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One topology level: the user-facing ``domain`` and the node label ``key`` holding it."""
+
+    domain: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerReference:
+    """A scheduler backend bound to an externally managed backend topology."""
+
+    scheduler: str
+    topology: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterTopology:
+    name: str
+    levels: tuple[Level, ...]
+    references: tuple[SchedulerReference, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def key_of(self, domain: str) -> str | None:
+        """The node label key of a domain; None when this topology lacks the domain."""
+        return next((level.key for level in self.levels if level.domain == domain), None)
+
+    def depth(self, domain: str) -> int | None:
+        """0 for the broadest level; None for an unknown domain."""
+        return next((i for i, level in enumerate(self.levels) if level.domain == domain), None)
+
+    def reference(self, scheduler: str) -> str | None:
+        return next((r.topology for r in self.references if r.scheduler == scheduler), None)
+
+    def to_topology(self) -> Topology:
+        """The model topology: label keys broadest first, domains as aliases."""
+        return Topology(
+            self.name,
+            tuple(level.key for level in self.levels),
+            MappingProxyType({level.domain: level.key for level in self.levels}),
+        )
+
+
+def parse_levels(raw: object) -> tuple[Level, ...]:
+    return tuple(
+        Level(_text(mapping(level).get("domain")), _text(mapping(level).get("key"))) for level in items(raw)
+    )
+
+
+def parse_cluster_topology(obj: Mapping[str, Any]) -> ClusterTopology:
+    spec = mapping(obj.get("spec"))
+    meta = mapping(obj.get("metadata"))
+    # Upstream renamed the binding list; both spellings are read.
+    raw_refs = spec.get("schedulerTopologyReferences") or spec.get("schedulerTopologyBindings")
+    refs = tuple(
+        SchedulerReference(_text(mapping(r).get("schedulerName")), _text(mapping(r).get("topologyReference")))
+        for r in items(raw_refs)
+    )
+    return ClusterTopology(
+        _text(meta.get("name")), parse_levels(spec.get("levels")), refs, _labels(meta.get("labels"))
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorConfig:
+    tas_enabled: bool = False
+    levels: tuple[Level, ...] = ()
+    backends: tuple[str, ...] = (KAI_SCHEDULER,)
+
+    @property
+    def default_levels(self) -> tuple[Level, ...]:
+        """Configured levels in canonical order (broadest first); unknown domains keep their
+        relative order after the well-known ones."""
+        rank = {domain: i for i, domain in enumerate(WELL_KNOWN_DOMAINS)}
+        return tuple(sorted(self.levels, key=lambda lv: rank.get(lv.domain, len(rank))))
+
+
+def parse_operator_config(raw: Mapping[str, Any] | None) -> OperatorConfig:
+    """An ``OperatorConfiguration``; None means TAS disabled with the KAI backend."""
+    data = mapping(raw)
+    tas = mapping(data.get("topologyAwareScheduling"))
+    profiles = [_text(mapping(p).get("name")) for p in items(mapping(data.get("scheduler")).get("profiles"))]
+    return OperatorConfig(
+        tas_enabled=tas.get("enabled") is True,
+        levels=parse_levels(tas.get("levels")),
+        backends=tuple(profiles) if profiles else (KAI_SCHEDULER,),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """A ``topologyConstraint``: ``packDomain`` (= required) or ``pack.{required, preferred}``."""
+
+    pack_domain: str | None = None
+    pack_required: str | None = None
+    pack_preferred: str | None = None
+    has_pack: bool = False
+    topology_name: str | None = None  # upstream alias of clusterTopologyName
+
+    @property
+    def required(self) -> str | None:
+        return self.pack_required or self.pack_domain
+
+    @property
+    def preferred(self) -> str | None:
+        return self.pack_preferred
+
+    def describe(self) -> str:
+        return f"required={self.required or ''} preferred={self.preferred or ''}"
+
+    def same_placement(self, other: Constraint) -> bool:
+        return (self.required, self.preferred) == (other.required, other.preferred)
+
+
+def parse_constraint(raw: object) -> Constraint | None:
+    if not isinstance(raw, Mapping):
+        return None
+    pack = raw.get("pack")
+    pack_map = mapping(pack)
+    return Constraint(
+        pack_domain=_text(raw.get("packDomain")) or None,
+        pack_required=_text(pack_map.get("required")) or None,
+        pack_preferred=_text(pack_map.get("preferred")) or None,
+        has_pack=isinstance(pack, Mapping),
+        topology_name=_text(raw.get("topologyName")) or None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Clique:
+    name: str
+    replicas: int
+    min_available: int
+    constraint: Constraint | None
+    labels: Mapping[str, str]
+    pod_spec: Mapping[str, Any]
+
+    @property
+    def scheduler_name(self) -> str:
+        return _text(self.pod_spec.get("schedulerName")) or KAI_SCHEDULER
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingGroup:
+    name: str
+    clique_names: tuple[str, ...]
+    replicas: int
+    min_available: int
+    constraint: Constraint | None
+
+
+@dataclass(frozen=True, slots=True)
+class PodCliqueSet:
+    name: str
+    namespace: str
+    replicas: int
+    topology_name: str | None  # explicit reference (clusterTopologyName or its alias)
+    constraint: Constraint | None
+    cliques: tuple[Clique, ...]
+    scaling_groups: tuple[ScalingGroup, ...]
+    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    annotations: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    priority_class: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def constraints(self) -> list[Constraint]:
+        found = [self.constraint] + [c.constraint for c in self.cliques]
+        found += [g.constraint for g in self.scaling_groups]
+        return [c for c in found if c is not None]
+
+    @property
+    def has_constraint(self) -> bool:
+        return bool(self.constraints())
+
+    def resolved_topology(self) -> str | None:
+        """GREP-369: an explicit name wins; a constraint without a name uses the default;
+        no constraint anywhere means no topology."""
+        if self.topology_name:
+            return self.topology_name
+        return DEFAULT_TOPOLOGY if self.has_constraint else None
+
+    def group_of(self, clique: str) -> ScalingGroup | None:
+        return next((g for g in self.scaling_groups if clique in g.clique_names), None)
+
+    def clique(self, name: str) -> Clique | None:
+        return next((c for c in self.cliques if c.name == name), None)
+
+
+def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
+    meta = mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
+    template = mapping(spec.get("template"))
+    constraint = parse_constraint(template.get("topologyConstraint"))
+    name = _text(template.get("clusterTopologyName")) or (constraint.topology_name if constraint else None)
+    cliques = []
+    for raw in items(template.get("cliques")):
+        c = mapping(raw)
+        cspec = mapping(c.get("spec"))
+        replicas = _count(cspec.get("replicas"), 1)
+        cliques.append(
+            Clique(
+                name=_text(c.get("name")),
+                replicas=replicas,
+                min_available=_count(cspec.get("minAvailable"), replicas),
+                constraint=parse_constraint(c.get("topologyConstraint")),
+                labels=_labels(c.get("labels")),
+                pod_spec=mapping(cspec.get("podSpec")),
+            )
+        )
+    groups = []
+    for raw in items(template.get("podCliqueScalingGroups")):
+        g = mapping(raw)
+        groups.append(
+            ScalingGroup(
+                name=_text(g.get("name")),
+                clique_names=tuple(_text(n) for n in items(g.get("cliqueNames"))),
+                replicas=_count(g.get("replicas"), 1),
+                min_available=_count(g.get("minAvailable"), 1),
+                constraint=parse_constraint(g.get("topologyConstraint")),
+            )
+        )
+    return PodCliqueSet(
+        name=_text(meta.get("name")),
+        namespace=_text(meta.get("namespace")) or "default",
+        replicas=_count(spec.get("replicas"), 1),
+        topology_name=name or None,
+        constraint=constraint,
+        cliques=tuple(cliques),
+        scaling_groups=tuple(groups),
+        labels=_labels(meta.get("labels")),
+        annotations=_labels(meta.get("annotations")),
+        priority_class=_text(template.get("priorityClassName")),
+    )

@@ -1,0 +1,120 @@
+"""JSON for what the scheduler stores on a workload: its placement and its explanation.
+
+Placement (the CLI's JSON contract, minus the per-attempt keys)::
+
+    {"topology": str, "policy": str,
+     "pods": [{"name", "podSet", "index", "node"}],
+     "assignments": {"<podSet>": {"levels": [...], "domains": [{"values": [...], "count": int}]}}}
+
+Explanation: ``{"reason": str, ...}`` plus the structured fields of an ``Unschedulable`` in
+camelCase (``group``, ``level``, ``bestDomain``, ``fit``, ``needed``...). The API reuses this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from toposched.model import (
+    DomainCount,
+    Placement,
+    PodPlacement,
+    Policy,
+    Problem,
+    StoreError,
+    TopologyAssignment,
+    Unschedulable,
+)
+from toposched.store import Json
+
+
+def placement_to_json(placement: Placement) -> dict[str, Any]:
+    """A placement as stored on the workload record."""
+    return {
+        "topology": placement.topology,
+        "policy": str(placement.policy),
+        "pods": [
+            {"name": p.pod, "podSet": p.group, "index": p.index, "node": p.node} for p in placement.pods
+        ],
+        "assignments": {name: assignment_to_json(a) for name, a in placement.assignments.items()},
+    }
+
+
+def assignment_to_json(assignment: TopologyAssignment) -> dict[str, Any]:
+    """One PodSet's topology assignment."""
+    return {
+        "levels": list(assignment.levels),
+        "domains": [{"values": list(d.values), "count": d.count} for d in assignment.domains],
+    }
+
+
+def placement_from_json(raw: Json, *, gang: str = "") -> Placement:
+    """Decode a stored placement. Pod domains are not stored, so they come back empty."""
+    try:
+        pods = tuple(
+            PodPlacement(
+                str(p["name"]),
+                str(p["podSet"]),
+                int(p["index"]),
+                None if p["node"] is None else str(p["node"]),
+                (),
+            )
+            for p in raw["pods"]
+        )
+        assignments = assignments_from_json(raw["assignments"])
+        return Placement(gang, str(raw["topology"]), Policy(raw["policy"]), pods, assignments)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"stored placement is damaged: {exc!r}") from exc
+
+
+def assignments_from_json(raw: Json) -> dict[str, TopologyAssignment]:
+    """Decode the ``assignments`` map of a stored placement."""
+    if not isinstance(raw, Mapping):
+        raise StoreError(f"stored assignments are not a map: {raw!r}")
+    try:
+        return {
+            str(name): TopologyAssignment(
+                tuple(str(level) for level in a["levels"]),
+                tuple(DomainCount(tuple(str(v) for v in d["values"]), int(d["count"])) for d in a["domains"]),
+            )
+            for name, a in raw.items()
+        }
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"stored assignments are damaged: {exc!r}") from exc
+
+
+def pod_nodes(placement: Json) -> dict[str, str | None]:
+    """Pod name -> node name of a stored placement (empty for none)."""
+    if not isinstance(placement, Mapping):
+        return {}
+    return {str(p["name"]): p.get("node") for p in placement.get("pods", [])}
+
+
+def unschedulable_to_json(result: Unschedulable) -> dict[str, Any]:
+    """Why a gang does not fit: the reason first, then the structured fields."""
+    return {
+        "reason": result.message,
+        "gang": result.gang,
+        "topology": result.topology,
+        "policy": str(result.policy),
+        "group": result.group,
+        "level": result.level,
+        "bestDomain": list(result.best_domain) if result.best_domain is not None else None,
+        "fit": result.fit,
+        "needed": result.needed,
+        "unit": result.unit,
+        "totalNodes": result.total_nodes,
+        "excluded": dict(result.excluded),
+        "shortfall": dict(result.shortfall),
+        "layers": [{"level": x.level, "fit": x.fit, "needed": x.needed} for x in result.layers],
+    }
+
+
+def reason_to_json(reason: str, **fields: Json) -> dict[str, Any]:
+    """An explanation that is not an engine result (missing topology, failed node, bad spec)."""
+    return {"reason": reason, **fields}
+
+
+def problems_to_json(problems: tuple[Problem, ...]) -> list[dict[str, str]]:
+    """Spec problems as ``[{path, message, hint}]``."""
+    return [{"path": p.path, "message": p.message, "hint": p.hint} for p in problems]

@@ -1,0 +1,297 @@
+"""The cycle, as numbered steps (like Kueue's ``schedule()``).
+
+1. Node health: find the failed nodes of every admitted or running gang (``health``).
+2. Replacement: one failed node on a hostname-level topology is replaced inside the gang's
+   assigned domain; otherwise (no room, a second failed node, coarser leaves) the gang is
+   evicted back to pending with its spec intact.
+3. Admission: pending gangs by priority (high first), then arrival; each placed all-or-nothing
+   on the cycle's snapshot and booked in one store transaction; failures wait out a backoff.
+
+Every transition writes an event. A failure while handling one workload is recorded on that
+workload and never stops the cycle.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toposched.engine import place_gang, replace_failed_node, usage_of
+from toposched.model import (
+    HOSTNAME,
+    ConflictError,
+    Gang,
+    NotFoundError,
+    Placement,
+    PodSpec,
+    Policy,
+    SpecError,
+    ToposchedError,
+    Unschedulable,
+)
+from toposched.scheduler.codec import (
+    assignments_from_json,
+    placement_to_json,
+    problems_to_json,
+    reason_to_json,
+    unschedulable_to_json,
+)
+from toposched.scheduler.health import NodeFailure, failed_nodes
+from toposched.scheduler.state import Backoff, State
+from toposched.scheduler.types import EventType, PodStatus
+from toposched.scheduler.view import CycleView
+from toposched.store import Json, WorkloadRecord, WorkloadState
+
+log = logging.getLogger(__name__)
+
+HOLDING = (WorkloadState.ADMITTED, WorkloadState.RUNNING)
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Workload ids per result, collected while the cycle runs."""
+
+    admitted: list[int] = field(default_factory=list)
+    unschedulable: list[int] = field(default_factory=list)
+    evicted: list[int] = field(default_factory=list)
+    replaced: list[int] = field(default_factory=list)
+
+
+# -- steps 1 and 2: node health, replacement or eviction -----------------------------------------
+
+
+def heal(state: State, view: CycleView, out: Outcome) -> None:
+    """Steps 1-2 for every gang that holds capacity."""
+    for record in state.store.list_workloads(states=HOLDING):
+        try:
+            _heal_one(state, view, record, out)
+        except Exception as exc:  # one broken workload must not stop the cycle
+            log.exception("node health check failed for workload %s", record.id)
+            _mark_broken(state, record, f"node health check failed: {exc}")
+    for record in state.store.list_workloads(states=(WorkloadState.EVICTED,)):
+        # Evicted by someone else (or a crash between two writes): back to the queue.
+        state.store.requeue(record.id, state.event(EventType.EVICTED, "requeued after eviction", record.id))
+
+
+def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:
+    placement = record.placement if isinstance(record.placement, Mapping) else {}
+    gang, topology = _gang_or_none(state, record)
+    specs: dict[tuple[str, str], PodSpec] = {}
+    if gang is not None:
+        specs = {(leaf.name, pod.name): pod for leaf in gang.leaves() for pod in leaf.pods}
+    pods_by_node: dict[str, list[tuple[PodSpec | None, PodStatus]]] = {}
+    for pod in placement.get("pods", []):
+        if pod.get("node") is None:
+            continue
+        spec = specs.get((str(pod["podSet"]), str(pod["name"])))
+        status = state.tracker.status(record.id, str(pod["name"]))
+        pods_by_node.setdefault(str(pod["node"]), []).append((spec, status))
+    failures = failed_nodes(pods_by_node, view.nodes, state.tracker, state.clock.now(), state.config)
+    if not failures:
+        return
+    if len(failures) > 1:
+        names = ", ".join(f.node for f in failures)
+        _evict(state, view, record, f"nodes {names} failed; only a single failed node is replaced", failures)
+        out.evicted.append(record.id)
+        return
+    failure = failures[0]
+    if gang is None or topology is None or not topology.hostname_is_lowest:
+        _evict(
+            state,
+            view,
+            record,
+            f"{failure.reason}; a node is only replaced when the topology's lowest level is {HOSTNAME}",
+            failures,
+        )
+        out.evicted.append(record.id)
+        return
+    node = view.nodes.get(failure.node)
+    hostname = node.labels.get(HOSTNAME, failure.node) if node is not None else failure.node
+    policy = Policy(placement.get("policy", state.config.policy))
+    current = assignments_from_json(placement.get("assignments", {}))
+    result = replace_failed_node(gang, view.snapshot(topology), current, hostname, policy=policy)
+    if isinstance(result, Unschedulable):
+        _evict(state, view, record, f"{failure.reason}; no replacement: {result.message}", failures)
+        out.evicted.append(record.id)
+        return
+    if _commit_replacement(state, view, record, placement, gang, result, failure):
+        out.replaced.append(record.id)
+    else:
+        out.evicted.append(record.id)
+
+
+def _commit_replacement(
+    state: State,
+    view: CycleView,
+    record: WorkloadRecord,
+    placement: Mapping[str, Any],
+    gang: Gang,
+    result: Placement,
+    failure: NodeFailure,
+) -> bool:
+    """Book the repaired placement. The store has no single "reassign" transaction, so this is a
+    requeue then an admit: a crash in between leaves the gang pending, which is safe (it is placed
+    again from scratch)."""
+    usage = usage_of(result, gang)
+    before = {str(p["name"]): p.get("node") for p in placement.get("pods", [])}
+    moved = sorted(p.pod for p in result.pods if before.get(p.pod) != p.node)
+    data: dict[str, Any] = {"node": failure.node, "reason": failure.reason, "moved": moved}
+    store = state.store
+    store.requeue(record.id, state.event(EventType.NODE_FAILED, failure.reason, record.id, data))
+    view.release(record.id)
+    try:
+        store.admit(
+            record.id,
+            placement_to_json(result),
+            usage,
+            state.event(
+                EventType.NODE_REPLACED,
+                f"node {failure.node} replaced: {len(moved)} pod(s) moved",
+                record.id,
+                data,
+            ),
+        )
+    except ConflictError as exc:
+        state.tracker.clear(record.id)
+        store.set_explanation(record.id, reason_to_json(f"{failure.reason}; replacement refused: {exc}"))
+        return False
+    view.charge(record.id, usage)
+    state.tracker.clear(record.id, moved)
+    if record.state is WorkloadState.RUNNING:
+        store.start(
+            record.id, state.event(EventType.STARTED, "running again after node replacement", record.id)
+        )
+    return True
+
+
+def _evict(
+    state: State, view: CycleView, record: WorkloadRecord, reason: str, failures: list[NodeFailure]
+) -> None:
+    """Free the gang's capacity and put it back in the queue (same arrival order, spec intact)."""
+    nodes = [f.node for f in failures]
+    state.store.requeue(
+        record.id,
+        state.event(EventType.EVICTED, f"evicted: {reason}", record.id, {"reason": reason, "nodes": nodes}),
+    )
+    state.store.set_explanation(record.id, reason_to_json(f"evicted: {reason}", failedNodes=nodes))
+    view.release(record.id)
+    state.tracker.clear(record.id)
+    state.backoff.pop(record.id, None)
+    state.reported.pop(record.id, None)
+
+
+# -- step 3: admission -----------------------------------------------------------------------------
+
+
+def admit(state: State, view: CycleView, out: Outcome) -> None:
+    """Step 3: place pending gangs in priority then arrival order."""
+    now = state.clock.now()
+    pending = state.store.list_workloads(states=(WorkloadState.PENDING,))
+    for record in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
+        wait = state.backoff.get(record.id)
+        if wait is not None and wait.not_before > now:
+            continue
+        try:
+            _admit_one(state, view, record, out)
+        except Exception as exc:  # one broken workload must not stop the cycle
+            log.exception("admission failed for workload %s", record.id)
+            _mark_broken(state, record, f"admission failed: {exc}")
+
+
+def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:
+    try:
+        topology = state.topology_of(record)
+    except NotFoundError as exc:
+        _unschedulable(state, record, reason_to_json(str(exc)), out)
+        return
+    try:
+        gang = state.gang_of(record, topology)
+    except SpecError as exc:
+        reason = f"the stored spec no longer compiles: {exc}"
+        _unschedulable(
+            state,
+            record,
+            reason_to_json(reason, problems=problems_to_json(exc.problems)),
+            out,
+            EventType.INVALID,
+        )
+        return
+    result = place_gang(gang, view.snapshot(topology), policy=gang.policy or state.config.policy)
+    if isinstance(result, Unschedulable):
+        _unschedulable(state, record, unschedulable_to_json(result), out)
+        return
+    usage = usage_of(result, gang)
+    nodes = sorted(usage)
+    message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
+    try:
+        state.store.admit(
+            record.id,
+            placement_to_json(result),
+            usage,
+            state.event(EventType.ADMITTED, message, record.id, {"nodes": nodes}),
+        )
+    except ConflictError as exc:
+        if state.store.get_workload(record.id).state is not WorkloadState.PENDING:
+            return  # cancelled or admitted elsewhere meanwhile
+        _unschedulable(state, record, reason_to_json(str(exc)), out)
+        return
+    view.charge(record.id, usage)
+    state.tracker.clear(record.id)
+    state.backoff.pop(record.id, None)
+    state.reported.pop(record.id, None)
+    out.admitted.append(record.id)
+
+
+def _unschedulable(
+    state: State,
+    record: WorkloadRecord,
+    explanation: dict[str, Json],
+    out: Outcome,
+    kind: EventType = EventType.UNSCHEDULABLE,
+) -> None:
+    """Explain, log an event when the reason changed, and back off (base, doubled, capped)."""
+    _back_off(state, record.id)
+    reason = str(explanation.get("reason", ""))
+    state.store.set_explanation(record.id, explanation)
+    if state.reported.get(record.id) != reason:
+        state.store.append_event(state.event(kind, reason, record.id, explanation))
+        state.reported[record.id] = reason
+    out.unschedulable.append(record.id)
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _gang_or_none(state: State, record: WorkloadRecord) -> tuple[Gang | None, Any]:
+    """The gang and its topology, or None for either when they cannot be had any more."""
+    try:
+        topology = state.topology_of(record)
+    except NotFoundError:
+        return None, None
+    try:
+        return state.gang_of(record, topology), topology
+    except SpecError:
+        return None, topology
+
+
+def _mark_broken(state: State, record: WorkloadRecord, reason: str) -> None:
+    """Record an unexpected failure on the workload; never raises."""
+    try:
+        state.store.set_explanation(record.id, reason_to_json(reason))
+        if state.reported.get(record.id) != reason:
+            state.store.append_event(state.event(EventType.INVALID, reason, record.id))
+            state.reported[record.id] = reason
+        _back_off(state, record.id)
+    except ToposchedError:
+        log.exception("could not record the failure of workload %s", record.id)
+
+
+def _back_off(state: State, workload: int) -> None:
+    """Skip the workload for base * 2**(attempts - 1) seconds, at most the configured maximum."""
+    config = state.config
+    previous = state.backoff.get(workload)
+    attempts = previous.attempts + 1 if previous is not None else 1
+    delay = min(config.backoff_base_seconds * 2 ** (attempts - 1), config.backoff_max_seconds)
+    state.backoff[workload] = Backoff(attempts, state.clock.now() + delay)

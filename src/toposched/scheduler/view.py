@@ -1,0 +1,54 @@
+"""One cycle's view of capacity: a snapshot per topology, from stored nodes, the external pods
+and every reservation, kept in step as the cycle admits, replaces and evicts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from toposched.model import Node, Resources, RunningPod, Topology
+from toposched.snapshot import Snapshot
+from toposched.topology import TopologyTree
+
+
+class CycleView:
+    """Snapshots are built lazily, the first time a topology is needed in the cycle."""
+
+    def __init__(
+        self,
+        nodes: Sequence[Node],
+        external: Sequence[RunningPod],
+        booked: Mapping[int, Mapping[str, Resources]],
+    ) -> None:
+        self.nodes = {node.name: node for node in nodes}
+        self._node_list = tuple(nodes)
+        self._external = tuple(external)
+        self._booked: dict[int, dict[str, Resources]] = {w: dict(r) for w, r in booked.items()}
+        self._snapshots: dict[str, Snapshot] = {}
+
+    def snapshot(self, topology: Topology) -> Snapshot:
+        """The snapshot of ``topology`` with every current booking charged."""
+        key = _key(topology)
+        snap = self._snapshots.get(key)
+        if snap is None:
+            snap = Snapshot.build(TopologyTree.build(topology, self._node_list), self._external)
+            for workload, usage in self._booked.items():
+                snap.add_usage(str(workload), usage)
+            self._snapshots[key] = snap
+        return snap
+
+    def charge(self, workload: int, usage: Mapping[str, Resources]) -> None:
+        """Book ``usage`` for a workload (replacing what it had) in every snapshot."""
+        self._booked[workload] = dict(usage)
+        for snap in self._snapshots.values():
+            snap.add_usage(str(workload), usage)
+
+    def release(self, workload: int) -> None:
+        """Give back everything a workload booked."""
+        self._booked.pop(workload, None)
+        for snap in self._snapshots.values():
+            snap.remove_usage(str(workload))
+
+
+def _key(topology: Topology) -> str:
+    # A topology edited mid-cycle (same name, other levels) gets its own snapshot.
+    return f"{topology.name}\0{'|'.join(topology.levels)}"

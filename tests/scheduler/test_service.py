@@ -1,0 +1,110 @@
+"""The smaller parts: codec round trip, the front-end registry, topology guards, the clock."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from builders import BLOCK, HOST, RACK
+from toposched.model import ConflictError, Gang, Group, NotFoundError, Topology, WorkloadSpecError
+from toposched.scheduler import FrontEnd, ManualClock, default_intake
+from toposched.scheduler.codec import placement_from_json, placement_to_json
+from toposched.store import WorkloadState
+
+from .conftest import Env, job
+
+
+def test_placement_json_round_trip(env: Env) -> None:
+    wid = env.submit(job("a", 3))
+    env.sched.cycle()
+    stored = env.sched.get(wid).placement
+    assert set(stored) == {"topology", "policy", "pods", "assignments"}
+    assert set(stored["pods"][0]) == {"name", "podSet", "index", "node"}
+    assert placement_to_json(placement_from_json(stored)) == stored
+
+
+@pytest.mark.parametrize(
+    ("spec", "hint", "chosen"),
+    [
+        ("apiVersion: batch/v1\nkind: Job\n", None, "kueue"),
+        ("apiVersion: example.com/v1\nkind: Widget\n", "kueue", "kueue"),
+        ("apiVersion: example.com/v1\nkind: Widget\n", None, "widgets"),
+        ("apiVersion: batch/v1\nkind: Job\n", "Widget", "widgets"),
+    ],
+    ids=["by-kind", "by-front-end-hint", "registered-later", "by-kind-hint"],
+)
+def test_intake_registry_chooses_front_end(spec: str, hint: str | None, chosen: str) -> None:
+    intake = default_intake()
+    widget = FrontEnd(
+        "widgets",
+        frozenset({"Widget"}),
+        lambda text, topology: Gang("w", Group("main")),
+        lambda doc: doc.get("kind") == "Widget",
+    )
+    intake.register(widget)
+    assert intake.choose(spec, hint).name == chosen
+
+
+def test_intake_rejects_unknown_kinds() -> None:
+    with pytest.raises(WorkloadSpecError) as err:
+        default_intake().load("apiVersion: example.com/v1\nkind: Widget\n")
+    assert err.value.problems[0].path == "kind"
+    with pytest.raises(WorkloadSpecError):
+        default_intake().choose("kind: Job", "Widget")
+
+
+def test_topology_in_use_cannot_be_deleted_or_relevelled(env: Env) -> None:
+    wid = env.submit(job("a", 2))
+    env.sched.cycle()
+    with pytest.raises(ConflictError):
+        env.sched.delete_topology("default")
+    with pytest.raises(ConflictError):
+        env.sched.put_topology(Topology.create("default", [RACK, HOST]))
+    env.sched.put_topology(Topology.create("default", [BLOCK, RACK, HOST], {"rack": RACK}))  # same levels
+    env.sched.finish(wid)
+    env.sched.put_topology(Topology.create("default", [RACK, HOST]))
+    env.sched.delete_topology("default")
+    with pytest.raises(NotFoundError):
+        env.sched.submit(job("b", 1), owner="alice")
+
+
+def test_several_topologies_need_a_name(env: Env) -> None:
+    env.sched.put_topology(Topology.create("racks", [RACK, HOST]))
+    with pytest.raises(NotFoundError):
+        env.sched.submit(job("a", 1), owner="alice")
+    assert env.sched.submit(job("a", 1), owner="alice", topology="racks").topology == "racks"
+
+
+def test_pod_status_checks_the_pod_and_the_state(env: Env) -> None:
+    wid = env.submit(job("a", 1))
+    with pytest.raises(ConflictError):
+        env.sched.set_pod_status(wid, "a-0", "Running")
+    env.sched.cycle()
+    with pytest.raises(NotFoundError):
+        env.sched.set_pod_status(wid, "nope", "Running")
+    pod = next(iter(env.nodes_of(wid)))
+    assert env.sched.set_pod_status(wid, pod, "Running").state is WorkloadState.RUNNING
+
+
+def test_manual_clock() -> None:
+    clock = ManualClock(5.0)
+    clock.advance(2.5)
+    assert clock.now() == 7.5
+    with pytest.raises(ValueError, match="back in time"):
+        clock.advance(-1)
+
+
+def test_run_cycles_until_stopped(env: Env) -> None:
+    wid = env.submit(job("a", 1))
+    stop = threading.Event()
+    thread = threading.Thread(target=env.sched.run, args=(stop, 0.01))
+    thread.start()
+    for _ in range(500):
+        if env.sched.get(wid).state is WorkloadState.ADMITTED:
+            break
+        stop.wait(0.01)
+    stop.set()
+    thread.join(5)
+    assert not thread.is_alive()
+    assert env.sched.get(wid).state is WorkloadState.ADMITTED
