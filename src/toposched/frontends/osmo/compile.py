@@ -1,0 +1,96 @@
+"""Compile a validated workflow: one PodGroup per group, pod metadata, the pool's Topology.
+
+``compile_osmo`` and ``pool_keys_text`` take YAML/JSON text and are what the CLI calls.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from toposched.frontends.osmo.objects import CompiledGroup, Priority, topology_object
+from toposched.frontends.osmo.pool import Pool, parse_pool, pool_keys
+from toposched.frontends.osmo.tree import build_tree
+from toposched.frontends.osmo.workflow import Workflow, parse_workflow
+from toposched.model import Problem, SpecError, TopologySpecError, WorkloadSpecError
+
+_NOT_DNS = re.compile(r"[^a-z0-9-]+")
+
+
+def podgroup_name(workflow: str, group: str) -> str:
+    """A stable PodGroup name (OSMO uses a random uuid; a name derived from the workflow and the
+    group keeps output reproducible). Lower case, ``_`` as ``-``."""
+    return _NOT_DNS.sub("-", f"{workflow}-{group}".lower()).strip("-")
+
+
+def compile_workflow(
+    workflow: Workflow, pool: Pool, priority: Priority | str = Priority.NORMAL
+) -> list[CompiledGroup]:
+    """Run the tree algorithm on every group; groups in spec order."""
+    level = _priority(priority)
+    return [
+        CompiledGroup(
+            group=group,
+            name=podgroup_name(workflow.name, group.name),
+            namespace=pool.backend.k8s_namespace,
+            pool=pool,
+            priority=level,
+            tree=build_tree([(t.name, t.requirements) for t in group.tasks]),
+        )
+        for group in workflow.groups
+    ]
+
+
+def compile_objects(
+    workflow: Workflow, pool: Pool, priority: Priority | str = Priority.NORMAL
+) -> dict[str, Any]:
+    """``{podGroups: {group: PodGroup}, pods: {task: {metadata, spec}}, topology}``."""
+    compiled = compile_workflow(workflow, pool, priority)
+    pods: dict[str, Any] = {}
+    groups: dict[str, Any] = {}
+    for cg in compiled:
+        groups[cg.group.name] = cg.to_object(
+            {"osmo.workflow_id": workflow.name, "osmo.group_name": cg.group.name}
+        )
+        for task in cg.group.tasks:
+            pods[task.name] = {
+                "metadata": cg.pod_metadata(task.name, workflow.labels),
+                "spec": {"schedulerName": pool.backend.scheduler_settings.scheduler_name},
+            }
+    return {"podGroups": groups, "pods": pods, "topology": topology_object(pool)}
+
+
+def compile_osmo(
+    workflow_text: str, pool_text: str, priority: Priority | str = Priority.NORMAL
+) -> dict[str, Any]:
+    """Compile an OSMO workflow file for a pool file (both YAML or JSON).
+
+    The pool file holds the pool with its backend inline, or ``{pool, backend}``. Raises
+    ``TopologySpecError`` for a bad pool and ``WorkloadSpecError`` for a bad workflow.
+    """
+    pool = parse_pool(_load(pool_text, "pool", TopologySpecError))
+    workflow = parse_workflow(_load(workflow_text, "workflow", WorkloadSpecError), pool)
+    return compile_objects(workflow, pool, priority)
+
+
+def pool_keys_text(pool_text: str) -> list[dict[str, object]]:
+    """``[{key, label, order}]`` of a pool file, coarsest first (order 0)."""
+    return pool_keys(parse_pool(_load(pool_text, "pool", TopologySpecError)))
+
+
+def _priority(priority: Priority | str) -> Priority:
+    try:
+        return Priority(str(priority).upper())
+    except ValueError:
+        raise WorkloadSpecError(
+            [Problem("priority", f"unknown priority {priority!r}", "use HIGH, NORMAL or LOW")]
+        ) from None
+
+
+def _load(text: str, what: str, error: type[SpecError]) -> object:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise error([Problem(what, f"the {what} file is not valid YAML: {exc}", "fix the syntax")]) from None
