@@ -181,11 +181,15 @@ def test_empty_podset_gets_an_empty_assignment() -> None:
     assert result.assignments["none"].domains == ()
 
 
-def test_binpack_is_bestfit_for_now() -> None:
+def test_binpack_orders_parents_before_children_unlike_bestfit() -> None:
+    # r1 (8 free) and r3 (8 free) both fit 3 pods; BestFit stays in b1, BINPACK ranks the blocks
+    # first (b2: 3/8 requested-to-free beats b1: 3/10), so r3 wins.
     job = gang(podset("main", 3).requests(gpu=1).preferred("rack").build())
     bestfit = placed(place_gang(job, snapshot(), policy=Policy.BESTFIT))
     binpack = placed(place_gang(job, snapshot(), policy=Policy.BINPACK))
-    assert binpack.assignments == bestfit.assignments
+    assert bestfit.assignments["main"].domains == (DomainCount(("x1",), 3),)
+    assert binpack.assignments["main"].domains == (DomainCount(("x4",), 3),)
+    assert binpack.policy is Policy.BINPACK
 
 
 # Block / rack leaves (no hostname level): pods go to concrete nodes, first fit by node name.

@@ -1,8 +1,10 @@
-"""Place gangs on a snapshot with Kueue's topology-aware semantics.
+"""Place gangs on a snapshot: Kueue's topology-aware semantics for Kueue-shaped gangs, KAI's
+(``Policy.BINPACK``, hierarchical subgroups, minimums, several topologies) for the rest.
 
-``place_gang`` (on a snapshot) and ``place`` (on a cluster) return a ``Placement`` or an
-``Unschedulable`` value; ``replace_failed_node`` repairs an admitted gang after a node failure;
-``usage_of`` gives the per-node usage to commit with ``Snapshot.add_usage``.
+``place_gang`` (on a snapshot, plus ``snapshots`` by topology name for groups naming another
+Topology) and ``place`` (on a cluster) return a ``Placement`` or an ``Unschedulable`` value;
+``replace_failed_node`` repairs an admitted gang after a node failure; ``usage_of`` gives the
+per-node usage to commit with ``Snapshot.add_usage``.
 """
 
 from toposched.engine.place import place, place_gang, usage_of

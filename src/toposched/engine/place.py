@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from toposched.engine import messages
+from toposched.engine.hierarchy import place_hierarchical
 from toposched.engine.output import assignment, ordered_pods, place_pods
 from toposched.engine.request import Invalid, compile_unit, units_of
 from toposched.engine.solver import Failure, Solved, Workspace, solve
 from toposched.model import (
     Cluster,
     Gang,
+    Group,
     PodPlacement,
     Policy,
     Resources,
@@ -25,12 +27,25 @@ from toposched.snapshot import Snapshot, per_slot_requests
 from toposched.topology import TopologyTree
 
 
-def place_gang(gang: Gang, snapshot: Snapshot, *, policy: Policy = Policy.MIXED) -> Placement | Unschedulable:
-    """Place every pod of ``gang`` on ``snapshot`` or none (Kueue TAS semantics per PodSet).
+def place_gang(
+    gang: Gang,
+    snapshot: Snapshot,
+    *,
+    policy: Policy = Policy.MIXED,
+    snapshots: Mapping[str, Snapshot] | None = None,
+) -> Placement | Unschedulable:
+    """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
+    ``snapshot.add_usage(key, usage_of(...))``).
 
-    PodSets and PodSet groups are placed in order; each success counts as used capacity for the
-    next. The snapshot is not changed: commit with ``snapshot.add_usage(key, usage_of(...))``.
+    Kueue-shaped gangs (PodSets and PodSet groups under the root) under a Kueue policy get Kueue
+    TAS semantics: PodSets in order, each success used capacity for the next, all-or-nothing.
+    Under ``Policy.BINPACK``, and for any deeper tree or one using minimums, per-group
+    topologies or running pods, the hierarchical solver places it with KAI's semantics
+    (``toposched.engine.hierarchy``); groups naming another Topology find its snapshot in
+    ``snapshots`` (by topology name).
     """
+    if policy is Policy.BINPACK or needs_hierarchy(gang.root):
+        return place_hierarchical(gang, snapshot, snapshots=snapshots)
     tree = snapshot.tree
     units = units_of(gang.root)
     if isinstance(units, Invalid):
@@ -70,12 +85,54 @@ def place(
     """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
-    gang's own, else ``Policy.MIXED``.
+    gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of every Topology
+    of the cluster.
     """
+    chosen_policy = policy or gang.policy or Policy.MIXED
+    if (chosen_policy is Policy.BINPACK or needs_hierarchy(gang.root)) and cluster.topologies:
+        snapshots = {
+            t.name: Snapshot.build(TopologyTree.build(t, cluster.nodes), cluster.pods)
+            for t in cluster.topologies
+        }
+        main = topology.name if topology is not None else _main_topology(gang, snapshots)
+        if topology is not None and main not in snapshots:
+            snapshots[main] = Snapshot.build(TopologyTree.build(topology, cluster.nodes), cluster.pods)
+        return place_gang(gang, snapshots[main], policy=chosen_policy, snapshots=snapshots)
     chosen = topology if topology is not None else cluster.topology(gang.topology)
     tree = TopologyTree.build(chosen, cluster.nodes)
     snapshot = Snapshot.build(tree, cluster.pods)
-    return place_gang(gang, snapshot, policy=policy or gang.policy or Policy.MIXED)
+    return place_gang(gang, snapshot, policy=chosen_policy)
+
+
+def _main_topology(gang: Gang, snapshots: Mapping[str, Snapshot]) -> str:
+    """The gang's topology, else the first one a group names, else the first by name."""
+    names = [gang.topology, *(g.topology for g in _groups(gang.root))]
+    for name in names:
+        if name is not None and name in snapshots:
+            return name
+    return sorted(snapshots)[0]
+
+
+def _groups(group: Group) -> list[Group]:
+    out = [group]
+    for child in group.children:
+        out += _groups(child)
+    return out
+
+
+def needs_hierarchy(root: Group) -> bool:
+    """True unless the tree is Kueue-shaped: PodSets (leaves) and PodSet groups (a level over
+    leaves) under the root, without minimums, per-group topologies or running pods."""
+    for group in _groups(root):
+        if group.min_member is not None or group.min_sub_group is not None or group.topology is not None:
+            return True
+        if any(pod.node is not None for pod in group.pods):
+            return True
+    if root.is_leaf:
+        return False
+    if root.level is not None:
+        return any(not child.is_leaf for child in root.children)
+    return any(not grandchild.is_leaf for child in root.children for grandchild in child.children)
 
 
 def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:

@@ -55,6 +55,7 @@ class PodSpec:
     requests: Resources = EMPTY
     tolerations: tuple[Toleration, ...] = ()
     node_selector: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    node: str | None = None  # already running on this node (it counts toward the group's minimum)
 
     @property
     def shape(self) -> tuple[Resources, tuple[Toleration, ...], tuple[tuple[str, str], ...]]:

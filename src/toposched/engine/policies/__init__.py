@@ -1,4 +1,5 @@
-"""Domain orderings: BestFit, LeastFreeCapacity, balanced placement, and the profile mapping."""
+"""Domain orderings: BestFit, LeastFreeCapacity, balanced placement, the profile mapping, and
+``binpack`` (KAI's ordering, used by the hierarchical solver)."""
 
 from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.bestfit import BEST_FIT, best_fit_position

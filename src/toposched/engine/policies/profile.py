@@ -18,8 +18,8 @@ def strategy_for(policy: Policy, mode: Mode) -> tuple[Strategy, bool]:
     if policy is Policy.LEASTFREE:
         return LEAST_FREE, False
     if policy in (Policy.BESTFIT, Policy.BINPACK):
-        # BINPACK (KAI's fullest-domain-first ordering) is not implemented yet; BestFit is the
-        # closest Kueue ordering, so it stands in here and only here.
+        # place_gang sends BINPACK gangs to the hierarchical solver (policies/binpack.py); only
+        # Kueue's node replacement reaches here with BINPACK, and BestFit is its closest ordering.
         return BEST_FIT, False
     if mode is Mode.UNCONSTRAINED:
         return LEAST_FREE, False

@@ -1,0 +1,185 @@
+"""Candidate node sets for one group of the tree, in the order KAI tries them.
+
+For a group with constraint C and the attempt's pods P inside the node set N handed down by its
+parent:
+
+1. no constraint: one candidate, N. A Topology that does not exist, a topology name without any
+   level, or an unknown level: no candidate (the gang stays pending).
+2. valid nodes = N inside the Topology; the lowest common domain (LCD) is found walking down
+   while they share a value, no deeper than the deepest level C names. Domains outside the LCD's
+   subtree count as empty; a domain's free capacity includes all its nodes, even those outside N.
+3. the LCD must fit P, else "not enough resources".
+4. relevant levels: from the preferred level (if any) up to the required level, or up to the
+   root without one. Candidates are the fitting domains of those levels, deepest level first,
+   in the binpack order; with a required level, domains already holding pods of the group win.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from toposched.engine.members import SNode
+from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
+from toposched.engine.space import NodeSpace, TopoView
+from toposched.model import PodSpec
+from toposched.topology import IntArray
+
+
+@dataclass(frozen=True, slots=True)
+class NoFit:
+    """Why a group has no candidate."""
+
+    message: str
+    group: str
+    topology: str | None = None
+    level: str | None = None
+    domain: tuple[str, ...] | None = None
+    fit: int | None = None
+    needed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    sets: list[IntArray]
+    scores: IntArray | None  # topology node scores when the group prefers a level
+
+
+def candidates(
+    space: NodeSpace, node: SNode, pods: list[PodSpec], rows: IntArray, held: IntArray
+) -> Candidates | NoFit:
+    """The node sets to try for ``node`` (``held``: rows already holding pods of its subtree)."""
+    if not node.constrained:
+        return Candidates([rows], None)
+    name = node.topology if node.topology is not None else space.default
+    view = space.views.get(name)
+    if view is None:
+        return NoFit(f"Requested topology {name} does not exist", node.name, name)
+    if node.required is None and node.preferred is None:
+        return NoFit(
+            f"no topology constraints were found for {node.name}: topology {name} is named without "
+            "a required or preferred level",
+            node.name,
+            name,
+        )
+    levels: dict[str, int] = {}
+    for wanted in (node.required, node.preferred):
+        if wanted is None:
+            continue
+        index = view.tree.level_index(wanted)
+        if index is None:
+            return NoFit(
+                f"the topology {name} does not contain a level with this name: {wanted}",
+                node.name,
+                name,
+                wanted,
+            )
+        levels[wanted] = index
+    req = levels.get(node.required) if node.required is not None else None
+    pref = levels.get(node.preferred) if node.preferred is not None else None
+    if pref is not None and req is not None and pref < req:
+        pref = None  # a preferred level above the required one adds nothing
+    if not pods:
+        return Candidates([rows], None)
+    deepest = pref if pref is not None else req
+    assert deepest is not None
+    valid = rows[view.member[rows]]
+    top, top_index = _lowest_common(view, valid, deepest)
+    fits = level_fits(space, view, pods, deepest)
+    here = fits[top]
+    if not here.fits[top_index]:
+        where = "the cluster" if top < 0 else view.domain_id(top, top_index)
+        cap = None if here.capacity is None else int(here.capacity[top_index])
+        return NoFit(
+            f"not enough resources in {where} to allocate the job",
+            node.name,
+            name,
+            None if top < 0 else view.topology.levels[top],
+            None if top < 0 else view.tree.path(top, top_index),
+            cap,
+            len(pods),
+        )
+    order = sorted_levels(view, fits, top, top_index, deepest)
+    scores = None
+    if pref is not None:
+        ordered = order[pref] if pref > top else []
+        scores = topology_scores(space, view, pref, ordered) if ordered else None
+    relevant = list(range(deepest, (req if req is not None else -1) - 1, -1))
+    allowed: set[int] | None = None
+    if req is not None and len(held):
+        codes = view.codes[req][held]
+        allowed = {int(c) for c in codes if c >= 0} or None
+    sets: list[IntArray] = []
+    seen: set[bytes] = set()
+    for level in relevant:
+        domains = order[level] if level >= top else [_ancestor(view, top, top_index, level)]
+        for domain in domains:
+            if not fits[level].fits[domain]:
+                continue
+            if allowed is not None and req is not None and _ancestor(view, level, domain, req) not in allowed:
+                continue
+            chosen = valid if level < 0 else valid[view.codes[level][valid] == domain]
+            fingerprint = chosen.tobytes()
+            if len(chosen) and fingerprint not in seen:
+                seen.add(fingerprint)
+                sets.append(chosen)
+    if not sets:
+        return _none_fits(view, node, fits, order, top, deepest, len(pods), name)
+    return Candidates(sets, scores)
+
+
+def _lowest_common(view: TopoView, valid: IntArray, deepest: int) -> tuple[int, int]:
+    top, index = -1, 0
+    for level in range(deepest + 1):
+        values = view.codes[level][valid]
+        if len(values) == 0 or np.any(values != values[0]):
+            break
+        top, index = level, int(values[0])
+    return top, index
+
+
+def _ancestor(view: TopoView, level: int, index: int, target: int) -> int:
+    """The domain at ``target`` (<= level) holding a domain; the root is -1 / 0."""
+    if target < 0:
+        return 0
+    return view.tree.ancestor(level, index, target)
+
+
+def _none_fits(
+    view: TopoView,
+    node: SNode,
+    fits: dict[int, LevelFit],
+    order: dict[int, list[int]],
+    top: int,
+    level: int,
+    needed: int,
+    name: str,
+) -> NoFit:
+    key = view.topology.levels[level]
+    domains = order.get(level, [])
+    capacity = fits[level].capacity
+    best: int | None = None
+    if capacity is not None and domains:
+        best = max(domains, key=lambda d: (int(capacity[d]), -d))
+    if best is None:
+        return NoFit(
+            f"topology constraint {key} of {node.name} couldn't be satisfied: no {key} domain "
+            f"can hold the {needed} pods",
+            node.name,
+            name,
+            key,
+            needed=needed,
+        )
+    assert capacity is not None  # best is only set with capacities
+    got = int(capacity[best])
+    return NoFit(
+        f"topology constraint {key} of {node.name} couldn't be satisfied: the best {key} domain "
+        f"{view.domain_id(level, best)} can allocate only {got} of {needed} required pods",
+        node.name,
+        name,
+        key,
+        view.tree.path(level, best),
+        got,
+        needed,
+    )

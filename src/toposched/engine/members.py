@@ -1,0 +1,203 @@
+"""The group tree as the hierarchical solver sees it, and which pods one attempt tries (KAI v0.15+).
+
+A leaf is satisfied when its running and placed pods reach its minimum (``min_member``; None =
+all its pods). An inner group is satisfied when ``min_sub_group`` of its direct children are
+(None = all). One attempt ("gang phase" while the root is unsatisfied) takes, for the first K
+children in member order, exactly what each unsatisfied one is missing; once satisfied ("elastic
+phase") it takes one extra pod from the first child in member order that has any pending pod.
+Member order: unsatisfied first, then fill ratio (satisfied / threshold, threshold 0 last), then
+name.
+
+Kueue slice layers become inner groups: every ``size`` consecutive pods of a leaf form a child
+that requires one domain of the layer's level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from toposched.model import Group, PodSpec
+
+
+@dataclass(slots=True)
+class SNode:
+    """One node of the solver tree. ``leaf`` is the IR leaf the pods belong to."""
+
+    name: str
+    required: str | None
+    preferred: str | None
+    topology: str | None
+    min_member: int | None = None
+    min_sub_group: int | None = None
+    children: list[SNode] = field(default_factory=list)
+    pods: list[PodSpec] = field(default_factory=list)
+    leaf: str = ""
+    parent_topology: str | None = None  # nearest ancestor's topology, for reporting domains
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    @property
+    def constrained(self) -> bool:
+        return self.topology is not None or self.required is not None or self.preferred is not None
+
+    def walk(self) -> list[SNode]:
+        out = [self]
+        for child in self.children:
+            out += child.walk()
+        return out
+
+
+def build(group: Group, inherited: str | None = None) -> SNode:
+    """The solver tree of an IR group (pods in index order)."""
+    topo = group.topology if group.topology is not None else inherited
+    if group.is_leaf:
+        pods = sorted(group.pods, key=lambda p: (p.index, p.name))
+        node = SNode(
+            group.name,
+            group.required,
+            group.preferred,
+            group.topology,
+            min_member=group.min_member,
+            pods=pods,
+            leaf=group.name,
+            parent_topology=topo,
+        )
+        if group.slices:
+            _slice(node, pods, group, 0)
+        return node
+    children = [build(child, topo) for child in group.children]
+    return SNode(
+        group.name,
+        group.required,
+        group.preferred,
+        group.topology,
+        min_sub_group=group.min_sub_group,
+        children=children,
+        leaf="",
+        parent_topology=topo,
+    )
+
+
+def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
+    """Cut ``pods`` into chunks of the layer's size, each its own required child (recursively)."""
+    spec = group.slices[layer]
+    size = max(spec.size, 1)
+    kids: list[SNode] = []
+    for i in range(0, len(pods), size):
+        chunk = pods[i : i + size]
+        kid = SNode(
+            f"{node.name}/{layer}-{i // size:06d}",
+            spec.level,
+            None,
+            node.topology,
+            pods=chunk,
+            leaf=group.name,
+            parent_topology=node.parent_topology,
+        )
+        if layer + 1 < len(group.slices):
+            _slice(kid, chunk, group, layer + 1)
+        kids.append(kid)
+    node.children = kids
+    node.pods = []
+    node.min_member = None
+
+
+@dataclass(slots=True)
+class Progress:
+    """Pods with a node so far (running or placed), per solver leaf, by pod name."""
+
+    active: dict[str, set[str]] = field(default_factory=dict)
+
+    def count(self, node: SNode) -> int:
+        return len(self.active.get(node.name, ()))
+
+    def pending(self, node: SNode) -> list[PodSpec]:
+        done = self.active.get(node.name, set())
+        return [p for p in node.pods if p.name not in done]
+
+    def minimum(self, node: SNode) -> int:
+        return len(node.pods) if node.min_member is None else node.min_member
+
+    def threshold(self, node: SNode) -> int:
+        if node.is_leaf:
+            return self.minimum(node)
+        return len(node.children) if node.min_sub_group is None else node.min_sub_group
+
+    def done(self, node: SNode) -> int:
+        """Leaf: pods with a node; inner group: satisfied children."""
+        if node.is_leaf:
+            return self.count(node)
+        return sum(1 for child in node.children if self.satisfied(child))
+
+    def satisfied(self, node: SNode) -> bool:
+        return self.done(node) >= self.threshold(node)
+
+    def has_pending(self, node: SNode) -> bool:
+        if node.is_leaf:
+            return bool(self.pending(node))
+        return any(self.has_pending(child) for child in node.children)
+
+    def order(self, node: SNode) -> list[SNode]:
+        """Children in member order."""
+
+        def key(child: SNode) -> tuple[bool, bool, float, str]:
+            threshold = self.threshold(child)
+            ratio = self.done(child) / threshold if threshold else 0.0
+            return (self.satisfied(child), threshold == 0, ratio, child.name)
+
+        return sorted(node.children, key=key)
+
+
+@dataclass(slots=True)
+class Attempt:
+    """The pods one attempt tries, per solver leaf, and the member order of each inner group."""
+
+    pods: dict[str, list[PodSpec]] = field(default_factory=dict)
+    order: dict[str, list[SNode]] = field(default_factory=dict)
+    short: list[tuple[str, int, int]] = field(default_factory=list)  # leaf, missing, pending
+
+    @property
+    def empty(self) -> bool:
+        return not any(self.pods.values())
+
+    def of(self, node: SNode) -> list[PodSpec]:
+        """Pods of this attempt in the subtree of ``node``."""
+        if node.is_leaf:
+            return self.pods.get(node.name, [])
+        out: list[PodSpec] = []
+        for child in node.children:
+            out += self.of(child)
+        return out
+
+
+def select(root: SNode, progress: Progress) -> Attempt:
+    """The pods of the next attempt (gang phase or one elastic step)."""
+    attempt = Attempt()
+    _select(root, progress, attempt)
+    return attempt
+
+
+def _select(node: SNode, progress: Progress, attempt: Attempt) -> None:
+    if node.is_leaf:
+        pending = progress.pending(node)
+        if progress.satisfied(node):
+            attempt.pods[node.name] = pending[:1]
+            return
+        missing = progress.minimum(node) - progress.count(node)
+        if len(pending) < missing:
+            attempt.short.append((node.name, missing, len(pending)))
+        attempt.pods[node.name] = pending[:missing]
+        return
+    members = progress.order(node)
+    attempt.order[node.name] = members
+    if not progress.satisfied(node):
+        for child in members[: progress.threshold(node)]:
+            if not progress.satisfied(child):
+                _select(child, progress, attempt)
+        return
+    for child in members:
+        if progress.has_pending(child):
+            _select(child, progress, attempt)
+            return
