@@ -1,0 +1,65 @@
+"""``create_app``: the FastAPI service over one ``Scheduler``.
+
+The scheduler loop runs in a background thread for the app's lifetime (started and stopped by the
+lifespan). Routes are thin: they check the caller's role, call the scheduler or read the store, and
+turn records into JSON. Every error becomes JSON through ``api.errors``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from toposched.api.auth import AuthConfig
+from toposched.api.errors import install_error_handlers
+from toposched.api.limits import BodyLimitMiddleware, Limits
+from toposched.api.routes import events, nodes, pools, topologies, view, workloads
+from toposched.scheduler import Scheduler
+from toposched.store import Store
+
+DESCRIPTION = (
+    "Topology-aware gang scheduling. Authenticate with `Authorization: Bearer <token>`; "
+    "admins manage nodes, topologies and pools, users submit and manage their own workloads."
+)
+
+
+def create_app(
+    scheduler: Scheduler,
+    auth: AuthConfig,
+    *,
+    limits: Limits,
+    store: Store | None = None,
+    run_loop: bool = True,
+    loop_interval: float = 0.2,
+) -> FastAPI:
+    """The service. ``store`` defaults to the scheduler's; ``run_loop=False`` leaves cycles to the caller."""
+    stop = threading.Event()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        thread = None
+        if run_loop:
+            thread = threading.Thread(
+                target=scheduler.run, args=(stop,), kwargs={"interval": loop_interval}, daemon=True
+            )
+            thread.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if thread is not None:
+                thread.join(timeout=10)
+
+    app = FastAPI(title="toposched", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
+    app.state.scheduler = scheduler
+    app.state.store = store if store is not None else scheduler.store
+    app.state.auth = auth
+    app.state.limits = limits
+    install_error_handlers(app)
+    for module in (nodes, topologies, pools, workloads, events, view):
+        app.include_router(module.router)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
+    return app

@@ -1,0 +1,148 @@
+"""Request and response bodies (pydantic v2), and the record → JSON views the routes return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from toposched.model import Node, Problem, SpecError, Taint, TaintEffect, Topology, is_label_key
+from toposched.store import PoolRecord, WorkloadRecord
+
+NAME_PATTERN = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SubmitBody(_Body):
+    """A workload spec as text (YAML or JSON), as the user would ``kubectl apply`` it."""
+
+    spec: str = Field(min_length=1, description="The workload spec (YAML or JSON text).")
+    priority: int = Field(0, ge=-(10**9), le=10**9)
+    topology: str | None = Field(None, max_length=253, description="Topology name; default: the spec's.")
+    kind: str | None = Field(None, max_length=64, description="Front end hint, e.g. 'kueue' or 'kai'.")
+
+
+class TaintBody(_Body):
+    key: str = Field(min_length=1, max_length=316)
+    value: str = Field("", max_length=63)
+    effect: TaintEffect = TaintEffect.NO_SCHEDULE
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, key: str) -> str:
+        if not is_label_key(key):
+            raise ValueError(f"{key!r} is not a valid taint key")
+        return key
+
+    def to_taint(self) -> Taint:
+        return Taint(self.key, self.value, self.effect)
+
+
+class NodePatch(_Body):
+    """Fields of a node an admin may change; omitted fields stay as they are."""
+
+    ready: bool | None = None
+    unschedulable: bool | None = None
+    taints: list[TaintBody] | None = Field(None, max_length=64)
+
+
+class TopologyBody(_Body):
+    """Topology levels (node label keys), coarsest first, and optional short aliases."""
+
+    levels: list[str] = Field(min_length=1, max_length=8)
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+    def to_topology(self, name: str) -> Topology:
+        return Topology.create(name, self.levels, self.aliases, path="levels")
+
+
+class TopologyKey(_Body):
+    key: str = Field(min_length=1, max_length=63, pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+    label: str = Field(min_length=1, max_length=316)
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, label: str) -> str:
+        if not is_label_key(label):
+            raise ValueError(f"{label!r} is not a valid node label key")
+        return label
+
+
+class PoolBody(_Body):
+    """An OSMO pool: its topology keys, coarsest first (``key`` is what specs write, ``label`` the node label)."""
+
+    topology: str = Field("", max_length=253)
+    description: str = Field("", max_length=1024)
+    topology_keys: list[TopologyKey] = Field(default_factory=list, max_length=8)
+
+    def to_record(self, name: str) -> PoolRecord:
+        """Check keys and labels are unique, then build the stored record."""
+        problems: list[Problem] = []
+        for field in ("key", "label"):
+            seen: dict[str, int] = {}
+            for i, entry in enumerate(self.topology_keys):
+                value = getattr(entry, field)
+                if value in seen:
+                    problems.append(
+                        Problem(
+                            f"topology_keys[{i}].{field}",
+                            f"{value!r} is already used by topology_keys[{seen[value]}]",
+                            f"every {field} must be different",
+                        )
+                    )
+                seen.setdefault(value, i)
+        if problems:
+            raise SpecError(problems)
+        config = {
+            "description": self.description,
+            "topology_keys": [{"key": k.key, "label": k.label} for k in self.topology_keys],
+        }
+        return PoolRecord(name, self.topology, config)
+
+
+def node_json(node: Node) -> dict[str, Any]:
+    return {
+        "name": node.name,
+        "labels": dict(node.labels),
+        "allocatable": node.allocatable.pretty(),
+        "taints": [{"key": t.key, "value": t.value, "effect": str(t.effect)} for t in node.taints],
+        "ready": node.ready,
+        "unschedulable": node.unschedulable,
+    }
+
+
+def topology_json(topology: Topology) -> dict[str, Any]:
+    return {"name": topology.name, "levels": list(topology.levels), "aliases": dict(topology.aliases)}
+
+
+def pool_json(pool: PoolRecord) -> dict[str, Any]:
+    config = pool.config if isinstance(pool.config, dict) else {}
+    return {
+        "name": pool.name,
+        "topology": pool.topology,
+        "description": config.get("description", ""),
+        "topology_keys": config.get("topology_keys", []),
+    }
+
+
+def workload_json(record: WorkloadRecord, *, with_spec: bool = False) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "id": record.id,
+        "name": record.name,
+        "kind": record.kind,
+        "owner": record.owner,
+        "priority": record.priority,
+        "topology": record.topology,
+        "pool": record.pool,
+        "state": str(record.state),
+        "sequence": record.sequence,
+        "submittedAt": record.submitted_at,
+        "placement": record.placement,
+        "explanation": record.explanation,
+    }
+    if with_spec:
+        body["spec"] = record.spec
+    return body

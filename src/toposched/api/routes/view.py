@@ -1,0 +1,47 @@
+"""The cluster view: JSON for scripts and the page, the page itself at ``/``, and health."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+
+from toposched.api.auth import CurrentUser, Role, User
+from toposched.api.clusterview import build_view
+from toposched.api.deps import SchedulerDep, StoreDep
+from toposched.api.page import render_page
+from toposched.model import NotFoundError
+from toposched.store import ACTIVE_STATES
+
+router = APIRouter(tags=["view"])
+
+# The page skeleton shows only the topology tree and node names; workloads need a token.
+_ANONYMOUS = User("", Role.USER)
+
+
+@router.get("/v1/cluster/view")
+def cluster_view(
+    user: CurrentUser, store: StoreDep, scheduler: SchedulerDep, topology: str | None = None
+) -> dict[str, Any]:
+    """Domains (coarsest level first) down to nodes, and the workloads with pods on each node."""
+    topologies = store.list_topologies()
+    if topology is not None and topology not in {t.name for t in topologies}:
+        raise NotFoundError("topology", topology)
+    records = [r for r in scheduler.list() if r.state in ACTIVE_STATES]
+    return build_view(store.get_nodes(), topologies, topology, records, store.reserved_by_node(), user)
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+def page(store: StoreDep, topology: str | None = None) -> HTMLResponse:
+    topologies = store.list_topologies()
+    chosen = topology if topology in {t.name for t in topologies} else None
+    view = build_view(store.get_nodes(), topologies, chosen, (), store.reserved_by_node(), _ANONYMOUS)
+    return HTMLResponse(render_page(view))
+
+
+@router.get("/v1/health", tags=["health"])
+def health(store: StoreDep) -> dict[str, Any]:
+    """Liveness plus a cheap store read, so a broken store shows up as 503."""
+    store.list_topologies()
+    return {"status": "ok"}

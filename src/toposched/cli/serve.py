@@ -1,0 +1,100 @@
+"""``toposched serve``: the HTTP service on an embedded SQLite store; nothing else to start."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+import yaml
+
+from toposched.cli.errors import ExitCode, error_lines
+from toposched.model import Problem, SpecError, ToposchedError
+
+if TYPE_CHECKING:
+    from toposched.api import AuthConfig
+
+
+def serve_command(
+    db: Annotated[str, typer.Option("--db", metavar="PATH", help="SQLite file (created if missing).")] = (
+        "./toposched.db"
+    ),
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8080,
+    tokens: Annotated[
+        str | None,
+        typer.Option(
+            "--tokens",
+            metavar="FILE",
+            help="Tokens file (tokens: [{token, user, role}]). Default: a dev file next to the DB.",
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster", metavar="FILE", help="Import nodes and topologies from a kubectl dump at start."
+        ),
+    ] = None,
+    interval: Annotated[float, typer.Option("--interval", help="Seconds between scheduling cycles.")] = 0.5,
+) -> None:
+    """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
+    # Imported here so the other commands start fast and do not need the server libraries.
+    import uvicorn
+
+    from toposched.api import Limits, create_app
+    from toposched.scheduler import Scheduler, SystemClock
+    from toposched.store import SqliteStore
+
+    try:
+        auth, created = _auth(tokens, Path(db))
+        store = SqliteStore(db)
+        scheduler = Scheduler(store, SystemClock())
+        if cluster is not None:
+            report = scheduler.import_cluster(_read(cluster))
+            typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
+            for warning in report.warnings:
+                typer.echo(f"warning: {warning}", err=True)
+    except ToposchedError as exc:
+        for line in error_lines(exc):
+            typer.echo(line, err=True)
+        raise typer.Exit(ExitCode.INVALID) from None
+    if created is not None:
+        typer.echo(f"created development tokens in {created} (shown once):")
+        for token, user in auth.entries:
+            typer.echo(f"  {user.role:<5}  {user.name:<8} {token}")
+        admin = next((t for t, u in auth.entries if u.is_admin), "")
+        typer.echo(f"web page: http://{host}:{port}/#token={admin}")
+    typer.echo(f"serving on http://{host}:{port} (store {db}); API docs at /docs")
+    app = create_app(scheduler, auth, limits=Limits(), store=store, loop_interval=interval)
+    try:
+        # Idle keep-alive connections stay open longer than uvicorn's 5 s default, so clients that
+        # pause between requests under load do not race the server closing their connection.
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
+    finally:
+        store.close()
+
+
+def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, Path | None]:
+    from toposched.api import AuthConfig, generate_tokens
+
+    if tokens is not None:
+        return AuthConfig.load(tokens), None
+    path = db.with_name(db.name + ".tokens.yaml")
+    if path.exists():
+        return AuthConfig.load(path), None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Owner-only permissions: the file holds credentials.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        yaml.safe_dump(generate_tokens(), handle, sort_keys=False)
+    return AuthConfig.load(path), path
+
+
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(
+            [Problem("--cluster", f"cannot read {path!r}: {exc.strerror}", "pass an existing file")]
+        ) from None
