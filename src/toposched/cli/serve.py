@@ -36,7 +36,14 @@ def serve_command(
             "--cluster", metavar="FILE", help="Import nodes and topologies from a kubectl dump at start."
         ),
     ] = None,
-    interval: Annotated[float, typer.Option("--interval", help="Seconds between scheduling cycles.")] = 0.5,
+    interval: Annotated[
+        float,
+        typer.Option(
+            "--interval",
+            help="Longest pause between scheduling cycles; submissions, cancels and node changes "
+            "start a cycle at once.",
+        ),
+    ] = 0.5,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
     # Imported here so the other commands start fast and do not need the server libraries.

@@ -1,0 +1,25 @@
+"""Exit codes and the one-line-per-problem error format of the commands."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from toposched.model import NotFoundError, SpecError, ToposchedError
+
+
+class ExitCode(IntEnum):
+    """What ``toposched place`` returns; scripts depend on these values."""
+
+    PLACED = 0
+    INVALID = 2  # the input is wrong: a file, a field, an option
+    UNSCHEDULABLE = 3  # the input is fine but the gang does not fit
+
+
+def error_lines(exc: ToposchedError) -> list[str]:
+    """``path: message (hint)`` for every problem; other errors as one line."""
+    if isinstance(exc, SpecError) and exc.problems:
+        return [str(problem) for problem in exc.problems]
+    if isinstance(exc, NotFoundError):
+        text = f"{exc.kind} {exc.name!r} not found"
+        return [f"{text} ({exc.hint})" if exc.hint else text]
+    return [str(exc) or type(exc).__name__]

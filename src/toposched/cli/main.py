@@ -1,0 +1,25 @@
+"""The ``toposched`` command. Thin: each command lives in its own module."""
+
+from __future__ import annotations
+
+import typer
+
+from toposched.cli.client import cancel_command, get_command, list_command, submit_command
+from toposched.cli.demo import demo_command
+from toposched.cli.place import place_command
+from toposched.cli.serve import serve_command
+
+app = typer.Typer(
+    name="toposched",
+    help="Topology-aware gang scheduling for GPU clusters (Kueue, KAI, OSMO and Grove semantics).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("place")(place_command)
+app.command("demo")(demo_command)
+app.command("serve")(serve_command)
+app.command("submit")(submit_command)
+app.command("get")(get_command)
+app.command("list")(list_command)
+app.command("cancel")(cancel_command)
