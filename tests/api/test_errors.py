@@ -77,26 +77,60 @@ def test_bad_topology_is_422(api: Api, body: dict[str, object], path: str) -> No
     assert path in paths(response.json())
 
 
+KAI = {"name": "kai-be", "k8s_namespace": "gpu", "scheduler_settings": {"scheduler_type": "kai"}}
+PLAIN = {"name": "k8s-be", "k8s_namespace": "cpu", "scheduler_settings": {"scheduler_type": "kubernetes"}}
+
+
+# OSMO's own pool rules and messages (``frontends.osmo.parse_pool``), with its field paths.
 @pytest.mark.parametrize(
-    ("body", "path"),
+    ("body", "path", "message"),
     [
         (
             {"topology_keys": [{"key": "rack", "label": "a/rack"}, {"key": "rack", "label": "b/rack"}]},
-            "topology_keys[1].key",
+            "pool.topology_keys[rack].key",
+            "key 'rack' is listed twice",
         ),
         (
             {"topology_keys": [{"key": "a", "label": "x/rack"}, {"key": "b", "label": "x/rack"}]},
-            "topology_keys[1].label",
+            "pool.topology_keys[b].label",
+            "label 'x/rack' is used by two keys",
         ),
-        ({"topology_keys": [{"key": "rack", "label": "bad label"}]}, "body.topology_keys[0].label"),
-        ({"topology": "missing"}, "topology"),
+        (
+            {"topology_keys": [{"key": "rack", "label": "bad label"}]},
+            "pool.topology_keys[rack].label",
+            "'bad label' (entry 0) is not a valid node label key",
+        ),
+        (
+            {"backend": PLAIN, "topology_keys": [{"key": "rack", "label": "x/rack"}]},
+            "pool.topology_keys",
+            "Topology keys cannot be set for pool p: backend k8s-be uses scheduler 'kubernetes'",
+        ),
+        ({"backend": {"name": "b"}}, "pool.backend.k8s_namespace", ""),
+        ({"topology": "missing"}, "topology", "unknown topology 'missing'"),
     ],
-    ids=["duplicate-key", "duplicate-label", "invalid-label", "unknown-topology"],
+    ids=[
+        "duplicate-key",
+        "duplicate-label",
+        "invalid-label",
+        "keys-need-kai",
+        "bad-backend",
+        "unknown-topology",
+    ],
 )
-def test_bad_pool_is_422(api: Api, body: dict[str, object], path: str) -> None:
+def test_bad_pool_is_422(api: Api, body: dict[str, object], path: str, message: str) -> None:
     response = api.client.put("/v1/pools/p", json=body, headers=bearer(ADMIN))
     assert response.status_code == 422, response.text
-    assert path in paths(response.json())
+    problems = {p["path"]: p["message"] for p in response.json()["problems"]}
+    assert path in problems, problems
+    assert message in problems[path]
+    assert api.client.get("/v1/pools", headers=bearer(ADMIN)).json() == []
+
+
+def test_pool_without_keys_may_use_any_backend(api: Api) -> None:
+    response = api.client.put("/v1/pools/cpu", json={"backend": PLAIN}, headers=bearer(ADMIN))
+    assert response.status_code == 200, response.text
+    assert response.json()["backend"]["scheduler_settings"]["scheduler_type"] == "kubernetes"
+    assert api.client.get("/v1/pools/cpu/topology-keys", headers=bearer(ALICE)).json() == []
 
 
 def test_unknown_workload_is_404(api: Api) -> None:

@@ -201,3 +201,16 @@ def test_moved_pods_start_fresh_after_replacement(env: Env) -> None:
     env.sched.delete_node(victim)
     env.sched.cycle()
     assert all(env.sched.pod_statuses(wid)[pod] is PodStatus.RUNNING for pod in moved)
+
+
+def test_replacement_is_one_reassignment_that_never_passes_through_pending(env: Env) -> None:
+    wid, victim, spare = admitted_rack_job(env)
+    env.sched.set_pod_status(wid, next(iter(env.nodes_of(wid))), PodStatus.RUNNING)
+    before = [e.type for e in env.store.list_events(workload=wid)]
+    env.sched.delete_node(victim)
+    assert env.sched.cycle().replaced == (wid,)
+    added = [e.type for e in env.store.list_events(workload=wid)][len(before) :]
+    assert added == ["node replaced"]  # no requeue, no second admission, no restart
+    record = env.sched.get(wid)
+    assert (record.state, record.sequence) == (WorkloadState.RUNNING, env.store.get_workload(wid).sequence)
+    assert spare in env.store.reservations(wid) and victim not in env.store.reservations(wid)

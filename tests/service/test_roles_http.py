@@ -27,6 +27,11 @@ CASES = [
     ("other-reads", OTHER, "GET", "/v1/workloads/{wid}", None, 403),
     ("other-cancels", OTHER, "DELETE", "/v1/workloads/{wid}", None, 403),
     ("no-token", None, "GET", "/v1/workloads/{wid}", None, 401),
+    ("other-finishes", OTHER, "POST", "/v1/workloads/{wid}/finish", None, 403),
+    ("user-sets-pod-status", OWNER, "PUT", "/v1/workloads/{wid}/pods/p0/status", {"status": "Failed"}, 403),
+    ("user-deletes-pool", OTHER, "DELETE", "/v1/pools/p", None, 403),
+    ("user-deletes-node", OTHER, "DELETE", "/v1/nodes/b1-r1-n1", None, 403),
+    ("no-token-finish", None, "POST", "/v1/workloads/{wid}/finish", None, 401),
     ("owner-reads", OWNER, "GET", "/v1/workloads/{wid}", None, 200),
     ("admin-puts-topology", ADMIN, "PUT", "/v1/topologies/t2", {"levels": [RACK]}, 200),
 ]

@@ -1,7 +1,8 @@
 """``create_app``: the FastAPI service over one ``Scheduler``.
 
 The scheduler loop runs in a background thread for the app's lifetime (started and stopped by the
-lifespan). Routes are thin: they check the caller's role, call the scheduler or read the store, and
+lifespan); it is event-driven, woken by the scheduler's own verbs, so ``loop_interval`` only bounds
+how long it sleeps when nothing happens. Routes are thin: they check the caller's role, call the scheduler or read the store, and
 turn records into JSON. Every error becomes JSON through ``api.errors``.
 """
 
@@ -50,6 +51,7 @@ def create_app(
             yield
         finally:
             stop.set()
+            scheduler.wake()  # the loop may be sleeping until its next timeout
             if thread is not None:
                 thread.join(timeout=10)
 

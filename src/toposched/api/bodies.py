@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from toposched.model import Node, Problem, SpecError, Taint, TaintEffect, Topology, is_label_key
+from toposched.model import Node, Taint, TaintEffect, Topology, is_label_key
+from toposched.scheduler import PodStatus
 from toposched.store import PoolRecord, WorkloadRecord
 
 NAME_PATTERN = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$"
@@ -60,47 +61,28 @@ class TopologyBody(_Body):
 
 
 class TopologyKey(_Body):
-    key: str = Field(min_length=1, max_length=63, pattern=r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
-    label: str = Field(min_length=1, max_length=316)
+    """One entry of a pool's ``topology_keys``; the rules (unique, valid labels) are OSMO's."""
 
-    @field_validator("label")
-    @classmethod
-    def _label(cls, label: str) -> str:
-        if not is_label_key(label):
-            raise ValueError(f"{label!r} is not a valid node label key")
-        return label
+    key: str = Field(min_length=1, max_length=63)
+    label: str = Field(min_length=1, max_length=316)
 
 
 class PoolBody(_Body):
-    """An OSMO pool: its topology keys, coarsest first (``key`` is what specs write, ``label`` the node label)."""
+    """An OSMO pool: its topology keys, coarsest first (``key`` is what specs write, ``label`` the
+    node label), the topology it uses, and its backend (default: a KAI backend)."""
 
     topology: str = Field("", max_length=253)
     description: str = Field("", max_length=1024)
     topology_keys: list[TopologyKey] = Field(default_factory=list, max_length=8)
+    backend: dict[str, Any] | None = Field(
+        None, description="OSMO backend {name, k8s_namespace, scheduler_settings: {scheduler_type}}."
+    )
 
-    def to_record(self, name: str) -> PoolRecord:
-        """Check keys and labels are unique, then build the stored record."""
-        problems: list[Problem] = []
-        for field in ("key", "label"):
-            seen: dict[str, int] = {}
-            for i, entry in enumerate(self.topology_keys):
-                value = getattr(entry, field)
-                if value in seen:
-                    problems.append(
-                        Problem(
-                            f"topology_keys[{i}].{field}",
-                            f"{value!r} is already used by topology_keys[{seen[value]}]",
-                            f"every {field} must be different",
-                        )
-                    )
-                seen.setdefault(value, i)
-        if problems:
-            raise SpecError(problems)
-        config = {
-            "description": self.description,
-            "topology_keys": [{"key": k.key, "label": k.label} for k in self.topology_keys],
-        }
-        return PoolRecord(name, self.topology, config)
+
+class PodStatusBody(_Body):
+    """What one pod of an admitted gang is doing."""
+
+    status: PodStatus
 
 
 def node_json(node: Node) -> dict[str, Any]:
@@ -125,6 +107,7 @@ def pool_json(pool: PoolRecord) -> dict[str, Any]:
         "topology": pool.topology,
         "description": config.get("description", ""),
         "topology_keys": config.get("topology_keys", []),
+        "backend": config.get("backend"),
     }
 
 

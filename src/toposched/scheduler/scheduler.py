@@ -1,36 +1,46 @@
 """``Scheduler``: the stateful loop over a ``Store`` and an injected ``Clock``.
 
-The public methods are the service's verbs (intake, cluster changes, pod status) and ``cycle``,
-one pass of the numbered steps in ``steps``. Every method takes one lock, so an API thread and
-the ``run`` loop can share one scheduler.
+The public methods are the service's verbs (intake, cluster changes, managed topologies and pools,
+pod status) and ``cycle``, one pass of the numbered steps in ``steps``. Methods that touch the
+loop's memory take one lock, held for one workload at a time by the cycle, so API threads and the
+``run`` loop share one scheduler without waiting for a whole cycle. ``submit`` needs no lock: it
+compiles the spec outside it and stores the workload in one transaction. ``run`` is event-driven:
+every change that may let a workload in wakes it, and a timeout covers backoffs and node grace.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from toposched.frontends.cluster import load_cluster_report
 from toposched.model import (
     ConflictError,
+    Gang,
     Node,
     NotFoundError,
     PermissionDeniedError,
+    SpecError,
     Taint,
     Topology,
 )
+from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.codec import pod_nodes
 from toposched.scheduler.intake import Intake, default_intake
+from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State
 from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
 from toposched.scheduler.tracker import node_event_data, pod_to_json
 from toposched.scheduler.types import CycleReport, EventType, ImportReport, PodStatus, SchedulerConfig
 from toposched.scheduler.view import CycleView
-from toposched.store import Store, WorkloadRecord, WorkloadState
+from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
 
 log = logging.getLogger(__name__)
+
+PoolKeys = list[dict[str, object]]  # named here: inside the class, ``list`` is a method
 
 
 class Scheduler:
@@ -80,31 +90,21 @@ class Scheduler:
         (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority.
         """
         state = self._state
-        with state.lock:
-            chosen = state.store.get_topology(topology) if topology else None
-            gang = state.intake.load(spec_text, kind=kind, topology=chosen)
-            if chosen is None:
-                chosen = (
-                    state.store.get_topology(gang.topology) if gang.topology else state.default_topology()
-                )
-                gang = state.intake.load(spec_text, kind=kind, topology=chosen)
-            record = state.store.submit_workload(
-                WorkloadRecord(
-                    name=gang.name,
-                    kind=gang.kind or kind or "",
-                    owner=owner,
-                    spec=spec_text,
-                    priority=priority or gang.priority,
-                    topology=chosen.name,
-                    submitted_at=state.clock.now(),
-                )
-            )
-            state.store.append_event(
-                state.event(
-                    EventType.SUBMITTED, f"{record.kind} {record.name} submitted by {owner}", record.id
-                )
-            )
-            return state.store.get_workload(record.id)
+        chosen, gang = self._compile(spec_text, topology, kind)
+        submitted = WorkloadRecord(
+            name=gang.name,
+            kind=gang.kind or kind or "",
+            owner=owner,
+            spec=spec_text,
+            priority=priority or gang.priority,
+            topology=chosen.name,
+            submitted_at=state.clock.now(),
+        )
+        message = f"{submitted.kind} {submitted.name} submitted by {owner}"
+        record = state.store.submit_workload(submitted, state.event(EventType.SUBMITTED, message))
+        state.remember(record.id, chosen, gang)  # the loop need not parse the spec again
+        state.notify()
+        return record
 
     def cancel(self, workload_id: int, *, actor: str, admin: bool = False) -> WorkloadRecord:
         """End a workload as cancelled, freeing its capacity. Only its owner or an admin may."""
@@ -121,17 +121,25 @@ class Scheduler:
                 state.event(EventType.CANCELLED, f"cancelled by {actor}", workload_id),
             )
             state.forget(workload_id)
-            return done
+        state.notify()
+        return done
 
-    def finish(self, workload_id: int) -> WorkloadRecord:
-        """The workload completed: free its capacity."""
+    def finish(self, workload_id: int, *, actor: str | None = None, admin: bool = True) -> WorkloadRecord:
+        """The workload completed: free its capacity. With ``admin=False`` only its owner may."""
         state = self._state
         with state.lock:
+            record = state.store.get_workload(workload_id)
+            if not admin and record.owner != actor:
+                raise PermissionDeniedError(
+                    f"workload {workload_id} belongs to {record.owner!r}; only its owner or an admin can finish it"
+                )
+            message = f"finished (reported by {actor})" if actor else "finished"
             done = state.store.release(
-                workload_id, WorkloadState.FINISHED, state.event(EventType.FINISHED, "finished", workload_id)
+                workload_id, WorkloadState.FINISHED, state.event(EventType.FINISHED, message, workload_id)
             )
             state.forget(workload_id)
-            return done
+        state.notify()
+        return done
 
     def get(self, workload_id: int) -> WorkloadRecord:
         """One workload (NotFoundError when unknown)."""
@@ -163,6 +171,8 @@ class Scheduler:
                     )
                 )
                 state.tracker.set_status(workload_id, pod, value)
+            if value is not PodStatus.RUNNING:
+                state.notify()  # a failed or ended pod may make its node count as failed
             if value is PodStatus.RUNNING and record.state is WorkloadState.ADMITTED:
                 return state.store.start(workload_id, state.event(EventType.STARTED, "running", workload_id))
             return state.store.get_workload(workload_id)
@@ -195,6 +205,7 @@ class Scheduler:
                 )
             )
             state.tracker.external = cluster.pods
+            state.notify()
             return ImportReport(
                 len(cluster.nodes),
                 len(cluster.pods),
@@ -223,62 +234,143 @@ class Scheduler:
             state.store.append_event(
                 state.event(EventType.NODE, f"node {name} deleted", data=node_event_data(name, None))
             )
+        state.notify()
 
+    # -- managed topologies and pools (the guards live in ``registry.guards``) --------------------
     def put_topology(self, topology: Topology) -> None:
-        """Add or update a topology. Changing the levels of one that admitted workloads use is a
-        ConflictError (their placements are expressed in those levels)."""
+        """Add or update a topology. Aliases may always change; changing the levels of one that
+        admitted or running workloads use is a ConflictError (their placements are in those levels)."""
         with self._state.lock:
             self._put_topology(topology)
+        self._state.notify()
 
     def delete_topology(self, name: str) -> None:
-        """Delete a topology; ConflictError while a live workload or pool references it."""
+        """Delete a topology; ConflictError naming the pending, admitted or running workloads and
+        the pools that still reference it (the delete is refused, not deferred)."""
         with self._state.lock:
             self._state.store.delete_topology(name)
 
-    # -- the loop --------------------------------------------------------------------------------
-    def cycle(self) -> CycleReport:
-        """One pass: node health, replacement or eviction, then admission (see ``steps``)."""
+    def put_pool(
+        self,
+        name: str,
+        *,
+        topology: str = "",
+        topology_keys: Sequence[Mapping[str, Any]] = (),
+        description: str = "",
+        backend: Mapping[str, Any] | None = None,
+    ) -> PoolRecord:
+        """Create or replace an OSMO pool, validated by OSMO's rules (``TopologySpecError`` with
+        field paths). ``topology`` must exist; the keys cannot change while the pool's workloads
+        hold capacity."""
+        pool = pools.validate_pool(name, list(topology_keys), description=description, backend=backend)
         state = self._state
         with state.lock:
-            store = state.store
+            if topology:
+                known = [t.name for t in state.store.list_topologies()]
+                if topology not in known:
+                    raise pools.unknown_topology(topology, known)
+            try:
+                old = pools.stored_pool(state.store.get_pool(name)).keys
+            except NotFoundError:
+                old = ()
+            holding = [w.id for w in state.store.list_workloads(states=HOLDING) if w.pool == name]
+            check_pool_update(name, old, pool.keys, holding)
+            record = pools.pool_record(pool, topology)
+            state.store.put_pool(record)
+            return record
+
+    def delete_pool(self, name: str) -> None:
+        """Delete a pool; ConflictError while a pending, admitted or running workload uses it."""
+        with self._state.lock:
+            self._state.store.delete_pool(name)
+
+    def pool_keys(self, name: str) -> PoolKeys:
+        """A pool's topology keys ``[{key, label, order}]``, coarsest first, as OSMO parses them."""
+        return pools.keys_of(self._state.store.get_pool(name))
+
+    # -- the loop --------------------------------------------------------------------------------
+    def cycle(self) -> CycleReport:
+        """One pass: node health, replacement or eviction, then admission (see ``steps``). The lock
+        is held while reading the cluster and then for one workload at a time."""
+        state = self._state
+        store = state.store
+        with state.lock:
             nodes = store.get_nodes()
             now = state.clock.now()
             for node in nodes:
                 state.tracker.observe_node(node, now)  # picks up changes written by someone else
-            booked = {w.id: store.reservations(w.id) for w in store.list_workloads(states=HOLDING)}
-            view = CycleView(nodes, state.tracker.external, booked)
-            out = Outcome()
-            heal(state, view, out)
-            admit(state, view, out)
-            return CycleReport(
-                tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
-            )
+            holding = store.list_workloads(states=HOLDING)
+            reserved = store.reservations_by_workload()
+            booked = {w.id: reserved.get(w.id, {}) for w in holding}
+            view = CycleView(nodes, state.tracker.external, booked, state.trees)
+        out = Outcome()
+        heal(state, view, out, holding)
+        admit(state, view, out)
+        return CycleReport(
+            tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
+        )
 
-    def run(self, stop: threading.Event, interval: float = 0.5) -> None:
-        """Cycle every ``interval`` seconds until ``stop`` is set. Store failures are logged and
-        retried on the next pass."""
+    def wake(self) -> None:
+        """Make ``run`` start its next cycle now."""
+        self._state.notify()
+
+    def run(self, stop: threading.Event, interval: float = 0.5, *, settle: float = 0.02) -> None:
+        """Cycle until ``stop`` is set: when woken (submission, release, node, topology or pod
+        change), else when the next backoff ends, and at least every ``interval`` seconds (for
+        node grace periods and changes other processes write to the store). After a cycle the loop
+        rests ``settle`` seconds, so a burst of requests is handled by one cycle instead of one
+        each. Store failures are logged and retried on the next pass."""
+        state = self._state
         while not stop.is_set():
+            state.wake.clear()
             try:
                 self.cycle()
             except Exception:  # a service loop must survive a bad pass; the next one retries
                 log.exception("scheduling cycle failed; retrying")
-            stop.wait(interval)
+            if stop.wait(min(settle, interval)):
+                return
+            state.wake.wait(self._sleep(interval))
+
+    def _sleep(self, interval: float) -> float:
+        """Seconds until the loop has something to do by itself: the next backoff end, at most ``interval``."""
+        state = self._state
+        ends = [b.not_before for b in list(state.backoff.values())]
+        if not ends:
+            return interval
+        return min(interval, max(0.001, min(ends) - state.clock.now()))
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _compile(self, text: str, topology: str | None, kind: str | None) -> tuple[Topology, Gang]:
+        """The topology a submission uses and its gang, compiled once in the common case: the
+        requested topology, else the one the spec names, else the only one defined."""
+        store, intake = self._state.store, self._state.intake
+        if topology:
+            chosen = store.get_topology(topology)
+            return chosen, intake.load(text, kind=kind, topology=chosen)
+        known = store.list_topologies()
+        only = known[0] if len(known) == 1 else None
+        gang: Gang | None = None
+        try:
+            gang = intake.load(text, kind=kind, topology=only)
+        except SpecError:
+            if only is None:
+                raise
+        if gang is not None and only is not None and gang.topology in (None, "", only.name):
+            return only, gang
+        # No single topology, or the spec names another one (or does not compile against the only
+        # one): learn which topology it names, then compile against that.
+        probe = gang if gang is not None else intake.load(text, kind=kind, topology=None)
+        chosen = store.get_topology(probe.topology) if probe.topology else self._state.default_topology()
+        return chosen, intake.load(text, kind=kind, topology=chosen)
+
     def _put_topology(self, topology: Topology) -> None:
         store = self._state.store
         try:
-            old = store.get_topology(topology.name)
+            old: Topology | None = store.get_topology(topology.name)
         except NotFoundError:
             old = None
-        if old is not None and old.levels != topology.levels:
-            users = [w.id for w in store.list_workloads(states=HOLDING) if w.topology == topology.name]
-            if users:
-                listed = ", ".join(str(u) for u in users[:5])
-                raise ConflictError(
-                    f"topology {topology.name!r} levels cannot change while workloads {listed} hold capacity "
-                    "on it (wait for them to finish, or add a new topology)"
-                )
+        holding = [w.id for w in store.list_workloads(states=HOLDING) if w.topology == topology.name]
+        check_topology_update(old, topology, holding)
         store.put_topology(topology)
 
     def _update_node(

@@ -3,14 +3,40 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from toposched.model import Gang, NotFoundError, Topology
+from toposched.model import Gang, Node, NotFoundError, Topology
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.intake import Intake
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import SchedulerConfig
 from toposched.store import EventRecord, Json, Store, WorkloadRecord
+from toposched.topology import TopologyTree
+
+
+def topology_key(topology: Topology) -> str:
+    """Name plus levels: a topology edited under the same name gets a new key."""
+    return f"{topology.name}\0{'|'.join(topology.levels)}"
+
+
+class TreeCache:
+    """The static topology tree per topology, rebuilt only when the node set changes (any field
+    of any node: readiness and cordons decide which nodes the tree holds)."""
+
+    def __init__(self) -> None:
+        self._trees: dict[str, tuple[tuple[Node, ...], TopologyTree]] = {}
+        self.builds = 0  # how many trees were built (tests read it)
+
+    def tree(self, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
+        key, members = topology_key(topology), tuple(nodes)
+        cached = self._trees.get(key)
+        if cached is not None and cached[0] == members:
+            return cached[1]
+        tree = TopologyTree.build(topology, members)
+        self.builds += 1
+        self._trees[key] = (members, tree)
+        return tree
 
 
 @dataclass(slots=True)
@@ -33,8 +59,10 @@ class State:
     tracker: Tracker = field(default_factory=Tracker)
     backoff: dict[int, Backoff] = field(default_factory=dict)
     reported: dict[int, str] = field(default_factory=dict)
-    gangs: dict[tuple[int, str], Gang] = field(default_factory=dict)
+    gangs: dict[int, tuple[str, Gang]] = field(default_factory=dict)  # workload -> (topology key, gang)
+    trees: TreeCache = field(default_factory=TreeCache)
     lock: threading.RLock = field(default_factory=threading.RLock)
+    wake: threading.Event = field(default_factory=threading.Event)  # set when there is work for the loop
 
     def event(self, kind: str, message: str, workload: int | None = None, data: Json = None) -> EventRecord:
         """An event stamped with the clock (the store assigns its ``seq``)."""
@@ -60,18 +88,26 @@ class State:
 
     def gang_of(self, record: WorkloadRecord, topology: Topology) -> Gang:
         """The workload's stored spec compiled against ``topology`` (cached; specs never change)."""
-        key = (record.id, f"{topology.name}\0{'|'.join(topology.levels)}")
-        gang = self.gangs.get(key)
-        if gang is None:
-            hint = record.kind if self.intake.knows(record.kind) else None
-            gang = self.intake.load(record.spec, kind=hint, topology=topology)
-            self.gangs = {k: v for k, v in self.gangs.items() if k[0] != record.id}
-            self.gangs[key] = gang
+        key = topology_key(topology)
+        cached = self.gangs.get(record.id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        hint = record.kind if self.intake.knows(record.kind) else None
+        gang = self.intake.load(record.spec, kind=hint, topology=topology)
+        self.remember(record.id, topology, gang)
         return gang
+
+    def remember(self, workload: int, topology: Topology, gang: Gang) -> None:
+        """Cache a compiled gang (single dict writes: safe without the lock)."""
+        self.gangs[workload] = (topology_key(topology), gang)
 
     def forget(self, workload: int) -> None:
         """Drop the in-memory state of a workload that ended."""
         self.backoff.pop(workload, None)
         self.reported.pop(workload, None)
-        self.gangs = {k: v for k, v in self.gangs.items() if k[0] != workload}
+        self.gangs.pop(workload, None)
         self.tracker.clear(workload)
+
+    def notify(self) -> None:
+        """Wake the loop: something it may act on changed (submission, release, node, topology)."""
+        self.wake.set()

@@ -2,7 +2,7 @@
 
 1. Node health: find the failed nodes of every admitted or running gang (``health``).
 2. Replacement: one failed node on a hostname-level topology is replaced inside the gang's
-   assigned domain; otherwise (no room, a second failed node, coarser leaves) the gang is
+   assigned domain, booked in one ``reassign`` transaction; otherwise (no room, a second failed node, coarser leaves) the gang is
    evicted back to pending with its spec intact.
 3. Admission: pending gangs by priority (high first), then arrival; each placed all-or-nothing
    on the cycle's snapshot and booked in one store transaction; failures wait out a backoff.
@@ -34,6 +34,7 @@ from toposched.model import (
 from toposched.scheduler.codec import (
     assignments_from_json,
     placement_to_json,
+    pod_nodes,
     problems_to_json,
     reason_to_json,
     unschedulable_to_json,
@@ -62,17 +63,45 @@ class Outcome:
 # -- steps 1 and 2: node health, replacement or eviction -----------------------------------------
 
 
-def heal(state: State, view: CycleView, out: Outcome) -> None:
-    """Steps 1-2 for every gang that holds capacity."""
-    for record in state.store.list_workloads(states=HOLDING):
-        try:
-            _heal_one(state, view, record, out)
-        except Exception as exc:  # one broken workload must not stop the cycle
-            log.exception("node health check failed for workload %s", record.id)
-            _mark_broken(state, record, f"node health check failed: {exc}")
-    for record in state.store.list_workloads(states=(WorkloadState.EVICTED,)):
-        # Evicted by someone else (or a crash between two writes): back to the queue.
-        state.store.requeue(record.id, state.event(EventType.EVICTED, "requeued after eviction", record.id))
+def heal(state: State, view: CycleView, out: Outcome, holding: list[WorkloadRecord]) -> None:
+    """Steps 1-2 for every gang in ``holding`` (read at the start of the cycle). Each runs under
+    the lock on a fresh read, so a gang cancelled meanwhile is skipped. Gangs whose nodes are all
+    present, Ready, untainted and not cordoned cannot have a failed node and are not looked at."""
+    suspect = {n.name for n in view.nodes.values() if not n.ready or n.taints or n.unschedulable}
+    for listed in holding:
+        if not _may_have_failed(listed, view, suspect):
+            continue
+        with state.lock:
+            record = _fresh(state, listed, HOLDING)
+            if record is None:
+                continue
+            try:
+                _heal_one(state, view, record, out)
+            except Exception as exc:  # one broken workload must not stop the cycle
+                log.exception("node health check failed for workload %s", record.id)
+                _mark_broken(state, record, f"node health check failed: {exc}")
+    with state.lock:
+        for record in state.store.list_workloads(states=(WorkloadState.EVICTED,)):
+            # Evicted by someone else (or a crash between two writes): back to the queue.
+            state.store.requeue(
+                record.id, state.event(EventType.EVICTED, "requeued after eviction", record.id)
+            )
+
+
+def _may_have_failed(record: WorkloadRecord, view: CycleView, suspect: set[str]) -> bool:
+    for node in pod_nodes(record.placement).values():
+        if node is not None and (node in suspect or node not in view.nodes):
+            return True
+    return False
+
+
+def _fresh(state: State, listed: WorkloadRecord, states: tuple[WorkloadState, ...]) -> WorkloadRecord | None:
+    """The workload as stored now, or None when it left ``states`` since it was listed."""
+    try:
+        record = state.store.get_workload(listed.id)
+    except NotFoundError:
+        return None
+    return record if record.state in states else None
 
 
 def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:
@@ -131,38 +160,26 @@ def _commit_replacement(
     result: Placement,
     failure: NodeFailure,
 ) -> bool:
-    """Book the repaired placement. The store has no single "reassign" transaction, so this is a
-    requeue then an admit: a crash in between leaves the gang pending, which is safe (it is placed
-    again from scratch)."""
+    """Book the repaired placement in one store transaction (``reassign``): the gang keeps its
+    state and never passes through pending. When the store refuses (capacity taken meanwhile),
+    the gang is evicted instead."""
     usage = usage_of(result, gang)
     before = {str(p["name"]): p.get("node") for p in placement.get("pods", [])}
     moved = sorted(p.pod for p in result.pods if before.get(p.pod) != p.node)
     data: dict[str, Any] = {"node": failure.node, "reason": failure.reason, "moved": moved}
-    store = state.store
-    store.requeue(record.id, state.event(EventType.NODE_FAILED, failure.reason, record.id, data))
-    view.release(record.id)
+    message = f"{failure.reason}; node {failure.node} replaced: {len(moved)} pod(s) moved"
     try:
-        store.admit(
+        state.store.reassign(
             record.id,
             placement_to_json(result),
             usage,
-            state.event(
-                EventType.NODE_REPLACED,
-                f"node {failure.node} replaced: {len(moved)} pod(s) moved",
-                record.id,
-                data,
-            ),
+            state.event(EventType.NODE_REPLACED, message, record.id, data),
         )
     except ConflictError as exc:
-        state.tracker.clear(record.id)
-        store.set_explanation(record.id, reason_to_json(f"{failure.reason}; replacement refused: {exc}"))
+        _evict(state, view, record, f"{failure.reason}; replacement refused: {exc}", [failure])
         return False
     view.charge(record.id, usage)
     state.tracker.clear(record.id, moved)
-    if record.state is WorkloadState.RUNNING:
-        store.start(
-            record.id, state.event(EventType.STARTED, "running again after node replacement", record.id)
-        )
     return True
 
 
@@ -186,18 +203,22 @@ def _evict(
 
 
 def admit(state: State, view: CycleView, out: Outcome) -> None:
-    """Step 3: place pending gangs in priority then arrival order."""
+    """Step 3: place pending gangs in priority then arrival order, each under the lock."""
     now = state.clock.now()
     pending = state.store.list_workloads(states=(WorkloadState.PENDING,))
     for record in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
         wait = state.backoff.get(record.id)
         if wait is not None and wait.not_before > now:
             continue
-        try:
-            _admit_one(state, view, record, out)
-        except Exception as exc:  # one broken workload must not stop the cycle
-            log.exception("admission failed for workload %s", record.id)
-            _mark_broken(state, record, f"admission failed: {exc}")
+        with state.lock:
+            current = _fresh(state, record, (WorkloadState.PENDING,))
+            if current is None:
+                continue  # cancelled since the list was read
+            try:
+                _admit_one(state, view, current, out)
+            except Exception as exc:  # one broken workload must not stop the cycle
+                log.exception("admission failed for workload %s", record.id)
+                _mark_broken(state, current, f"admission failed: {exc}")
 
 
 def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:
@@ -254,7 +275,8 @@ def _unschedulable(
     """Explain, log an event when the reason changed, and back off (base, doubled, capped)."""
     _back_off(state, record.id)
     reason = str(explanation.get("reason", ""))
-    state.store.set_explanation(record.id, explanation)
+    if record.explanation != explanation:  # an unchanged explanation costs no write
+        state.store.set_explanation(record.id, explanation)
     if state.reported.get(record.id) != reason:
         state.store.append_event(state.event(kind, reason, record.id, explanation))
         state.reported[record.id] = reason

@@ -6,31 +6,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from toposched.model import Node, Resources, RunningPod, Topology
+from toposched.scheduler.state import TreeCache, topology_key
 from toposched.snapshot import Snapshot
-from toposched.topology import TopologyTree
 
 
 class CycleView:
-    """Snapshots are built lazily, the first time a topology is needed in the cycle."""
+    """Snapshots are built lazily, the first time a topology is needed in the cycle, over trees
+    kept across cycles in ``trees``."""
 
     def __init__(
         self,
         nodes: Sequence[Node],
         external: Sequence[RunningPod],
         booked: Mapping[int, Mapping[str, Resources]],
+        trees: TreeCache | None = None,
     ) -> None:
         self.nodes = {node.name: node for node in nodes}
         self._node_list = tuple(nodes)
         self._external = tuple(external)
         self._booked: dict[int, dict[str, Resources]] = {w: dict(r) for w, r in booked.items()}
         self._snapshots: dict[str, Snapshot] = {}
+        self._trees = trees if trees is not None else TreeCache()
 
     def snapshot(self, topology: Topology) -> Snapshot:
         """The snapshot of ``topology`` with every current booking charged."""
-        key = _key(topology)
+        key = topology_key(topology)
         snap = self._snapshots.get(key)
         if snap is None:
-            snap = Snapshot.build(TopologyTree.build(topology, self._node_list), self._external)
+            snap = Snapshot.build(self._trees.tree(topology, self._node_list), self._external)
             for workload, usage in self._booked.items():
                 snap.add_usage(str(workload), usage)
             self._snapshots[key] = snap
@@ -47,8 +50,3 @@ class CycleView:
         self._booked.pop(workload, None)
         for snap in self._snapshots.values():
             snap.remove_usage(str(workload))
-
-
-def _key(topology: Topology) -> str:
-    # A topology edited mid-cycle (same name, other levels) gets its own snapshot.
-    return f"{topology.name}\0{'|'.join(topology.levels)}"

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toposched.model import Node, Resources, SpecError, StoreError, Taint, TaintEffect, Topology
-from toposched.store.records import Json
+from toposched.store.records import Json, WorkloadRecord, WorkloadState
 
 
 def dumps(value: Json) -> str:
@@ -95,3 +95,41 @@ def topology_from_json(raw: Json) -> Topology:
         )
     except (KeyError, TypeError, ValueError, AttributeError, SpecError) as exc:
         raise StoreError(f"stored {what} is damaged: {exc}") from exc
+
+
+def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
+    """A ``workloads`` row (columns in ``sqlite._WORKLOAD_COLUMNS`` order) as a record."""
+    (
+        wid,
+        sequence,
+        name,
+        kind,
+        owner,
+        spec,
+        priority,
+        topology,
+        pool,
+        submitted_at,
+        state,
+        placement,
+        why,
+    ) = row
+    try:
+        parsed_state = WorkloadState(state)
+    except ValueError as exc:
+        raise StoreError(f"stored workload {wid} has an unknown state {state!r}") from exc
+    return WorkloadRecord(
+        name=name,
+        kind=kind,
+        owner=owner,
+        spec=spec,
+        priority=priority,
+        topology=topology,
+        pool=pool,
+        submitted_at=submitted_at,
+        id=wid,
+        sequence=sequence,
+        state=parsed_state,
+        placement=loads(placement, f"workload {wid} placement"),
+        explanation=loads(why, f"workload {wid} explanation"),
+    )

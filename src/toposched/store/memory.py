@@ -133,13 +133,16 @@ class MemoryStore:
     def delete_pool(self, name: str) -> None:
         """Delete a pool."""
         with self._lock:
-            if self._pools.pop(name, None) is None:
+            if name not in self._pools:
                 raise NotFoundError("pool", name)
+            rules.check_pool_unused(name, [w.id for w in self._live() if w.pool == name])
+            del self._pools[name]
 
     # -- workloads -----------------------------------------------------------------------------
-    def submit_workload(self, record: WorkloadRecord) -> WorkloadRecord:
-        """Store a new pending workload; assigns ``id`` and arrival ``sequence``."""
+    def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
+        """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``."""
         with self._lock:
+            entry = self._event(event, self._next_id) if event is not None else None
             stored = dataclasses.replace(
                 record,
                 id=self._next_id,
@@ -151,6 +154,8 @@ class MemoryStore:
             self._next_id += 1
             self._next_sequence += 1
             self._workloads[stored.id] = stored
+            if entry is not None:
+                self._events.append(entry)
             return stored
 
     def get_workload(self, workload_id: int) -> WorkloadRecord:
@@ -200,6 +205,27 @@ class MemoryStore:
             self._events.append(entry)
             return self._write(updated)
 
+    def reassign(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+    ) -> WorkloadRecord:
+        """Swap the placement and reservations of a workload that holds capacity, all or nothing."""
+        with self._lock:
+            record = self._get(workload_id)
+            rules.check_reassign(record)
+            adding = {node: Resources(r) for node, r in reservations.items() if r}
+            booked = self._booked(exclude=workload_id)
+            allocatable = {n: (self._nodes[n].allocatable if n in self._nodes else None) for n in adding}
+            rules.check_capacity(allocatable, booked, adding, workload=workload_id, action="reassigned")
+            updated = dataclasses.replace(record, placement=copy_json(placement))
+            entry = self._event(event, workload_id)
+            self._reservations[workload_id] = adding
+            self._events.append(entry)
+            return self._write(updated)
+
     def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
         """Admitted -> running; idempotent."""
         with self._lock:
@@ -243,14 +269,15 @@ class MemoryStore:
             self._get(workload_id)
             return dict(sorted(self._reservations.get(workload_id, {}).items()))
 
+    def reservations_by_workload(self) -> dict[int, dict[str, Resources]]:
+        """Every workload's reservations per node, in one read."""
+        with self._lock:
+            return {w: dict(sorted(r.items())) for w, r in sorted(self._reservations.items()) if r}
+
     def reserved_by_node(self) -> dict[str, Resources]:
         """Booked capacity per node, summed over every workload holding capacity."""
         with self._lock:
-            total: dict[str, Resources] = {}
-            for per_node in self._reservations.values():
-                for node, amount in per_node.items():
-                    total[node] = total.get(node, Resources()) + amount
-            return dict(sorted(total.items()))
+            return dict(sorted(self._booked().items()))
 
     # -- events --------------------------------------------------------------------------------
     def append_event(self, event: EventRecord) -> EventRecord:
@@ -280,6 +307,15 @@ class MemoryStore:
         if workload_id not in self._workloads:
             raise NotFoundError("workload", str(workload_id))
         return self._workloads[workload_id]
+
+    def _booked(self, *, exclude: int | None = None) -> dict[str, Resources]:
+        total: dict[str, Resources] = {}
+        for workload, per_node in self._reservations.items():
+            if workload == exclude:
+                continue
+            for node, amount in per_node.items():
+                total[node] = total.get(node, Resources()) + amount
+        return total
 
     def _live(self) -> list[WorkloadRecord]:
         return sorted((w for w in self._workloads.values() if w.state in ACTIVE_STATES), key=lambda w: w.id)

@@ -67,12 +67,15 @@ class Store(Protocol):
 
     def list_pools(self) -> list[PoolRecord]: ...
 
-    def delete_pool(self, name: str) -> None: ...
+    def delete_pool(self, name: str) -> None:
+        """Delete a pool; ConflictError while a pending, admitted or running workload uses it."""
+        ...
 
     # -- workloads -----------------------------------------------------------------------------
-    def submit_workload(self, record: WorkloadRecord) -> WorkloadRecord:
+    def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
         """Store a new pending workload; assigns ``id`` and arrival ``sequence`` atomically.
-        The record's own id, sequence, state, placement and explanation are ignored."""
+        The record's own id, sequence, state, placement and explanation are ignored. ``event``,
+        when given, is logged for the new workload in the same transaction."""
         ...
 
     def get_workload(self, workload_id: int) -> WorkloadRecord: ...
@@ -99,6 +102,19 @@ class Store(Protocol):
         node's reservations would exceed its allocatable."""
         ...
 
+    def reassign(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+    ) -> WorkloadRecord:
+        """Swap an admitted or running workload's placement and reservations in one transaction,
+        keeping its state and arrival order, and log ``event``. The capacity check leaves out the
+        workload's own old reservations. ConflictError (nothing written) when the workload holds
+        no capacity or a node would be over-committed."""
+        ...
+
     def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
         """Admitted -> running (its pods are bound); idempotent."""
         ...
@@ -119,6 +135,10 @@ class Store(Protocol):
 
     def reservations(self, workload_id: int) -> dict[str, Resources]:
         """What one workload has booked, per node."""
+        ...
+
+    def reservations_by_workload(self) -> dict[int, dict[str, Resources]]:
+        """Every workload's reservations per node, in one read (workloads holding none are absent)."""
         ...
 
     def reserved_by_node(self) -> dict[str, Resources]:

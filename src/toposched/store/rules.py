@@ -20,6 +20,7 @@ def check_capacity(
     adding: Mapping[str, Resources],
     *,
     workload: int,
+    action: str = "admitted",
 ) -> None:
     """Refuse a booking that would push any node's reservations above its allocatable.
 
@@ -46,7 +47,7 @@ def check_capacity(
             problems.append(f"node {node!r} would be over-committed ({', '.join(over)})")
     if problems:
         raise ConflictError(
-            f"workload {workload} cannot be admitted: {'; '.join(problems)} "
+            f"workload {workload} cannot be {action}: {'; '.join(problems)} "
             "(capacity is already booked; rebuild the snapshot from the store and retry)"
         )
 
@@ -55,6 +56,14 @@ def check_admit(record: WorkloadRecord) -> None:
     """Only a pending workload can be admitted; a replayed admit is refused, never booked twice."""
     if record.state is not WorkloadState.PENDING:
         raise ConflictError(f"workload {record.id} is {record.state}, not pending: it cannot be admitted")
+
+
+def check_reassign(record: WorkloadRecord) -> None:
+    """Only a workload that holds capacity can have its placement swapped."""
+    if not record.state.holds_capacity:
+        raise ConflictError(
+            f"workload {record.id} is {record.state}: only an admitted or running workload can be reassigned"
+        )
 
 
 def check_start(record: WorkloadRecord) -> bool:
@@ -108,6 +117,17 @@ def check_topology_unused(name: str, workloads: list[int], pools: list[str]) -> 
         raise ConflictError(
             f"topology {name!r} is still used by {', '.join(users)}{suffix} "
             "(wait for those workloads to finish and move the pools to another topology first)"
+        )
+
+
+def check_pool_unused(name: str, workloads: list[int]) -> None:
+    """A pool that a pending, admitted or running workload uses cannot be deleted."""
+    if workloads:
+        listed = ", ".join(str(w) for w in workloads[:5])
+        more = f" and {len(workloads) - 5} more" if len(workloads) > 5 else ""
+        raise ConflictError(
+            f"pool {name!r} is still used by workloads {listed}{more} "
+            "(wait for them to finish or cancel them first)"
         )
 
 

@@ -6,10 +6,10 @@ all of it or none of it. Capacity checks run inside the admitting transaction, w
 write lock from its first read, so two writers (threads or processes) can never both book the same
 capacity.
 
-Threads: one connection shared under a lock. SQLite admits one writer at a time anyway and every
-call is a short transaction, so the lock costs little, and it keeps a FastAPI thread pool from
-interleaving statements of two transactions on one connection. Other processes wait for the write
-lock up to ``busy_timeout`` seconds.
+Threads: two connections, each under its own lock: one for writes (SQLite admits one writer at a
+time anyway, and the lock keeps a FastAPI thread pool from interleaving statements of two
+transactions on one connection) and one for reads, which in WAL mode see the last commit without
+waiting for a writer's fsync. Other processes wait for the write lock up to ``busy_timeout`` seconds.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from toposched.store.codecs import (
     resources_to_json,
     topology_from_json,
     topology_to_json,
+    workload_from_row,
 )
 from toposched.store.migrations import migrate
 from toposched.store.records import (
@@ -47,6 +48,7 @@ from toposched.store.records import (
 
 _WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
 _EVENT_COLUMNS = "seq, time, workload, type, message, data"
+_NODE_CACHE_SIZE = 20_000
 
 
 class SqliteStore:
@@ -55,27 +57,36 @@ class SqliteStore:
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
-        try:
-            # Autocommit mode: transactions are opened explicitly, so they are exactly ours.
-            self._conn = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
+        self._read_lock = threading.Lock()
+        # Decoded nodes by their stored JSON text: nodes are immutable values and decoding (with
+        # label validation) is the costly part of reading them every cycle.
+        self._node_cache: dict[str, Node] = {}
+        self._conn = self._connect(busy_timeout)
         try:
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
             if mode is None or str(mode[0]).lower() != "wal":
                 raise StoreError(f"the store {str(self.path)!r} cannot use WAL journaling (got {mode!r})")
             self._conn.execute("PRAGMA synchronous = FULL")
-            self._conn.execute("PRAGMA foreign_keys = ON")
-            self._conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             self.migrated_from = migrate(self._conn)
+            self._reader = self._connect(busy_timeout)
         except sqlite3.Error as exc:
             self._conn.close()
             raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
         except BaseException:
             self._conn.close()
             raise
+
+    def _connect(self, busy_timeout: float) -> sqlite3.Connection:
+        try:
+            # Autocommit mode: transactions are opened explicitly, so they are exactly ours.
+            conn = sqlite3.connect(
+                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
+            )
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
+        return conn
 
     def __enter__(self) -> SqliteStore:
         return self
@@ -87,24 +98,28 @@ class SqliteStore:
 
     def close(self) -> None:
         """Close the connection; later calls raise StoreError."""
-        with self._lock:
+        with self._lock, self._read_lock:
             self._conn.close()
+            if hasattr(self, "_reader"):
+                self._reader.close()
 
     @contextmanager
     def _tx(self, action: str, *, write: bool = False) -> Iterator[sqlite3.Connection]:
         """One transaction: committed when the block ends, rolled back on any exception.
 
-        Writes take the write lock up front (IMMEDIATE), so what they read stays true until commit.
+        Writes take the write lock up front (IMMEDIATE), so what they read stays true until commit;
+        reads run on the read connection, in a snapshot of the last commit.
         """
-        with self._lock:
+        lock, conn = (self._lock, self._conn) if write else (self._read_lock, self._reader)
+        with lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 try:
-                    yield self._conn
-                    self._conn.execute("COMMIT")
+                    yield conn
+                    conn.execute("COMMIT")
                 except BaseException:
-                    if self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
                     raise
             except sqlite3.Error as exc:
                 raise StoreError(
@@ -124,7 +139,7 @@ class SqliteStore:
         """Every node, sorted by name."""
         with self._tx("reading nodes") as db:
             rows = db.execute("SELECT data FROM nodes ORDER BY name").fetchall()
-        return [node_from_json(loads(row[0], "node")) for row in rows]
+        return [self._decode_node(row[0], "node") for row in rows]
 
     def get_node(self, name: str) -> Node:
         """One node by name."""
@@ -210,13 +225,19 @@ class SqliteStore:
 
     def delete_pool(self, name: str) -> None:
         """Delete a pool."""
+        live = ", ".join(f"'{state}'" for state in sorted(ACTIVE_STATES))
         with self._tx("deleting a pool", write=True) as db:
-            if db.execute("DELETE FROM pools WHERE name = ?", (name,)).rowcount == 0:
+            if db.execute("SELECT 1 FROM pools WHERE name = ?", (name,)).fetchone() is None:
                 raise NotFoundError("pool", name)
+            users = db.execute(
+                f"SELECT id FROM workloads WHERE pool = ? AND state IN ({live}) ORDER BY id", (name,)
+            ).fetchall()
+            rules.check_pool_unused(name, [r[0] for r in users])
+            db.execute("DELETE FROM pools WHERE name = ?", (name,))
 
     # -- workloads -----------------------------------------------------------------------------
-    def submit_workload(self, record: WorkloadRecord) -> WorkloadRecord:
-        """Store a new pending workload; assigns ``id`` and arrival ``sequence`` atomically."""
+    def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
+        """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``."""
         with self._tx("submitting a workload", write=True) as db:
             cursor = db.execute(
                 "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
@@ -235,6 +256,8 @@ class SqliteStore:
                 ),
             )
             assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+            if event is not None:
+                self._insert_event(db, event, cursor.lastrowid)
             return self._workload(db, cursor.lastrowid)
 
     def get_workload(self, workload_id: int) -> WorkloadRecord:
@@ -259,7 +282,7 @@ class SqliteStore:
             rows = db.execute(
                 f"SELECT {_WORKLOAD_COLUMNS} FROM workloads{clause} ORDER BY sequence, id", params
             ).fetchall()
-        return [_workload_from_row(row) for row in rows]
+        return [workload_from_row(row) for row in rows]
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""
@@ -287,6 +310,30 @@ class SqliteStore:
                 "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
                 (str(WorkloadState.ADMITTED), placement_text, workload_id),
             )
+            db.executemany(
+                "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
+                [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
+            )
+            self._insert_event(db, event, workload_id)
+            return self._workload(db, workload_id)
+
+    def reassign(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+    ) -> WorkloadRecord:
+        """Swap the placement and reservations of a workload that holds capacity, in one transaction."""
+        adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
+        placement_text = None if placement is None else dumps(placement)
+        with self._tx("reassigning a workload", write=True) as db:
+            rules.check_reassign(self._workload(db, workload_id))
+            allocatable = {node: self._allocatable(db, node) for node in adding}
+            booked = self._booked(db, exclude=workload_id)
+            rules.check_capacity(allocatable, booked, adding, workload=workload_id, action="reassigned")
+            db.execute("UPDATE workloads SET placement = ? WHERE id = ?", (placement_text, workload_id))
+            db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
             db.executemany(
                 "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
                 [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
@@ -345,6 +392,17 @@ class SqliteStore:
             ).fetchall()
         return {node: resources_from_json(loads(text, "reservation"), "reservation") for node, text in rows}
 
+    def reservations_by_workload(self) -> dict[int, dict[str, Resources]]:
+        """Every workload's reservations per node, in one read."""
+        out: dict[int, dict[str, Resources]] = {}
+        with self._tx("reading reservations") as db:
+            rows = db.execute("SELECT workload, node, resources FROM reservations ORDER BY workload, node")
+            for workload, node, text in rows:
+                out.setdefault(workload, {})[node] = resources_from_json(
+                    loads(text, "reservation"), "reservation"
+                )
+        return out
+
     def reserved_by_node(self) -> dict[str, Resources]:
         """Booked capacity per node, summed over every workload holding capacity."""
         with self._tx("reading reservations") as db:
@@ -374,11 +432,20 @@ class SqliteStore:
         row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
         if row is None:
             raise NotFoundError("node", name)
-        return node_from_json(loads(row[0], f"node {name!r}"))
+        return self._decode_node(row[0], f"node {name!r}")
 
     def _allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
         row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        return None if row is None else node_from_json(loads(row[0], f"node {name!r}")).allocatable
+        return None if row is None else self._decode_node(row[0], f"node {name!r}").allocatable
+
+    def _decode_node(self, text: str, what: str) -> Node:
+        node = self._node_cache.get(text)
+        if node is None:
+            node = node_from_json(loads(text, what))
+            if len(self._node_cache) >= _NODE_CACHE_SIZE:
+                self._node_cache.clear()  # crude bound; refilled by the next reads
+            self._node_cache[text] = node
+        return node
 
     def _topology(self, db: sqlite3.Connection, name: str) -> Topology:
         row = db.execute("SELECT data FROM topologies WHERE name = ?", (name,)).fetchone()
@@ -391,15 +458,16 @@ class SqliteStore:
         row = db.execute(f"SELECT {_WORKLOAD_COLUMNS} FROM workloads WHERE id = ?", (workload_id,)).fetchone()
         if row is None:
             raise NotFoundError("workload", str(workload_id))
-        return _workload_from_row(row)
+        return workload_from_row(row)
 
     def _next_sequence(self, db: sqlite3.Connection) -> int:
         # Safe: callers hold the write lock, and workloads are never deleted.
         return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
 
-    def _booked(self, db: sqlite3.Connection) -> dict[str, Resources]:
+    def _booked(self, db: sqlite3.Connection, *, exclude: int | None = None) -> dict[str, Resources]:
         total: dict[str, Resources] = {}
-        for node, text in db.execute("SELECT node, resources FROM reservations"):
+        rows = db.execute("SELECT node, resources FROM reservations WHERE workload IS NOT ?", (exclude,))
+        for node, text in rows:
             total[node] = total.get(node, Resources()) + resources_from_json(
                 loads(text, "reservation"), "reservation"
             )
@@ -440,40 +508,3 @@ class SqliteStore:
             db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
         db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
         self._insert_event(db, event, record.id)
-
-
-def _workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
-    (
-        wid,
-        sequence,
-        name,
-        kind,
-        owner,
-        spec,
-        priority,
-        topology,
-        pool,
-        submitted_at,
-        state,
-        placement,
-        why,
-    ) = row
-    try:
-        parsed_state = WorkloadState(state)
-    except ValueError as exc:
-        raise StoreError(f"stored workload {wid} has an unknown state {state!r}") from exc
-    return WorkloadRecord(
-        name=name,
-        kind=kind,
-        owner=owner,
-        spec=spec,
-        priority=priority,
-        topology=topology,
-        pool=pool,
-        submitted_at=submitted_at,
-        id=wid,
-        sequence=sequence,
-        state=parsed_state,
-        placement=loads(placement, f"workload {wid} placement"),
-        explanation=loads(why, f"workload {wid} explanation"),
-    )

@@ -1,4 +1,5 @@
-"""OSMO pools (admin), and their topology keys, which any user may read to write specs."""
+"""OSMO pools (admin; validated by OSMO's pool rules, deletion guarded while workloads use
+them), and their topology keys, which any user may read to write specs."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from fastapi import APIRouter, Response
 
 from toposched.api.auth import AdminUser, CurrentUser
 from toposched.api.bodies import PoolBody, pool_json
-from toposched.api.deps import StoreDep
-from toposched.model import NotFoundError, Problem, SpecError
+from toposched.api.deps import SchedulerDep, StoreDep
 
 router = APIRouter(prefix="/v1/pools", tags=["pools"])
 
@@ -25,29 +25,27 @@ def get_pool(name: str, _: AdminUser, store: StoreDep) -> dict[str, Any]:
 
 
 @router.put("/{name}")
-def put_pool(name: str, body: PoolBody, _: AdminUser, store: StoreDep) -> dict[str, Any]:
-    """Create or replace a pool. ``topology``, when given, must name a stored topology."""
-    record = body.to_record(name)
-    if record.topology:
-        try:
-            store.get_topology(record.topology)
-        except NotFoundError:
-            known = ", ".join(t.name for t in store.list_topologies()) or "none"
-            raise SpecError(
-                [Problem("topology", f"unknown topology {record.topology!r}", f"known topologies: {known}")]
-            ) from None
-    store.put_pool(record)
+def put_pool(name: str, body: PoolBody, _: AdminUser, scheduler: SchedulerDep) -> dict[str, Any]:
+    """Create or replace a pool. ``topology``, when given, must name a stored topology; the keys
+    cannot change while the pool's workloads hold capacity (409)."""
+    record = scheduler.put_pool(
+        name,
+        topology=body.topology,
+        topology_keys=[k.model_dump() for k in body.topology_keys],
+        description=body.description,
+        backend=body.backend,
+    )
     return pool_json(record)
 
 
 @router.delete("/{name}", status_code=204)
-def delete_pool(name: str, _: AdminUser, store: StoreDep) -> Response:
-    store.delete_pool(name)
+def delete_pool(name: str, _: AdminUser, scheduler: SchedulerDep) -> Response:
+    """Delete a pool; 409 while a pending, admitted or running workload uses it."""
+    scheduler.delete_pool(name)
     return Response(status_code=204)
 
 
 @router.get("/{name}/topology-keys")
-def topology_keys(name: str, _: CurrentUser, store: StoreDep) -> list[dict[str, Any]]:
-    """The pool's topology keys, coarsest first, with their position (0 = coarsest)."""
-    keys = pool_json(store.get_pool(name))["topology_keys"]
-    return [{"key": k["key"], "label": k["label"], "order": i} for i, k in enumerate(keys)]
+def topology_keys(name: str, _: CurrentUser, scheduler: SchedulerDep) -> list[dict[str, Any]]:
+    """The pool's topology keys ``[{key, label, order}]``, coarsest first (order 0 = coarsest)."""
+    return scheduler.pool_keys(name)

@@ -25,7 +25,8 @@ def get_topology(name: str, _: CurrentUser, store: StoreDep) -> dict[str, Any]:
 
 @router.put("/{name}")
 def put_topology(name: str, body: TopologyBody, _: AdminUser, scheduler: SchedulerDep) -> dict[str, Any]:
-    """Create or replace a topology (levels coarsest first)."""
+    """Create or replace a topology (levels coarsest first). Aliases may always change; the
+    levels not while admitted or running workloads use the topology (409)."""
     topology = body.to_topology(name)
     scheduler.put_topology(topology)
     return topology_json(topology)
@@ -33,6 +34,7 @@ def put_topology(name: str, body: TopologyBody, _: AdminUser, scheduler: Schedul
 
 @router.delete("/{name}", status_code=204)
 def delete_topology(name: str, _: AdminUser, scheduler: SchedulerDep) -> Response:
-    """Delete a topology; 409 while a live workload or a pool references it."""
+    """Delete a topology; 409 naming the pending, admitted or running workloads and the pools
+    that still reference it (refused, never deferred)."""
     scheduler.delete_topology(name)
     return Response(status_code=204)

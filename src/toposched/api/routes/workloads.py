@@ -1,4 +1,5 @@
-"""Workloads: submit, read, list and cancel. Users see and cancel only their own; admins all."""
+"""Workloads: submit, read, list, cancel and finish (users only their own; admins all), and pod
+status reports (admin: the node agent's role)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from toposched.api.auth import CurrentUser, User
-from toposched.api.bodies import SubmitBody, workload_json
+from toposched.api.auth import AdminUser, CurrentUser, User
+from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
 from toposched.api.deps import LimitsDep, SchedulerDep
 from toposched.model import PermissionDeniedError
 from toposched.store import WorkloadRecord, WorkloadState
@@ -57,6 +58,24 @@ def cancel(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict
     """Cancel a workload, releasing any capacity it holds."""
     owned(scheduler.get(workload_id), user)
     return workload_json(scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin))
+
+
+@router.post("/{workload_id}/finish")
+def finish(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
+    """Report that a workload completed, releasing its capacity (its owner or an admin)."""
+    owned(scheduler.get(workload_id), user)
+    return workload_json(scheduler.finish(workload_id, actor=user.name, admin=user.is_admin))
+
+
+@router.put("/{workload_id}/pods/{pod}/status")
+def pod_status(
+    workload_id: int, pod: str, body: PodStatusBody, _: AdminUser, scheduler: SchedulerDep
+) -> dict[str, Any]:
+    """Report what one pod of an admitted gang is doing (Pending, Running, Failed, Terminating).
+    A running pod marks the gang running; failed or ended pods feed node-failure detection."""
+    record = scheduler.set_pod_status(workload_id, pod, body.status)
+    statuses = scheduler.pod_statuses(workload_id)
+    return {**workload_json(record), "pods": {name: str(status) for name, status in statuses.items()}}
 
 
 def owned(record: WorkloadRecord, user: User) -> WorkloadRecord:
