@@ -23,6 +23,9 @@ from toposched.model import Gang, Problem, Topology, WorkloadSpecError
 
 SUPPORTED = ", ".join(f"{api} {kind}" for kind, (api, _) in READERS.items()) + ", v1 Pod (a pod group)"
 
+# libyaml's loader when PyYAML was built with it: about ten times faster, same documents.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def load_workload(text: str, topology: Topology | None = None, *, source: str = "job") -> Gang:
     """Parse YAML text (one document; or several documents / a ``v1 List`` of Pods of one pod
@@ -32,7 +35,7 @@ def load_workload(text: str, topology: Topology | None = None, *, source: str = 
     Raises ``WorkloadSpecError`` listing every problem found.
     """
     try:
-        documents = [doc for doc in yaml.safe_load_all(text) if doc is not None]
+        documents = [doc for doc in yaml.load_all(text, Loader=_LOADER) if doc is not None]
     except yaml.YAMLError as exc:
         raise WorkloadSpecError([_yaml_problem(exc, source)]) from None
     return compile_workload(documents, topology)
