@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from toposched.cli.client import cancel_command, get_command, list_command, submit_command
+from toposched.cli.compile import compile_app
 from toposched.cli.demo import demo_command
+from toposched.cli.inspect import pool_app, topology_app
 from toposched.cli.place import place_command
 from toposched.cli.serve import serve_command
 
@@ -18,6 +20,9 @@ app = typer.Typer(
 )
 app.command("place")(place_command)
 app.command("demo")(demo_command)
+app.add_typer(compile_app, name="compile")
+app.add_typer(pool_app, name="pool")
+app.add_typer(topology_app, name="topology")
 app.command("serve")(serve_command)
 app.command("submit")(submit_command)
 app.command("get")(get_command)

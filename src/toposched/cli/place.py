@@ -1,4 +1,7 @@
-"""``toposched place JOB.yaml --cluster CLUSTER.yaml``: place one job and show where it goes."""
+"""``toposched place JOB.yaml --cluster CLUSTER.yaml``: place one workload and show where it goes.
+
+The input may be a Kueue-annotated workload, a KAI-annotated workload or PodGroup with its pods,
+an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; ``workloads.detect`` tells them apart."""
 
 from __future__ import annotations
 
@@ -9,8 +12,9 @@ from rich.console import Console
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.output import result_document, to_json, to_yaml
-from toposched.cli.pipeline import POLICIES, parse_cluster, parse_policy, place_job, read_texts
+from toposched.cli.pipeline import POLICIES, parse_cluster, parse_policy, read_texts
 from toposched.cli.render import print_result
+from toposched.cli.workloads import place_input
 from toposched.model import Policy, Problem, SpecError, ToposchedError
 
 FORMATS = ("table", "json", "yaml")
@@ -21,7 +25,10 @@ def place_command(
         str,
         typer.Argument(
             metavar="JOB",
-            help="Kueue-annotated workload (Job, JobSet, LeaderWorkerSet, ...) as YAML; - reads stdin.",
+            help=(
+                "Workload as YAML (- reads stdin): Kueue- or KAI-annotated Job, JobSet, LeaderWorkerSet, "
+                "Kubeflow job; a KAI PodGroup with its Pods; an OSMO workflow; a Grove PodCliqueSet."
+            ),
             show_default=False,
         ),
     ],
@@ -40,8 +47,15 @@ def place_command(
             "--topology",
             "-t",
             metavar="NAME|FILE",
-            help="A Topology of the cluster file, or a Topology file (default: the only one).",
+            help=(
+                "A Topology of the cluster file, or a Topology file (default: the one the workload "
+                "names, else the only one). For Grove: a file of ClusterTopology objects."
+            ),
         ),
+    ] = None,
+    pool: Annotated[
+        str | None,
+        typer.Option("--pool", metavar="FILE", help="OSMO pool (with its backend) for an OSMO workflow."),
     ] = None,
     policy: Annotated[
         str | None,
@@ -49,7 +63,10 @@ def place_command(
             "--policy",
             "-p",
             metavar="POLICY",
-            help=f"How domains are ordered: {', '.join(POLICIES)} (default: mixed).",
+            help=(
+                f"How domains are ordered: {', '.join(POLICIES)} "
+                "(default: mixed for Kueue, binpack for KAI, OSMO and Grove)."
+            ),
         ),
     ] = None,
     output: Annotated[
@@ -57,7 +74,7 @@ def place_command(
         typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
     ] = "table",
 ) -> None:
-    """Place a job on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
+    """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
     try:
         problems: list[Problem] = []
         chosen_policy: Policy | None = None
@@ -77,7 +94,15 @@ def place_command(
         if problems or cluster is None:
             raise SpecError(problems)
         loaded, warnings = parse_cluster(texts["cluster"], source=cluster)
-        outcome = place_job(texts["job"], loaded, topology=topology, policy=chosen_policy, source=job)
+        outcome = place_input(
+            texts["job"],
+            loaded,
+            topology=topology,
+            policy=chosen_policy,
+            pool=pool,
+            source=job,
+            cluster_text=texts["cluster"],
+        )
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)

@@ -4,6 +4,12 @@ parsing, admission, PodCliqueSet → PodGangs and KAI PodGroups, and PodCliqueSe
 from toposched.frontends.grove.admission import Admission, Operation, Resource, admit, topologies_of
 from toposched.frontends.grove.gang import to_gang
 from toposched.frontends.grove.kai import KaiPodGroup, build_kai_podgroup, queue_of
+from toposched.frontends.grove.load import (
+    DEFAULT_OPERATOR_CONFIG,
+    GroveWorkload,
+    is_cluster_topology,
+    load_grove,
+)
 from toposched.frontends.grove.objects import (
     DEFAULT_TOPOLOGY,
     KAI_SCHEDULER,
@@ -24,6 +30,10 @@ from toposched.frontends.grove.objects import (
 from toposched.frontends.grove.podgang import TOPOLOGY_NAME, BuiltPodGang, build_podgangs, translate
 
 __all__ = [
+    "DEFAULT_OPERATOR_CONFIG",
+    "GroveWorkload",
+    "is_cluster_topology",
+    "load_grove",
     "DEFAULT_TOPOLOGY",
     "KAI_SCHEDULER",
     "MANAGED_BY",

@@ -14,14 +14,31 @@ from toposched.frontends.kai.validate import (
     validate_podgroup,
     validate_topology,
 )
+from toposched.frontends.kai.workload import (
+    WORKLOAD_KINDS,
+    KaiPod,
+    KaiWorkload,
+    is_kai_document,
+    load_kai,
+    load_podgroup_file,
+    load_workload,
+    workload_pods,
+)
 
 __all__ = [
+    "WORKLOAD_KINDS",
     "KaiGrouping",
+    "KaiPod",
+    "KaiWorkload",
     "PodGroup",
     "SubGroup",
     "TopologyConstraint",
     "ValidationResult",
     "compile_workload",
+    "is_kai_document",
+    "load_kai",
+    "load_podgroup_file",
+    "load_workload",
     "parse_podgroup",
     "resolve_constraint",
     "resolve_group",
@@ -33,4 +50,5 @@ __all__ = [
     "topology_from_object",
     "validate_podgroup",
     "validate_topology",
+    "workload_pods",
 ]

@@ -12,7 +12,8 @@ from toposched.model import Gang, Group, PodSpec, Policy, Problem, WorkloadSpecE
 
 def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, PodSpec]]) -> Gang:
     """``pods`` are (subgroup label, pod) pairs; the label must name a leaf subgroup, or be None
-    when the PodGroup has no subgroups. Raises ``WorkloadSpecError`` for pods that fit nowhere."""
+    when the PodGroup has no subgroups. Minimums (``minMember``, ``minSubGroup``) and running
+    pods (``PodSpec.node``) are kept. Raises ``WorkloadSpecError`` for pods that fit nowhere."""
     group = grouping.pod_group if isinstance(grouping, KaiGrouping) else grouping
     leaves = {sg.name for sg in group.leaves()}
     by_leaf: dict[str | None, list[PodSpec]] = {}
@@ -43,6 +44,7 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
             required=required,
             preferred=preferred,
             min_member=sg.min_member if sg is not None else (None if kids else group.min_member),
+            min_sub_group=sg.min_sub_group if sg is not None else group.min_sub_group,
             children=kids,
             pods=mine,
             topology=topology,

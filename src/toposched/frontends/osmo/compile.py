@@ -75,6 +75,15 @@ def compile_osmo(
     return compile_objects(workflow, pool, priority)
 
 
+def load_osmo(
+    workflow_text: str, pool_text: str, priority: Priority | str = Priority.NORMAL
+) -> tuple[Pool, Workflow, list[CompiledGroup]]:
+    """Parse a pool file and a workflow file and compile every group (see ``compile_osmo``)."""
+    pool = parse_pool(_load(pool_text, "pool", TopologySpecError))
+    workflow = parse_workflow(_load(workflow_text, "workflow", WorkloadSpecError), pool)
+    return pool, workflow, compile_workflow(workflow, pool, priority)
+
+
 def pool_keys_text(pool_text: str) -> list[dict[str, object]]:
     """``[{key, label, order}]`` of a pool file, coarsest first (order 0)."""
     return pool_keys(parse_pool(_load(pool_text, "pool", TopologySpecError)))

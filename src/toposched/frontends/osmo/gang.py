@@ -45,7 +45,8 @@ def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> 
         min_member=min_member,
         children=children,
         pods=() if children else tuple(pods),
-        topology=topology,
+        # A PodGroup constraint naming a topology without a level is invalid in KAI: leave it out.
+        topology=topology if tree.required or tree.preferred else None,
     )
     return Gang(
         name=compiled.name,

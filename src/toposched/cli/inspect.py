@@ -1,0 +1,97 @@
+"""``toposched pool keys POOL.yaml`` and ``toposched topology usage FILE...``: what a pool offers
+workflow authors, and which PodCliqueSets use which topology (the GREP-369 monitoring view)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.output import to_json, to_yaml
+from toposched.cli.pipeline import read_text
+from toposched.cli.workloads import parse_documents
+from toposched.frontends.osmo import pool_keys_text
+from toposched.model import Problem, SpecError, ToposchedError
+from toposched.scheduler.registry import TopologyRegistry, format_usage, usage
+
+pool_app = typer.Typer(help="OSMO pools.", no_args_is_help=True)
+topology_app = typer.Typer(help="Topologies and the workloads using them.", no_args_is_help=True)
+FORMATS = ("table", "json", "yaml")
+
+
+def _fail(exc: ToposchedError) -> typer.Exit:
+    for line in error_lines(exc):
+        typer.echo(line, err=True)
+    return typer.Exit(ExitCode.INVALID)
+
+
+def _check_format(output: str) -> None:
+    if output not in FORMATS:
+        raise SpecError(
+            [Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")]
+        )
+
+
+@pool_app.command("keys")
+def pool_keys_command(
+    pool: Annotated[str, typer.Argument(metavar="POOL", help="OSMO pool YAML (with its backend).")],
+    output: Annotated[str, typer.Option("--output", "-o", help="table, json or yaml.")] = "table",
+) -> None:
+    """The topology keys workflows may use in this pool: key, node label, order (0 = coarsest)."""
+    try:
+        _check_format(output)
+        keys = pool_keys_text(read_text(pool, what="pool"))
+    except ToposchedError as exc:
+        raise _fail(exc) from None
+    if output == "json":
+        typer.echo(to_json({"keys": keys}))
+    elif output == "yaml":
+        typer.echo(to_yaml({"keys": keys}))
+    else:
+        table = Table("key", "label", "order", box=None, pad_edge=False)
+        for row in keys:
+            table.add_row(str(row["key"]), str(row["label"]), str(row["order"]))
+        Console(highlight=False).print(table)
+
+
+@topology_app.command("usage")
+def topology_usage_command(
+    files: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="FILE...", help="YAML files holding PodCliqueSets (other objects are skipped)."
+        ),
+    ],
+    output: Annotated[str, typer.Option("--output", "-o", help="table, json or yaml.")] = "table",
+) -> None:
+    """PodCliqueSets per ClusterTopology, sorted by topology then namespace/name; a PodCliqueSet
+    with constraints but no topology name shows as ``grove-topology (default)``."""
+    registry = TopologyRegistry()
+    try:
+        _check_format(output)
+        for path in files:
+            for doc in parse_documents(read_text(path, what="workload"), source=path):
+                if isinstance(doc, dict) and doc.get("kind") in ("PodCliqueSet", "ClusterTopology"):
+                    registry.store(doc)
+    except ToposchedError as exc:
+        raise _fail(exc) from None
+    rows = usage(registry)
+    if output == "table":
+        typer.echo(format_usage(rows))
+        return
+    document = {
+        "workloads": [
+            {
+                "topology": r.topology,
+                "defaulted": r.defaulted,
+                "namespace": r.namespace,
+                "name": r.name,
+                "scheduledPods": r.scheduled_pods,
+            }
+            for r in rows
+        ]
+    }
+    typer.echo(to_json(document) if output == "json" else to_yaml(document))

@@ -1,0 +1,297 @@
+"""KAI inputs as files: a KAI-annotated workload (its pods are generated as the workload's
+controller would name and label them, then grouped by the PodGrouper) or a PodGroup with its
+pods. Both give the compiled PodGroups with their pods and one ``Gang`` per PodGroup."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toposched.frontends.kai import keys
+from toposched.frontends.kai.aliases import resolve_group
+from toposched.frontends.kai.common import KaiGrouping, count, dig, fail, labels, mapping, notes_of
+from toposched.frontends.kai.gang import to_gang
+from toposched.frontends.kai.grouper import compile_workload
+from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
+from toposched.frontends.kai.podgroup import API_VERSION, KIND, PodGroup, parse_podgroup
+from toposched.model import Gang, PodSpec, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.model.podspec import effective_requests, parse_tolerations
+
+PREFIX = "kai.scheduler/"
+WORKLOAD_KINDS = ("Job", "JobSet", *KUBEFLOW_KINDS, "LeaderWorkerSet")
+
+
+@dataclass(frozen=True, slots=True)
+class KaiPod:
+    """One pod with what the PodGrouper gave it: its PodGroup and leaf subgroup."""
+
+    obj: Mapping[str, Any]  # the pod object (metadata + spec)
+    spec: PodSpec
+    pod_group: str
+    subgroup: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class KaiWorkload:
+    """The PodGroups of one input (in creation order), their pods and gangs, and grouper warnings."""
+
+    pod_groups: tuple[PodGroup, ...]
+    pods: tuple[KaiPod, ...]
+    gangs: tuple[Gang, ...]
+    warnings: tuple[str, ...] = ()
+
+    def pod_metadata(self) -> dict[str, dict[str, Any]]:
+        """Per pod name: the labels and annotations the PodGrouper writes on it."""
+        out: dict[str, dict[str, Any]] = {}
+        for pod in self.pods:
+            grouping = KaiGrouping(PodGroup(pod.pod_group), pod.subgroup)
+            out[pod.spec.name] = {
+                "labels": grouping.pod_labels(),
+                "annotations": grouping.pod_annotations(),
+            }
+        return out
+
+
+def is_kai_document(doc: Mapping[str, Any]) -> bool:
+    """A PodGroup, or a workload carrying any ``kai.scheduler/*`` annotation or label (on the
+    workload or on one of its pod templates)."""
+    if doc.get("kind") == KIND and str(doc.get("apiVersion", "")).startswith("scheduling.run.ai/"):
+        return True
+    return _has_kai_key(doc)
+
+
+def _has_kai_key(node: object) -> bool:
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if key in ("annotations", "labels") and isinstance(value, Mapping):
+                if any(str(k).startswith(PREFIX) for k in value):
+                    return True
+            elif _has_kai_key(value):
+                return True
+    elif isinstance(node, list):
+        return any(_has_kai_key(item) for item in node)
+    return False
+
+
+def load_kai(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+    """A KAI input as parsed YAML documents: one workload, or a PodGroup and its pods.
+
+    Level aliases resolve against ``topologies``. Raises ``WorkloadSpecError`` listing every
+    problem (unsupported kind, bad counts, pods naming no subgroup, ...).
+    """
+    docs = [d for d in documents if d is not None]
+    catalog = tuple(topologies)
+    if any(isinstance(d, Mapping) and d.get("kind") == KIND for d in docs):
+        return load_podgroup_file(docs, catalog)
+    if len(docs) != 1 or not isinstance(docs[0], Mapping):
+        raise fail("", f"expected one workload object, found {len(docs)} documents", "write one workload")
+    return load_workload(docs[0], catalog)
+
+
+def load_workload(workload: Mapping[str, Any], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+    """Generate the workload's pods, group each with the PodGrouper and build the gangs."""
+    catalog = tuple(topologies)
+    objects = workload_pods(workload)
+    groups: dict[str, PodGroup] = {}
+    pods: list[KaiPod] = []
+    warnings: list[str] = []
+    problems: list[Problem] = []
+    for obj in objects:
+        try:
+            grouping = compile_workload(workload, obj, topologies=catalog)
+            spec = pod_spec(obj, _natural_index(workload, obj))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+            continue
+        group = grouping.pod_group
+        groups.setdefault(group.name, group)
+        warnings.extend(w for w in grouping.warnings if w not in warnings)
+        pods.append(KaiPod(obj, spec, group.name, grouping.subgroup))
+    if problems:
+        raise WorkloadSpecError(problems)
+    return _assemble(tuple(groups.values()), pods, tuple(warnings))
+
+
+def load_podgroup_file(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+    """A ``scheduling.run.ai/v2alpha2`` PodGroup and ``v1`` Pods joined by the ``pod-group-name``
+    annotation; each pod's ``kai.scheduler/subgroup-name`` label names its leaf subgroup and
+    ``spec.nodeName`` marks it as running."""
+    docs = [d for d in documents if isinstance(d, Mapping)]
+    found = [d for d in docs if d.get("kind") == KIND]
+    problems: list[Problem] = []
+    if len(found) != 1:
+        problems.append(Problem("", f"expected one PodGroup, found {len(found)}", "write one PodGroup"))
+    elif found[0].get("apiVersion") != API_VERSION:
+        problems.append(
+            Problem("apiVersion", f"unsupported PodGroup version {found[0].get('apiVersion')!r}", API_VERSION)
+        )
+    if problems:
+        raise WorkloadSpecError(problems)
+    group = resolve_group(parse_podgroup(found[0]), topologies)
+    pods: list[KaiPod] = []
+    position = 0
+    for i, doc in enumerate(docs):
+        if doc.get("kind") != "Pod":
+            if doc.get("kind") != KIND:
+                problems.append(
+                    Problem(f"documents[{i}].kind", f"unexpected kind {doc.get('kind')!r}", "Pod")
+                )
+            continue
+        name = str(dig(doc, "metadata", "name") or f"pod-{i}")
+        owner = notes_of(doc).get(keys.POD_GROUP_NAME)
+        if owner != group.name:
+            problems.append(
+                Problem(
+                    f"pods[{name}].metadata.annotations[{keys.POD_GROUP_NAME}]",
+                    f"is {owner!r}, not the PodGroup {group.name!r}",
+                    f"set {keys.POD_GROUP_NAME}: {group.name}",
+                )
+            )
+            continue
+        try:
+            spec = pod_spec(doc, position, path=f"pods[{name}].spec")
+        except SpecError as exc:
+            problems.extend(exc.problems)
+            continue
+        position += 1
+        label = labels(doc).get(keys.SUBGROUP_NAME)
+        pods.append(KaiPod(doc, spec, group.name, str(label) if label is not None else None))
+    if problems:
+        raise WorkloadSpecError(problems)
+    return _assemble((group,), pods, ())
+
+
+def pod_spec(pod: Mapping[str, Any], index: int, *, path: str = "spec") -> PodSpec:
+    """The scheduling facts of a pod object: requests, tolerations, node selector, node."""
+    spec = mapping(pod.get("spec"))
+    selector = {str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()}
+    node = spec.get("nodeName")
+    return PodSpec(
+        name=str(dig(pod, "metadata", "name") or ""),
+        index=index,
+        requests=effective_requests(spec, path=path),
+        tolerations=parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations"),
+        node_selector=selector,
+        node=str(node) if node else None,
+    )
+
+
+def _assemble(groups: tuple[PodGroup, ...], pods: list[KaiPod], warnings: tuple[str, ...]) -> KaiWorkload:
+    gangs = tuple(
+        to_gang(group, [(p.subgroup, p.spec) for p in pods if p.pod_group == group.name]) for group in groups
+    )
+    return KaiWorkload(groups, tuple(pods), gangs, warnings)
+
+
+# -- pods as the workload controllers create them ------------------------------------------------
+
+
+def workload_pods(workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The pods of a batch Job, JobSet, Kubeflow job or LeaderWorkerSet, in index order, named
+    and labelled as their controllers do (without the random suffixes)."""
+    kind = str(workload.get("kind") or "")
+    group = str(workload.get("apiVersion") or "").split("/")[0]
+    name = str(dig(workload, "metadata", "name") or "")
+    if not name:
+        raise fail("metadata.name", "the workload has no name", "set metadata.name")
+    if kind == "Job" and group == "batch":
+        return _job_pods(name, mapping(dig(workload, "spec")), "spec", {}, workload)
+    if kind == "JobSet":
+        return _jobset_pods(name, workload)
+    if kind in KUBEFLOW_KINDS:
+        return _kubeflow_pods(name, kind, workload)
+    if kind == "LeaderWorkerSet":
+        return _lws_pods(name, workload)
+    raise fail(
+        "kind",
+        f"{workload.get('apiVersion')} {kind or '?'} is not a KAI workload toposched can expand",
+        f"use one of {', '.join(WORKLOAD_KINDS)}, or a PodGroup with its pods",
+    )
+
+
+def _pod(
+    name: str, workload: Mapping[str, Any], template: Mapping[str, Any], extra: Mapping[str, str]
+) -> dict[str, Any]:
+    meta = mapping(template.get("metadata"))
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": str(dig(workload, "metadata", "namespace") or "default"),
+            "labels": {**{str(k): str(v) for k, v in mapping(meta.get("labels")).items()}, **extra},
+            "annotations": {str(k): str(v) for k, v in mapping(meta.get("annotations")).items()},
+        },
+        "spec": dict(mapping(template.get("spec"))),
+    }
+
+
+def _job_pods(
+    prefix: str,
+    job_spec: Mapping[str, Any],
+    where: str,
+    extra: Mapping[str, str],
+    workload: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    parallelism = count(job_spec.get("parallelism"), f"{where}.parallelism", 1)
+    template = mapping(job_spec.get("template"))
+    return [
+        _pod(f"{prefix}-{i}", workload, template, {**extra, keys.JOB_COMPLETION_INDEX: str(i)})
+        for i in range(parallelism)
+    ]
+
+
+def _jobset_pods(name: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    jobs = dig(workload, "spec", "replicatedJobs")
+    out: list[dict[str, Any]] = []
+    for i, raw in enumerate(jobs if isinstance(jobs, list) else []):
+        rj = mapping(raw)
+        where = f"spec.replicatedJobs[{i}]"
+        rj_name = str(rj.get("name") or "")
+        for j in range(count(rj.get("replicas"), f"{where}.replicas", 1)):
+            extra = {keys.JOBSET_REPLICATED_JOB: rj_name, keys.JOBSET_JOB_INDEX: str(j)}
+            job_spec = mapping(dig(rj, "template", "spec"))
+            out += _job_pods(f"{name}-{rj_name}-{j}", job_spec, f"{where}.template.spec", extra, workload)
+    return out
+
+
+def _kubeflow_pods(name: str, kind: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    field, order = KUBEFLOW_KINDS[kind]
+    specs = mapping(dig(workload, "spec", field))
+    types = [t for t in order if t in specs] + [t for t in specs if t not in order]
+    out: list[dict[str, Any]] = []
+    for t in types:
+        replicas = count(dig(specs, t, "replicas"), f"spec.{field}.{t}.replicas", 1)
+        template = mapping(dig(specs, t, "template"))
+        for i in range(replicas):
+            extra = {keys.KUBEFLOW_REPLICA_TYPE: t.lower(), keys.KUBEFLOW_REPLICA_INDEX: str(i)}
+            out.append(_pod(f"{name}-{t.lower()}-{i}", workload, template, extra))
+    return out
+
+
+def _lws_pods(name: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+    template = mapping(dig(workload, "spec", "leaderWorkerTemplate"))
+    size = count(template.get("size"), "spec.leaderWorkerTemplate.size", 1)
+    workers = mapping(template.get("workerTemplate"))
+    leader = mapping(template.get("leaderTemplate")) or workers
+    out: list[dict[str, Any]] = []
+    for g in range(count(dig(workload, "spec", "replicas"), "spec.replicas", 1)):
+        for w in range(size):
+            extra = {keys.LWS_GROUP_INDEX: str(g), keys.LWS_WORKER_INDEX: str(w)}
+            pod = _pod(
+                f"{name}-{g}" if w == 0 else f"{name}-{g}-{w}", workload, leader if w == 0 else workers, extra
+            )
+            pod["metadata"]["annotations"][keys.LWS_SIZE] = str(size)
+            out.append(pod)
+    return out
+
+
+def _natural_index(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> int:
+    """The index the workload kind gives the pod (completion, replica or worker index)."""
+    kind = str(workload.get("kind") or "")
+    label = {
+        "LeaderWorkerSet": keys.LWS_WORKER_INDEX,
+        **dict.fromkeys(KUBEFLOW_KINDS, keys.KUBEFLOW_REPLICA_INDEX),
+    }.get(kind, keys.JOB_COMPLETION_INDEX)
+    return int(str(labels(pod).get(label, "0")))
