@@ -110,9 +110,12 @@ def build_view(cluster: Cluster, topology: Topology, gang: Gang, placement: Plac
     nodes = {node.name: node for node in cluster.nodes}
     requests = _pod_requests(gang)
 
-    # Free capacity of every domain (all its nodes, not only the chosen ones).
+    # Free capacity of every domain (all its nodes, not only the chosen ones); a node without every
+    # level label is outside the topology, even when it shares a coarser label such as the zone.
     domain_free: dict[tuple[str, ...], int] = defaultdict(int)
     for node in cluster.nodes:
+        if any(level not in node.labels for level in topology.levels):
+            continue
         for path in _prefixes(_path(node, levels)):
             domain_free[path] += free[node.name]
 

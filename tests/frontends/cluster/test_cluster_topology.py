@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toposched.frontends.cluster import load_topology, parse_topology_object
-from toposched.model import HOSTNAME, TopologySpecError
+from toposched.frontends.cluster import load_cluster_report, load_topology, parse_topology_object
+from toposched.model import HOSTNAME, ClusterSpecError, TopologySpecError
 
 BLOCK = "cloud.provider.com/topology-block"
 RACK = "cloud.provider.com/topology-rack"
@@ -119,3 +119,42 @@ def test_parse_topology_object_rejects_other_kinds() -> None:
                 "spec": {"levels": [{"nodeLabel": RACK}]},
             }
         )
+
+
+GROVE_CLUSTER = """
+apiVersion: grove.io/v1alpha1
+kind: ClusterTopology
+metadata: {name: gb200}
+spec:
+  levels:
+  - {domain: zone, key: topology.kubernetes.io/zone}
+  - {domain: rack, key: cloud.provider.com/rack}
+  - {domain: host, key: kubernetes.io/hostname}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: n1
+  labels: {topology.kubernetes.io/zone: z, cloud.provider.com/rack: r, kubernetes.io/hostname: n1}
+status: {allocatable: {cpu: "4"}}
+"""
+
+
+def test_grove_cluster_topology_is_read_with_domain_aliases() -> None:
+    cluster, warnings = load_cluster_report(GROVE_CLUSTER)
+    (topology,) = cluster.topologies
+    assert topology.name == "gb200"
+    assert topology.levels == (
+        "topology.kubernetes.io/zone",
+        "cloud.provider.com/rack",
+        "kubernetes.io/hostname",
+    )
+    assert topology.resolve("rack") == "cloud.provider.com/rack"
+    assert warnings == []
+
+
+def test_grove_cluster_topology_errors_name_its_fields() -> None:
+    broken = GROVE_CLUSTER.replace("key: cloud.provider.com/rack", "key: Not A Label")
+    with pytest.raises(ClusterSpecError) as info:
+        load_cluster_report(broken)
+    assert info.value.problems[0].path == "topologies[gb200].spec.levels[1].key"

@@ -46,7 +46,7 @@ def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster,
             pod = parse_pod(located, problems)
             if pod is not None:
                 pods.append(pod)
-        elif located.kind == "Topology":
+        elif located.kind in ("Topology", "ClusterTopology"):
             topology = topology_located(located, problems, warnings)
             if topology is not None:
                 topologies.append(topology)

@@ -13,6 +13,7 @@ from toposched.model import Problem, Topology, TopologySpecError, is_label_key
 
 KUEUE_VERSIONS = ("kueue.x-k8s.io/v1alpha1", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
 KAI_VERSIONS = ("kai.scheduler/v1alpha1",)
+GROVE_VERSIONS = ("grove.io/v1alpha1",)
 
 
 def parse_topology_object(obj: Mapping[str, Any], *, path: str = "") -> Topology:
@@ -87,11 +88,52 @@ def topology_from_object(
 
 
 def topology_located(located: Located, problems: list[Problem], warnings: list[str]) -> Topology | None:
-    """A Topology of a cluster dump; problem paths start with ``topologies[<name>]``."""
+    """A Topology (or Grove ClusterTopology) of a cluster dump; problem paths start with
+    ``topologies[<name>]``."""
     metadata = located.obj.get("metadata")
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
     path = f"topologies[{name}]" if isinstance(name, str) and name else located.where
+    if located.kind == "ClusterTopology":
+        return cluster_topology_from_object(located.obj, path, problems)
     return topology_from_object(located.obj, path, problems, warnings)
+
+
+def cluster_topology_from_object(
+    obj: Mapping[str, Any], path: str, problems: list[Problem]
+) -> Topology | None:
+    """A Grove ``ClusterTopology`` (``spec.levels[].{domain, key}``, broadest first) as a ``Topology``
+    whose aliases are the domain names, so ``rack`` resolves to the rack's node label. Grove's own
+    admission rules (domain names, hierarchy) are applied by the Grove front end when it is used."""
+    before = len(problems)
+    if obj.get("apiVersion") not in GROVE_VERSIONS:
+        problems.append(
+            Problem(
+                at(path, "apiVersion"),
+                f"unknown apiVersion {obj.get('apiVersion')!r} for a ClusterTopology",
+                f"use {GROVE_VERSIONS[0]}",
+            )
+        )
+    metadata = obj.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    spec = obj.get("spec")
+    raw = spec.get("levels") if isinstance(spec, Mapping) else None
+    levels = (
+        [
+            {"nodeLabel": level.get("key"), "alias": level.get("domain")}
+            if isinstance(level, Mapping)
+            else level
+            for level in raw
+        ]
+        if isinstance(raw, list)
+        else raw
+    )
+    topology = _build(name, levels, at(path, "spec"), problems, aliases_allowed=True, name_path=path)
+    # name the ClusterTopology's own fields in what went wrong
+    problems[before:] = [
+        Problem(p.path.replace(".nodeLabel", ".key").replace(".alias", ".domain"), p.message, p.hint)
+        for p in problems[before:]
+    ]
+    return topology if len(problems) == before else None
 
 
 def _is_shorthand(doc: Mapping[str, Any]) -> bool:
