@@ -1,8 +1,11 @@
 """Placement latency on synthetic GPU clusters (zone / block / rack / hostname).
 
 Clusters of 1k, 10k and 100k nodes: 4 GPUs per node, each node has 0-4 GPUs taken at random
-(about half, fixed seed). Three gangs: 16 pods rack-required; 256 pods block-required cut into
-16-pod rack slices; 2048 pods block-preferred. The snapshot is built once, outside the timing.
+(about half, fixed seed). Three gangs under Kueue's default profile: 16 pods rack-required; 256
+pods block-required cut into 16-pod rack slices; 2048 pods block-preferred. Three under BINPACK
+(KAI's hierarchical solver): 16 pods rack-required; 256 pods in a required block, four 16-pod
+subgroups each requiring a rack plus 192 unconstrained pods; 2048 pods block-preferred. The
+snapshot is built once, outside the timing.
 
 The "floor" is one vectorised pass over the same arrays: per-node pod capacity for the pod shape
 plus per-level sums. The ratio median / floor says how much the algorithm adds to that pass.
@@ -20,7 +23,18 @@ from collections.abc import Callable
 import numpy as np
 
 from toposched.engine import place_gang
-from toposched.model import HOSTNAME, Gang, Group, Node, Placement, PodSpec, Resources, RunningPod, SliceLayer
+from toposched.model import (
+    HOSTNAME,
+    Gang,
+    Group,
+    Node,
+    Placement,
+    PodSpec,
+    Policy,
+    Resources,
+    RunningPod,
+    SliceLayer,
+)
 from toposched.model import Topology as TopologyDef
 from toposched.snapshot import Snapshot, fits_count, level_sums
 from toposched.topology import TopologyTree
@@ -64,10 +78,25 @@ def gang(
     return Gang(name, Group("workload", children=(leaf,)))
 
 
-GANGS = (
-    gang("rack-16", 16, required=RACK),
-    gang("block-256-rack-slices", 256, required=BLOCK, slices=(SliceLayer(RACK, 16),)),
-    gang("block-2048-preferred", 2048, preferred=BLOCK),
+def subgroup_gang(name: str, racks: int, per_rack: int, loose: int) -> Gang:
+    """A required block holding ``racks`` subgroups that each require a rack, plus ``loose`` pods
+    without a constraint of their own (KAI subgroups)."""
+    pods = [PodSpec(f"{name}-{i}", i, POD) for i in range(racks * per_rack + loose)]
+    children = [
+        Group(f"rack-{k}", required=RACK, pods=tuple(pods[k * per_rack : (k + 1) * per_rack]))
+        for k in range(racks)
+    ]
+    children.append(Group("rest", pods=tuple(pods[racks * per_rack :])))
+    return Gang(name, Group("workload", required=BLOCK, children=tuple(children)))
+
+
+GANGS: tuple[tuple[Gang, Policy], ...] = (
+    (gang("rack-16", 16, required=RACK), Policy.MIXED),
+    (gang("block-256-rack-slices", 256, required=BLOCK, slices=(SliceLayer(RACK, 16),)), Policy.MIXED),
+    (gang("block-2048-preferred", 2048, preferred=BLOCK), Policy.MIXED),
+    (gang("binpack-rack-16", 16, required=RACK), Policy.BINPACK),
+    (subgroup_gang("binpack-block-256-4-racks", 4, 16, 192), Policy.BINPACK),
+    (gang("binpack-block-2048-pref", 2048, preferred=BLOCK), Policy.BINPACK),
 )
 
 
@@ -105,10 +134,11 @@ def main() -> None:
         )
         floor = median_ms(lambda snap=snapshot: floor_pass(snap), args.runs)
         print(f"  floor (capacity + level sums)          {floor:8.3f} ms")
-        for g in GANGS:
-            result = place_gang(g, snapshot)
+        for g, policy in GANGS:
+            result = place_gang(g, snapshot, policy=policy)
             status = "placed" if isinstance(result, Placement) else "unschedulable"
-            ms = median_ms(lambda g=g, snap=snapshot: place_gang(g, snap), args.runs)
+            runs = args.runs if policy is not Policy.BINPACK else max(3, args.runs // 4)
+            ms = median_ms(lambda g=g, p=policy, snap=snapshot: place_gang(g, snap, policy=p), runs)
             print(f"  {g.name:<26} {g.size:5d} pods {ms:8.3f} ms  x{ms / floor:6.1f} floor  ({status})")
 
 

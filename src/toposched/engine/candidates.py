@@ -16,6 +16,7 @@ parent:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -114,12 +115,13 @@ def candidates(
     seen: set[bytes] = set()
     for level in relevant:
         domains = order[level] if level >= top else [_ancestor(view, top, top_index, level)]
+        members = _members_by_domain(view, valid, level)
         for domain in domains:
             if not fits[level].fits[domain]:
                 continue
             if allowed is not None and req is not None and _ancestor(view, level, domain, req) not in allowed:
                 continue
-            chosen = valid if level < 0 else valid[view.codes[level][valid] == domain]
+            chosen = members(domain)
             fingerprint = chosen.tobytes()
             if len(chosen) and fingerprint not in seen:
                 seen.add(fingerprint)
@@ -127,6 +129,22 @@ def candidates(
     if not sets:
         return _none_fits(view, node, fits, order, top, deepest, len(pods), name)
     return Candidates(sets, scores)
+
+
+def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[[int], IntArray]:
+    """A lookup from a domain of ``level`` to the rows of ``valid`` inside it (ascending), grouped
+    once so that trying many domains does not scan every row per domain."""
+    if level < 0:
+        return lambda _domain: valid
+    codes = view.codes[level][valid]
+    order = np.argsort(codes, kind="stable")  # stable: rows stay ascending within a domain
+    grouped = valid[order]
+    bounds = np.searchsorted(codes[order], np.arange(view.tree.count(level) + 1)).tolist()
+
+    def members(domain: int) -> IntArray:
+        return grouped[bounds[domain] : bounds[domain + 1]]
+
+    return members
 
 
 def _lowest_common(view: TopoView, valid: IntArray, deepest: int) -> tuple[int, int]:

@@ -131,13 +131,18 @@ def aggregate(
     seg = cs - c0
     pod = np.add.reduceat(pod_c, seg)
     slices = np.add.reduceat(slc_c, seg)
-    contributes = lead_c > 0 if leader else np.ones(len(lead_c), dtype=np.bool_)
-    loss = np.minimum.reduceat(np.where(contributes, pod_c - podl_c, _NEVER), seg)
-    slice_loss = np.minimum.reduceat(np.where(contributes, slc_c - slcl_c, _NEVER), seg)
-    lead = np.maximum.reduceat(lead_c, seg)
-    any_contributor = lead > 0 if leader else np.ones(len(pod), dtype=np.bool_)
-    podl = np.where(any_contributor, pod - loss, 0)
-    slcl = np.where(any_contributor, slices - slice_loss, 0)
+    if leader:
+        contributes = lead_c > 0
+        loss = np.minimum.reduceat(np.where(contributes, pod_c - podl_c, _NEVER), seg)
+        slice_loss = np.minimum.reduceat(np.where(contributes, slc_c - slcl_c, _NEVER), seg)
+        lead = np.maximum.reduceat(lead_c, seg)
+        any_contributor = lead > 0
+        podl = np.where(any_contributor, pod - loss, 0)
+        slcl = np.where(any_contributor, slices - slice_loss, 0)
+    else:
+        # Without a leader ``podl``/``slcl`` equal ``pod``/``slc`` everywhere (no child loses
+        # anything by hosting one), so the smallest loss is 0 and nothing needs reducing.
+        podl, slcl, lead = pod, slices, np.maximum.reduceat(lead_c, seg)
     if level == slice_level:
         slices, slcl = pod // slice_size, podl // slice_size
     p0, p1 = start - parent.offset, end - parent.offset

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.greedy import distribute, expand, sort_descent
+from toposched.engine.greedy import distribute, distribute_each, expand, sort_descent
+from toposched.engine.policies import Strategy
 from toposched.engine.request import Request
 from toposched.topology import IntArray, TopologyTree
 
@@ -43,6 +44,10 @@ def descend(
     while level < leaf_level:
         unit = req.slice_size if level < req.slice_level else req.inner_sizes.get(level + 1, 1)
         parent, lc = counts[level], counts[level + 1]
+        if not np.any(parent.lead[parent.loc(current)] > 0):
+            current = _share_all(tree, parent, lc, level, current, unit, strategy)
+            level += 1
+            continue
         parts: list[IntArray] = []
         for d in current.tolist():
             p = d - parent.offset
@@ -62,3 +67,30 @@ def descend(
         current = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         level += 1
     return current
+
+
+def _share_all(
+    tree: TopologyTree,
+    parent: LevelCounts,
+    lc: LevelCounts,
+    level: int,
+    current: IntArray,
+    unit: int,
+    strategy: Strategy,
+) -> IntArray:
+    """The loop below for parents without the leader, all at once: each parent's children sorted
+    in descent order and filled with exactly the parent's pods (children ranges are disjoint)."""
+    starts, ends = tree.child_start[level][current], tree.child_end[level][current]
+    kids = expand(starts, ends)
+    segments = np.repeat(np.arange(len(current), dtype=np.int64), ends - starts)
+    loc = lc.loc(kids)
+    slices = lc.slc[loc]
+    order = np.lexsort((kids, lc.pod[loc], -slices if strategy.descending else slices, segments))
+    kids, segments = kids[order], segments[order]
+    if unit > 1:
+        # As in the loop: the slices in this layer's unit are set after sorting.
+        at = lc.loc(kids)
+        lc.slc[at] = lc.pod[at] // unit
+        lc.slcl[at] = lc.podl[at] // unit
+    wanted = parent.pod[parent.loc(current)]
+    return distribute_each(lc, segments, kids, wanted, unit, strategy, slices=unit > 1)

@@ -15,6 +15,8 @@ from toposched.engine.counts import LevelCounts
 from toposched.engine.policies import Strategy, best_fit_position
 from toposched.topology import IntArray
 
+_NEVER = np.iinfo(np.int64).max
+
 
 class InconsistentError(Exception):
     """Phase-2 bookkeeping found less room than phase 1 promised (cannot happen by design)."""
@@ -117,6 +119,62 @@ def distribute(
     if slices:
         counts.slc[p] = left
     return np.concatenate((np.asarray(chosen, dtype=np.int64), tail[:k], tail[last : last + 1]))
+
+
+def distribute_each(
+    counts: LevelCounts,
+    segments: IntArray,
+    domains: IntArray,
+    counts_per: IntArray,
+    unit: int,
+    strategy: Strategy,
+    slices: bool,
+) -> IntArray:
+    """``distribute`` (without leaders) for many disjoint domain lists at once: ``domains`` holds
+    the lists one after another, already in fill order, ``segments`` the list of each domain
+    (ascending) and ``counts_per`` the pods each list receives. Returns the chosen domains of
+    every list, list after list, each in fill order."""
+    n = len(domains)
+    if n == 0:
+        return domains
+    starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
+    lengths = np.diff(np.r_[starts, n])
+    position = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths)
+    loc = counts.loc(domains)
+    primary = counts.slc if slices else counts.pod
+    factor = unit if slices else 1
+    remaining = np.repeat(counts_per // unit if slices else counts_per, lengths)
+    values = primary[loc]
+    total = np.cumsum(values)
+    reached = total - np.repeat(total[starts] - values[starts], lengths)  # running sum per list
+    k = np.add.reduceat((reached < remaining).astype(np.int64), starts)  # values are >= 0
+    if np.any(k >= lengths):
+        raise InconsistentError("a domain list holds fewer units than it must take")
+    k_each = np.repeat(k, lengths)
+    before = np.where(k > 0, reached[starts + k - 1], 0)
+    left = remaining - np.repeat(before, lengths)
+    if strategy.optimize_last:
+        # Tightest domain from position k on that still holds what is left, first on ties.
+        ok = (position >= k_each) & (values >= left)
+        key = np.where(ok, values, _NEVER)
+        smallest = np.repeat(np.minimum.reduceat(key, starts), lengths)
+        hit = ok & (key == smallest)
+        last = np.maximum.reduceat(np.where(hit, -position, -n), starts) * -1
+    else:
+        last = k
+    last_each = np.repeat(last, lengths)
+    head = position < k_each
+    tail = position == last_each
+    counts.lead[loc[head]] = 0
+    if slices:
+        counts.pod[loc[head]] = counts.slc[loc[head]] * unit
+    at, amount = loc[tail], left[tail]
+    counts.lead[at] = 0
+    counts.pod[at] = amount * factor
+    if slices:
+        counts.slc[at] = amount
+    chosen: IntArray = domains[head | tail]
+    return chosen
 
 
 def expand(starts: IntArray, ends: IntArray) -> IntArray:

@@ -25,7 +25,7 @@ from toposched.engine import messages
 from toposched.engine.candidates import NoFit, candidates
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.output import assignment
-from toposched.engine.policies.binpack import pack_resource, pick_node
+from toposched.engine.policies.binpack import fill_nodes, pack_resource
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
@@ -119,21 +119,29 @@ class Solver:
         return False
 
     def place_pods(self, node: SNode, pods: list[PodSpec], rows: IntArray, scores: IntArray | None) -> bool:
-        for pod in pods:
-            vec = self.space.vector(pod.requests)
-            allowed = self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
-            row = pick_node(self.space, rows, vec, allowed, scores, pack_resource(pod))
-            if row is None:
+        """Each pod on the best node of ``rows``, pods of one shape in one go."""
+        space = self.space
+        i = 0
+        while i < len(pods):
+            first = pods[i]
+            run = _same_shape_run(pods, i)
+            vec = space.vector(first.requests)
+            allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
+            for row, count in fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run):
+                space.charge(row, vec * count)
+                for pod in pods[i : i + count]:
+                    self._record(node, pod, row)
+                i += count
+                run -= count
+            if run:
                 self.note(
                     NoFit(
-                        f"pod {pod.name} of {node.leaf} fits no node of the chosen domain "
+                        f"pod {pods[i].name} of {node.leaf} fits no node of the chosen domain "
                         f"({len(rows)} nodes)",
                         node.leaf,
                     )
                 )
                 return False
-            self.space.charge(row, vec)
-            self._record(node, pod, row)
         return True
 
     def attempt(self, attempt: Attempt) -> bool:
@@ -145,6 +153,22 @@ class Solver:
             return True
         self.undo(mark)
         return False
+
+
+def _same_shape_run(pods: list[PodSpec], start: int) -> int:
+    """How many pods from ``start`` on share the first one's requests, tolerations and selector."""
+    first = pods[start]
+    end = start + 1
+    while end < len(pods):
+        pod = pods[end]
+        if not (
+            (pod.requests is first.requests or pod.requests == first.requests)
+            and pod.tolerations == first.tolerations
+            and (pod.node_selector is first.node_selector or pod.node_selector == first.node_selector)
+        ):
+            break
+        end += 1
+    return end - start
 
 
 def place_hierarchical(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import repeat
+
+import numpy as np
 
 from toposched.model import HOSTNAME, DomainCount, Group, PodPlacement, PodSpec, TopologyAssignment
 from toposched.snapshot import Snapshot, fits_count
@@ -49,6 +52,29 @@ def place_pods(
         PodPlacement(pod.name, leaf.name, pod.index, None if node is None else names[node], paths[domain])
         for pod, (domain, node) in zip(pods, slots, strict=False)
     ]
+
+
+def place_on_nodes(
+    tree: TopologyTree, leaf: Group, pods: Sequence[PodSpec], nodes: Sequence[tuple[int, int]]
+) -> list[PodPlacement]:
+    """Pods in order on (node, pods) pairs, in order: what ``place_pods`` gives for the slots of
+    those pairs, built column by column (one ``PodPlacement`` per pod is the only per-pod work)."""
+    index = [node for node, count in nodes for _ in range(count)][: len(pods)]
+    names, paths, leaf_of = tree.node_names, tree.paths[-1], tree.node_domain[-1]
+    if not index:
+        return []
+    domains = leaf_of[np.asarray(index, dtype=np.int64)].tolist()
+    count = len(index)
+    return list(
+        map(
+            PodPlacement,
+            [pod.name for pod in pods[:count]],
+            repeat(leaf.name, count),
+            [pod.index for pod in pods[:count]],
+            [names[i] for i in index],
+            [paths[d] for d in domains],
+        )
+    )
 
 
 def slots_in_leaf(snapshot: Snapshot, leaf: Group, domain: int, count: int) -> list[tuple[int, int | None]]:

@@ -8,7 +8,7 @@ import numpy as np
 
 from toposched.engine import messages
 from toposched.engine.hierarchy import place_hierarchical
-from toposched.engine.output import assignment, ordered_pods, place_pods
+from toposched.engine.output import assignment, ordered_pods, place_on_nodes, place_pods
 from toposched.engine.request import Invalid, compile_unit, units_of
 from toposched.engine.solver import Failure, Solved, Workspace, solve
 from toposched.model import (
@@ -58,10 +58,11 @@ def place_gang(
         req = compile_unit(unit, tree, policy)
         if isinstance(req, Invalid):
             return invalid(gang, tree, policy, req)
+        if solved:
+            commit(ws, solved[-1])  # only a later request needs the capacity an earlier one took
         result = solve(ws, req)
         if isinstance(result, Failure):
             return failed(gang, tree, policy, result)
-        commit(ws, result)
         solved.append(result)
     assignments: dict[str, TopologyAssignment] = {
         leaf.name: assignment(tree, ()) for leaf in gang.leaves() if not leaf.pods
@@ -74,8 +75,7 @@ def place_gang(
             assignments[req.leader.name] = assignment(tree, [(leaf, 1)])
             pods += place_pods(tree, req.leader, ordered_pods(req.leader), [(leaf, node)])
         assignments[req.workers.name] = assignment(tree, result.leaves)
-        slots = node_slots(tree, result.nodes)
-        pods += place_pods(tree, req.workers, ordered_pods(req.workers), slots)
+        pods += place_on_nodes(tree, req.workers, ordered_pods(req.workers), result.nodes)
     return Placement(gang.name, tree.topology.name, policy, tuple(pods), assignments)
 
 

@@ -140,7 +140,7 @@ def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
     if not pods:
         return PodShape(Resources())
     first = pods[0]
-    if all(_same_shape(p, first) for p in pods[1:]):
+    if _all_same_shape(pods):
         return PodShape(first.requests, first.tolerations, tuple(sorted(first.node_selector.items())))
     requests = first.requests
     tolerations: list[Toleration] = list(first.tolerations)
@@ -157,10 +157,16 @@ def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
     return PodShape(requests, tuple(tolerations), pairs)
 
 
-def _same_shape(a: PodSpec, b: PodSpec) -> bool:
-    return (a.requests is b.requests or a.requests == b.requests) and (
-        a.tolerations == b.tolerations
-        and (a.node_selector is b.node_selector or a.node_selector == b.node_selector)
+def _all_same_shape(pods: tuple[PodSpec, ...]) -> bool:
+    """True when every pod has the first one's shape; distinct objects (few) are compared once."""
+    first = pods[0]
+    requests = {id(p.requests): p.requests for p in pods}
+    tolerations = {id(p.tolerations): p.tolerations for p in pods}
+    selectors = {id(p.node_selector): p.node_selector for p in pods}
+    return (
+        all(r == first.requests for r in requests.values())
+        and all(t == first.tolerations for t in tolerations.values())
+        and all(s == first.node_selector for s in selectors.values())
     )
 
 

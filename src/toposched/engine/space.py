@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from toposched.model import Node, Resources, Toleration, Topology
+from toposched.model import Resources, Taint, Toleration, Topology
 from toposched.model.node import tolerates_all
 from toposched.snapshot import BoolArray, Snapshot, per_slot_requests
 from toposched.topology import IntArray, TopologyTree
@@ -45,38 +45,34 @@ class NodeSpace:
         for name, snap in (snapshots or {}).items():
             by_name.setdefault(name, snap)
         ordered = [main, *(s for n, s in sorted(by_name.items()) if s is not main)]
-        owner: dict[str, tuple[int, int]] = {}  # node -> (snapshot position, row there)
-        for k, snap in enumerate(ordered):
-            for i, name in enumerate(snap.tree.node_names):
-                owner.setdefault(name, (k, i))
-        self.names: tuple[str, ...] = tuple(sorted(owner))
-        self.row: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        self._owners = _owners(ordered)
+        self.names: tuple[str, ...] = self._owners.names
         columns: dict[str, int] = {}
         for snap in ordered:
             for resource in snap.resources:
                 columns.setdefault(resource, len(columns))
         self.columns = columns
         self.free: IntArray = np.zeros((len(self.names), len(columns)), dtype=np.int64)
-        nodes: list[Node | None] = [None] * len(self.names)
-        for k, snap in enumerate(ordered):
-            pairs = [(self.row[n], i) for n, (o, i) in owner.items() if o == k]
-            if not pairs:
-                continue
-            rows = np.asarray([r for r, _ in pairs], dtype=np.int64)
-            theirs = np.asarray([i for _, i in pairs], dtype=np.int64)
-            for resource, col in snap.columns.items():
-                self.free[rows, columns[resource]] = snap.free[theirs, col]
-            for r, i in pairs:
-                nodes[r] = snap.tree.nodes[i]
-        self.nodes: tuple[Node, ...] = tuple(n for n in nodes if n is not None)
-        self._tainted = [r for r, n in enumerate(self.nodes) if any(t.blocks_scheduling for t in n.taints)]
-        self.views: dict[str, TopoView] = {name: self._view(snap.tree) for name, snap in by_name.items()}
+        for snap, rows, theirs in self._owners.parts:
+            cols = np.asarray([columns[r] for r in snap.columns], dtype=np.int64)
+            self.free[rows[:, None], cols[None, :]] = snap.free[theirs][:, list(snap.columns.values())]
+        self._tainted = self._owners.taint_groups()
+        self.views: dict[str, TopoView] = {
+            name: self._view(snap.tree, self._owners.rows_of(snap.tree)) for name, snap in by_name.items()
+        }
         self.default = main.tree.topology.name
         self._journal: list[tuple[int, IntArray]] = []
         self._eligible: dict[object, BoolArray] = {}
+        self._row: dict[str, int] | None = None
 
-    def _view(self, tree: TopologyTree) -> TopoView:
-        rows = np.asarray([self.row[n] for n in tree.node_names], dtype=np.int64)
+    @property
+    def row(self) -> dict[str, int]:
+        """Row of each node name (built on first use: most placements never need it)."""
+        if self._row is None:
+            self._row = {name: i for i, name in enumerate(self.names)}
+        return self._row
+
+    def _view(self, tree: TopologyTree, rows: IntArray) -> TopoView:
         member = np.zeros(len(self.names), dtype=np.bool_)
         member[rows] = True
         codes = []
@@ -132,13 +128,72 @@ class NodeSpace:
         cached = self._eligible.get(key)
         if cached is None:
             cached = np.ones(self.size, dtype=np.bool_)
-            for r in self._tainted:
-                cached[r] = tolerates_all(tolerations, self.nodes[r].taints) is None
-            if selector:
-                cached &= np.fromiter(
-                    (all(n.labels.get(k) == v for k, v in selector) for n in self.nodes),
-                    dtype=np.bool_,
-                    count=self.size,
-                )
+            for taints, rows in self._tainted:
+                if tolerates_all(tolerations, taints) is not None:
+                    cached[rows] = False
+            for label, value in selector:
+                cached &= self._owners.label_is(label, value)
             self._eligible[key] = cached
         return cached
+
+
+class _Owners:
+    """Which snapshot owns each row: node names in name order, and per owning snapshot the rows
+    it owns with their row numbers there (a node in several snapshots belongs to the first)."""
+
+    def __init__(self, names: tuple[str, ...], parts: list[tuple[Snapshot, IntArray, IntArray]]) -> None:
+        self.names = names
+        self.parts = parts
+
+    def rows_of(self, tree: TopologyTree) -> IntArray:
+        """Rows of a tree's member nodes, in the tree's node order."""
+        for snap, rows, theirs in self.parts:
+            if snap.tree is tree and len(theirs) == tree.node_count:
+                out = np.empty(tree.node_count, dtype=np.int64)
+                out[theirs] = rows
+                return out
+        # A tree sharing nodes with an earlier snapshot: find its names among the sorted ones.
+        ordered = np.asarray(self.names, dtype=np.str_)
+        return np.searchsorted(ordered, tree.by_name()[2])[np.argsort(tree.by_name()[0])].astype(np.int64)
+
+    def taint_groups(self) -> list[tuple[tuple[Taint, ...], IntArray]]:
+        """Rows with scheduling-blocking taints, grouped by taint list (per owning snapshot)."""
+        out: list[tuple[tuple[Taint, ...], IntArray]] = []
+        for snap, rows, theirs in self.parts:
+            at = np.full(snap.tree.node_count, -1, dtype=np.int64)
+            at[theirs] = rows
+            for taints, members in snap.tree.taint_groups():
+                mine = at[members]
+                mine = mine[mine >= 0]
+                if len(mine):
+                    out.append((taints, mine))
+        return out
+
+    def label_is(self, label: str, value: str) -> BoolArray:
+        """Rows whose node carries ``label`` with ``value``."""
+        match = np.zeros(len(self.names), dtype=np.bool_)
+        for snap, rows, theirs in self.parts:
+            codes, table = snap.tree.label_codes(label)
+            code = table.get(value)
+            if code is not None:
+                match[rows] = codes[theirs] == code
+        return match
+
+
+def _owners(ordered: list[Snapshot]) -> _Owners:
+    """Rows (sorted by node name, so the row is the name tie-break) over several snapshots."""
+    if len(ordered) == 1:
+        order, names, _ = ordered[0].tree.by_name()
+        return _Owners(names, [(ordered[0], np.arange(len(names), dtype=np.int64), order)])
+    arrays = [snap.tree.by_name()[2] for snap in ordered]
+    everything = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.str_)
+    unique, first = np.unique(everything, return_index=True)  # first occurrence = first owner
+    offsets = np.cumsum([0, *(len(a) for a in arrays)])
+    owner = np.searchsorted(offsets, first, side="right") - 1
+    parts: list[tuple[Snapshot, IntArray, IntArray]] = []
+    for k, snap in enumerate(ordered):
+        rows = np.flatnonzero(owner == k).astype(np.int64)
+        if len(rows):
+            order = snap.tree.by_name()[0]
+            parts.append((snap, rows, order[first[rows] - offsets[k]]))
+    return _Owners(tuple(unique.tolist()), parts)

@@ -31,7 +31,9 @@ class TopologyTree:
     """Domains per level of one topology, with parent/child links as index arrays."""
 
     __slots__ = (
+        "_by_name",
         "_codes",
+        "_dotted_rank",
         "_hostname_leaf",
         "_node_index",
         "_path_index",
@@ -111,6 +113,8 @@ class TopologyTree:
                 self._hostname_leaf.setdefault(path[-1], i)
         self._codes: dict[str, tuple[IntArray, dict[str, int]]] = {}
         self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
+        self._by_name: tuple[IntArray, tuple[str, ...], npt.NDArray[np.str_]] | None = None
+        self._dotted_rank: dict[int, IntArray] = {}
 
     @classmethod
     def build(cls, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
@@ -215,6 +219,28 @@ class TopologyTree:
             )
             cached = (codes, table)
             self._codes[key] = cached
+        return cached
+
+    def by_name(self) -> tuple[IntArray, tuple[str, ...], npt.NDArray[np.str_]]:
+        """Member nodes in name order: their indices, their names, and the names as an array
+        (what name-ordered views such as the hierarchical solver's node space are built from)."""
+        if self._by_name is None:
+            names = np.asarray(self.node_names, dtype=np.str_)
+            order = np.argsort(names, kind="stable").astype(np.int64)
+            ordered = names[order]
+            self._by_name = (order, tuple(ordered.tolist()), ordered)
+        return self._by_name
+
+    def dotted_rank(self, level: int) -> IntArray:
+        """Per domain of ``level``, its rank when domains are ordered by their path values joined
+        with dots (KAI's domain id, ``zone1.rack2``), which is not always the path order."""
+        cached = self._dotted_rank.get(level)
+        if cached is None:
+            ids = [".".join(path) for path in self.paths[level]]
+            order = sorted(range(len(ids)), key=ids.__getitem__)
+            cached = np.empty(len(ids), dtype=np.int64)
+            cached[np.asarray(order, dtype=np.int64)] = np.arange(len(ids), dtype=np.int64)
+            self._dotted_rank[level] = cached
         return cached
 
     def taint_groups(self) -> list[tuple[tuple[Taint, ...], IntArray]]:

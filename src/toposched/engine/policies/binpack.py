@@ -15,11 +15,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from toposched.engine.greedy import expand
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
@@ -30,27 +32,33 @@ NOTHING_FREE = 1000.0  # KAI's ratio for a requested resource with no free amoun
 _BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
 
 
+def _kinds(pods: list[PodSpec]) -> Counter[Resources]:
+    """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
+    return Counter(pod.requests for pod in pods)
+
+
 def summed(pods: list[PodSpec]) -> dict[str, int]:
     """Requests of all pods added up, the ``pods`` slot left out."""
     out: dict[str, int] = {}
-    for pod in pods:
-        for resource, amount in pod.requests.items():
+    for requests, n in _kinds(pods).items():
+        for resource, amount in requests.items():
             if resource != PODS and amount > 0:
-                out[resource] = out.get(resource, 0) + amount
+                out[resource] = out.get(resource, 0) + amount * n
     return out
 
 
 def homogeneous(pods: list[PodSpec]) -> bool:
     """Every extended resource (GPUs included) is requested by all pods or by none."""
-    extended = {r for p in pods for r, a in p.requests.items() if a > 0 and r not in _BASIC}
-    return all(all(p.requests[r] > 0 for p in pods) for r in extended)
+    kinds = list(_kinds(pods))
+    extended = {r for k in kinds for r, a in k.items() if a > 0 and r not in _BASIC}
+    return all(all(k[r] > 0 for k in kinds) for r in extended)
 
 
 def representative(pods: list[PodSpec]) -> Resources:
     """The element-wise largest pod."""
     out = Resources()
-    for pod in pods:
-        out = out.maximum(pod.requests)
+    for requests in _kinds(pods):
+        out = out.maximum(requests)
     return out
 
 
@@ -104,13 +112,18 @@ def sorted_levels(
     hierarchical order: children of earlier parents first, siblings fullest first, then by id."""
     tree = view.tree
     order: dict[int, list[int]] = {top: [top_index]}
+    parents = np.asarray([top_index], dtype=np.int64)
     for level in range(top + 1, deepest + 1):
-        ratio = fits[level].ratio
-        row: list[int] = []
-        for parent in order[level - 1]:
-            kids = range(tree.count(0)) if level == 0 else range(*tree.children(level - 1, parent))
-            row += sorted(kids, key=lambda d: (-float(ratio[d]), view.domain_id(level, d)))
-        order[level] = row
+        if level == 0:
+            kids = np.arange(tree.count(0), dtype=np.int64)
+            rank = np.zeros(len(kids), dtype=np.int64)
+        else:
+            starts, ends = tree.child_start[level - 1][parents], tree.child_end[level - 1][parents]
+            kids = expand(starts, ends)
+            rank = np.repeat(np.arange(len(parents), dtype=np.int64), ends - starts)
+        # Parent position first (hierarchical order), then fullest first, then the dotted id.
+        parents = kids[np.lexsort((tree.dotted_rank(level)[kids], -fits[level].ratio[kids], rank))]
+        order[level] = parents.tolist()
     return order
 
 
@@ -132,20 +145,33 @@ def pack_resource(pod: PodSpec) -> str:
     return CPU
 
 
-def pick_node(
-    space: NodeSpace, rows: IntArray, vec: IntArray, allowed: BoolArray, scores: IntArray | None, pack: str
-) -> int | None:
-    """The row a pod goes to among ``rows``: fits and is allowed; highest topology score, then
-    least free ``pack`` resource, then node name. None when no row fits."""
-    if len(rows) == 0:
-        return None
+def fill_nodes(
+    space: NodeSpace,
+    rows: IntArray,
+    vec: IntArray,
+    allowed: BoolArray,
+    scores: IntArray | None,
+    pack: str,
+    count: int,
+) -> list[tuple[int, int]]:
+    """Rows for ``count`` identical pods placed one at a time on the best row among ``rows``
+    (fits and is allowed; highest topology score, then least free ``pack`` resource, then node
+    name), as (row, pods) pairs in fill order; fewer pods in total when room runs out.
+
+    Charging a pod only lowers its row's free ``pack`` amount, so the row stays the best until
+    it is full: one sort gives the order of all of them.
+    """
+    if len(rows) == 0 or count <= 0:
+        return []
     wanted = np.flatnonzero(vec > 0)
-    free = space.free[rows]
-    ok = allowed[rows] & np.all(free[:, wanted] >= vec[wanted], axis=1)
-    if not ok.any():
-        return None
-    rows = rows[ok]
+    room = np.min(space.free[rows][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
+    ok = allowed[rows] & (room > 0)
+    rows, room = rows[ok], room[ok]
     topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    packed = space.column(pack)[rows]
-    best = np.lexsort((rows, packed, -topo))[0]
-    return int(rows[best])
+    order = np.lexsort((rows, space.column(pack)[rows], -topo))
+    reached = np.cumsum(room[order])
+    used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
+    takes = room[order[:used]].copy()
+    if used and int(reached[used - 1]) > count:
+        takes[-1] -= int(reached[used - 1]) - count  # the last row takes only what is left
+    return list(zip(rows[order[:used]].tolist(), takes.tolist(), strict=True))
