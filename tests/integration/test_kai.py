@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
 import yaml
 
 from .conftest import EXAMPLES, SCHEMAS, Invoke, node_labels, run_process, validate
@@ -45,10 +44,6 @@ def test_seed_worked_example_fills_rack_a1_in_zone_a(invoke: Invoke) -> None:
     assert racks.count("rack-a1") == 2 and len(set(racks)) == 2  # 2 racks, not 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: among racks A2-A4 (1 free GPU each) binpack picks rack-a4; the seed names rack A2",
-)
 def test_seed_worked_example_third_pod_goes_to_rack_a2(invoke: Invoke) -> None:
     cluster = KAI / "zone-ab-cluster.yaml"
     run = invoke("place", KAI / "zone-ab-job.yaml", "--cluster", cluster, "-o", "json")
@@ -56,10 +51,6 @@ def test_seed_worked_example_third_pod_goes_to_rack_a2(invoke: Invoke) -> None:
     assert sorted(labels[p["node"]][RACK] for p in run.json()["pods"]) == ["rack-a1", "rack-a1", "rack-a2"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: place_hierarchical ignores the policy argument and always reports binpack",
-)
 def test_policy_stays_selectable_for_kai(invoke: Invoke) -> None:
     run = invoke(
         "place",
@@ -83,11 +74,6 @@ def test_podgroup_file_keeps_running_pods_and_subgroups(invoke: Invoke) -> None:
     assert pods["leader-0"][0] == "leader"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine: a required zone on the PodGroup ignores the zone its running pod pins "
-    "(picks zone-a, then reports 'can allocate only 2 of 1 required pods')",
-)
 def test_podgroup_zone_follows_the_running_pod(invoke: Invoke, tmp_path: Path) -> None:
     docs = list(yaml.safe_load_all((KAI / "podgroup-pods.yaml").read_text(encoding="utf-8")))
     docs[0]["spec"]["topologyConstraint"] = {"topology": "cluster-topology", "requiredTopologyLevel": "zone"}

@@ -11,7 +11,9 @@ parent:
 3. the LCD must fit P, else "not enough resources".
 4. relevant levels: from the preferred level (if any) up to the required level, or up to the
    root without one. Candidates are the fitting domains of those levels, deepest level first,
-   in the binpack order; with a required level, domains already holding pods of the group win.
+   in the binpack order (under a Kueue policy: tightest first). With a required level, pods of
+   the group that already run or were placed pin it: only domains inside their required-level
+   domain(s) are candidates.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposched.engine.members import SNode
+from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import PodSpec
@@ -44,13 +47,26 @@ class NoFit:
 @dataclass(frozen=True, slots=True)
 class Candidates:
     sets: list[IntArray]
-    scores: IntArray | None  # topology node scores when the group prefers a level
+    # When the group prefers a level, per row: binpack's topology score, or under a Kueue
+    # ordering the dotted-id rank of the row's preferred-level domain (-1 outside).
+    scores: IntArray | None
 
 
 def candidates(
-    space: NodeSpace, node: SNode, pods: list[PodSpec], rows: IntArray, held: IntArray
+    space: NodeSpace,
+    node: SNode,
+    pods: list[PodSpec],
+    rows: IntArray,
+    held: IntArray,
+    strategy: Strategy | None = None,
 ) -> Candidates | NoFit:
-    """The node sets to try for ``node`` (``held``: rows already holding pods of its subtree)."""
+    """The node sets to try for ``node`` (``held``: rows already holding pods of its subtree).
+
+    ``strategy`` None orders domains the binpack way; a Kueue ordering (BestFit,
+    LeastFreeCapacity) takes the same fitting domains of each level tightest first (the fewest
+    pods that still hold the group, as both pick for a request that must fit one domain), ties
+    by id, and ``scores`` then holds each row's preferred-level domain rank for the fill.
+    """
     if not node.constrained:
         return Candidates([rows], None)
     name = node.topology if node.topology is not None else space.default
@@ -103,9 +119,17 @@ def candidates(
         )
     order = sorted_levels(view, fits, top, top_index, deepest)
     scores = None
+    if strategy is not None:
+        order = {
+            level: _tightest_first(view, fits[level], domains, len(pods), level)
+            for level, domains in order.items()
+        }
     if pref is not None:
         ordered = order[pref] if pref > top else []
-        scores = topology_scores(space, view, pref, ordered) if ordered else None
+        if ordered and strategy is None:
+            scores = topology_scores(space, view, pref, ordered, fits[pref].ratio)
+        elif ordered:
+            scores = _domain_ranks(view, pref, ordered)
     relevant = list(range(deepest, (req if req is not None else -1) - 1, -1))
     allowed: set[int] | None = None
     if req is not None and len(held):
@@ -127,8 +151,36 @@ def candidates(
                 seen.add(fingerprint)
                 sets.append(chosen)
     if not sets:
+        if allowed is not None and req is not None:
+            return _pinned_full(view, node, fits[req], sorted(allowed), len(pods), name)
         return _none_fits(view, node, fits, order, top, deepest, len(pods), name)
     return Candidates(sets, scores)
+
+
+def _tightest_first(view: TopoView, fit: LevelFit, domains: list[int], n: int, level: int) -> list[int]:
+    """``domains`` by room ascending (whole pods, else pods' worth of the dominant resource),
+    then dotted id."""
+    if len(domains) < 2:
+        return domains
+    index = np.asarray(domains, dtype=np.int64)
+    if fit.capacity is not None:
+        room = fit.capacity[index].astype(np.float64)
+    else:
+        ratio = fit.ratio[index]
+        room = np.where(ratio > 0, n / np.where(ratio > 0, ratio, 1.0), np.inf)
+    ids = view.tree.dotted_rank(level)[index] if level >= 0 else np.zeros(len(index), dtype=np.int64)
+    ordered: list[int] = index[np.lexsort((ids, room))].tolist()
+    return ordered
+
+
+def _domain_ranks(view: TopoView, level: int, ordered: list[int]) -> IntArray:
+    """Per row, the dotted-id rank of its ``level`` domain when that domain is in ``ordered``."""
+    inside = np.zeros(view.tree.count(level), dtype=np.bool_)
+    inside[np.asarray(ordered, dtype=np.int64)] = True
+    codes = view.codes[level]
+    safe = np.maximum(codes, 0)
+    ranks: IntArray = np.where((codes >= 0) & inside[safe], view.tree.dotted_rank(level)[safe], -1)
+    return ranks
 
 
 def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[[int], IntArray]:
@@ -164,6 +216,33 @@ def _ancestor(view: TopoView, level: int, index: int, target: int) -> int:
     return view.tree.ancestor(level, index, target)
 
 
+def _pinned_full(
+    view: TopoView, node: SNode, fit: LevelFit, pinned: list[int], needed: int, name: str
+) -> NoFit:
+    """No room left where the group's pods already are (its required-level domain(s))."""
+    level = view.tree.level_index(node.required or "")
+    assert level is not None  # pinned domains exist only for a known required level
+    key = view.topology.levels[level]
+    best = max(pinned, key=lambda d: (-1 if fit.capacity is None else int(fit.capacity[d]), -d))
+    got = None if fit.capacity is None else int(fit.capacity[best])
+    if fit.fits[best]:  # room enough, but none of its nodes is in the set the parent chose
+        room = "no node in the domain chosen for the group's parent"
+    elif got is None:
+        room = f"not enough room for the {needed} pods to add"
+    else:
+        room = f"room for only {got} of the {needed} pods to add"
+    return NoFit(
+        f"topology constraint {key} of {node.name} couldn't be satisfied: pods of {node.name} "
+        f"already run in {key} domain {view.domain_id(level, best)}, which has {room}",
+        node.name,
+        name,
+        key,
+        view.tree.path(level, best),
+        got,
+        needed,
+    )
+
+
 def _none_fits(
     view: TopoView,
     node: SNode,
@@ -175,7 +254,8 @@ def _none_fits(
     name: str,
 ) -> NoFit:
     key = view.topology.levels[level]
-    domains = order.get(level, [])
+    # Domains that fit but gave no candidate have no node in the parent's set: not "the best".
+    domains = [d for d in order.get(level, []) if not fits[level].fits[d]]
     capacity = fits[level].capacity
     best: int | None = None
     if capacity is not None and domains:

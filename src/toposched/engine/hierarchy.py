@@ -9,6 +9,9 @@ One attempt: the root asks for its candidate node sets; for each, in order, its 
 solved in member order inside that set (a leaf asks for its own candidates, then places its pods
 one by one on the best node); any failure rolls back to the checkpoint and the next candidate of
 that group is tried. Siblings are not moved: the parent's next candidate re-solves them all.
+Members that running pods pin (a required level above a running pod) are solved before their
+siblings, whose domain is still free to choose. The policy orders domains and nodes
+(``place_hierarchical``).
 
 Output: ``Placement.pods`` holds every pod that has a node (running ones included) and leaves
 out pods that stay pending (elastic pods without room); ``assignments`` counts those pods per
@@ -25,11 +28,13 @@ from toposched.engine import messages
 from toposched.engine.candidates import NoFit, candidates
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.output import assignment
+from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
+from toposched.engine.policies.profile import greedy_pick, hierarchy_strategy
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
-from toposched.snapshot import Snapshot
+from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray
 
 MAX_TRIES = 20_000  # candidate sets tried per attempt before giving up (bounded backtracking)
@@ -38,9 +43,13 @@ MAX_TRIES = 20_000  # candidate sets tried per attempt before giving up (bounded
 class Solver:
     """Mutable state of one hierarchical placement."""
 
-    def __init__(self, space: NodeSpace, root: SNode) -> None:
+    def __init__(self, space: NodeSpace, root: SNode, policy: Policy = Policy.BINPACK) -> None:
         self.space = space
         self.root = root
+        self.policy = policy
+        self.strategy: dict[str, Strategy | None] = {}
+        self._strategies(root, policy, False)
+        self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
         self.where: dict[tuple[str, str], int] = {}  # (IR leaf, pod) -> row
         self.log: list[tuple[str, str, str]] = []  # (solver leaf, IR leaf, pod), newest last
@@ -49,10 +58,24 @@ class Solver:
         self.leaves = [n for n in root.walk() if n.is_leaf]
         self.subtree = {n.name: [m for m in n.walk() if m.is_leaf] for n in root.walk()}
 
+    def _strategies(self, node: SNode, policy: Policy, constrained: bool) -> None:
+        constrained = constrained or node.required is not None or node.preferred is not None
+        self.strategy[node.name] = hierarchy_strategy(policy, constrained)
+        for child in node.children:
+            self._strategies(child, policy, constrained)
+
     # -- bookkeeping --------------------------------------------------------------------------
 
     def pin(self) -> None:
-        """Charge and count pods that already run."""
+        """Charge and count pods that already run; note the groups they pin (a required level
+        with such a pod below it, and every group above one)."""
+        for node in self.root.walk():
+            running = any(pod.node is not None for leaf in self.subtree[node.name] for pod in leaf.pods)
+            if running and node.required is not None:
+                self.pinned.add(node.name)
+        for node in reversed(self.root.walk()):  # children before parents
+            if any(child.name in self.pinned for child in node.children):
+                self.pinned.add(node.name)
         for leaf in self.leaves:
             for pod in leaf.pods:
                 if pod.node is None:
@@ -97,12 +120,14 @@ class Solver:
         pods = attempt.of(node)
         if not pods:
             return True
-        found = candidates(self.space, node, pods, rows, self.held(node))
+        found = candidates(self.space, node, pods, rows, self.held(node), self.strategy[node.name])
         if isinstance(found, NoFit):
             self.note(found)
             return False
         own = found.scores if found.scores is not None else scores
-        members = attempt.order.get(node.name, node.children)
+        # Members whose domain running pods already fix go first: they cannot move, a sibling
+        # placed before them could take their last room (KAI's member order otherwise).
+        members = sorted(attempt.order.get(node.name, node.children), key=lambda m: m.name not in self.pinned)
         for chosen in found.sets:
             self.tries += 1
             if self.tries > MAX_TRIES:
@@ -127,7 +152,12 @@ class Solver:
             run = _same_shape_run(pods, i)
             vec = space.vector(first.requests)
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
-            for row, count in fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run):
+            strategy = self.strategy[node.name]
+            if strategy is None:
+                fill = fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run)
+            else:
+                fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
+            for row, count in fill:
                 space.charge(row, vec * count)
                 for pod in pods[i : i + count]:
                     self._record(node, pod, row)
@@ -155,6 +185,40 @@ class Solver:
         return False
 
 
+def fill_greedy(
+    space: NodeSpace,
+    rows: IntArray,
+    vec: IntArray,
+    allowed: BoolArray,
+    ranks: IntArray | None,
+    strategy: Strategy,
+    count: int,
+) -> list[tuple[int, int]]:
+    """Rows for ``count`` identical pods under a Kueue ordering, as (row, pods) pairs; fewer in
+    total when room runs out. With ``ranks`` (preferred-level domain per row) the pods are first
+    shared out over those domains, then over the nodes of each, by Kueue's greedy."""
+    if len(rows) == 0 or count <= 0:
+        return []
+    wanted = np.flatnonzero(vec > 0)
+    room = np.min(space.free[rows][:, wanted] // vec[wanted], axis=1) if len(wanted) else None
+    if room is None:
+        room = np.full(len(rows), count, dtype=np.int64)  # a pod asking for nothing fits anywhere
+    ok = allowed[rows] & (room > 0)
+    rows, room = rows[ok], room[ok]
+    if ranks is None:
+        return [(int(rows[i]), take) for i, take in greedy_pick(room, rows, count, strategy, whole=False)]
+    group = ranks[rows]
+    group = np.where(group >= 0, group, np.iinfo(np.int64).max)  # outside the preferred level: last
+    keys, inverse = np.unique(group, return_inverse=True)
+    per_group = np.bincount(inverse, weights=room, minlength=len(keys)).astype(np.int64)
+    out: list[tuple[int, int]] = []
+    for g, share in greedy_pick(per_group, keys, count, strategy, whole=True):
+        inside = inverse == g
+        picks = greedy_pick(room[inside], rows[inside], share, strategy, whole=False)
+        out += [(int(rows[inside][i]), take) for i, take in picks]
+    return out
+
+
 def _same_shape_run(pods: list[PodSpec], start: int) -> int:
     """How many pods from ``start`` on share the first one's requests, tolerations and selector."""
     first = pods[start]
@@ -172,12 +236,22 @@ def _same_shape_run(pods: list[PodSpec], start: int) -> int:
 
 
 def place_hierarchical(
-    gang: Gang, snapshot: Snapshot, *, snapshots: Mapping[str, Snapshot] | None = None
+    gang: Gang,
+    snapshot: Snapshot,
+    *,
+    policy: Policy = Policy.BINPACK,
+    snapshots: Mapping[str, Snapshot] | None = None,
 ) -> Placement | Unschedulable:
-    """Place ``gang`` with KAI's semantics (see the module docstring); never changes the snapshots."""
+    """Place ``gang`` with KAI's semantics (see the module docstring); never changes the snapshots.
+
+    ``policy`` orders domains and nodes: BINPACK is KAI's order; BESTFIT, LEASTFREE and MIXED
+    apply Kueue's orderings to the same candidate domains (MIXED: BestFit for groups under a
+    required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
+    The result reports ``policy``.
+    """
     space = NodeSpace(snapshot, snapshots)
     root = build(gang.root, gang.topology)
-    solver = Solver(space, root)
+    solver = Solver(space, root, policy)
     solver.pin()
     progress = solver.progress
     if not progress.satisfied(root):
@@ -187,14 +261,14 @@ def place_hierarchical(
             return messages.build(
                 gang.name,
                 space.default,
-                Policy.BINPACK,
+                policy,
                 f"subgroup {leaf} needs {missing} more pods to reach its minimum but only {pending} are pending",
                 group=leaf,
                 fit=pending,
                 needed=missing,
             )
         if attempt.empty or not solver.attempt(attempt):
-            return _failed(gang, space, solver.failure)
+            return _failed(gang, space, solver.failure, policy)
     for _ in range(sum(len(leaf.pods) for leaf in solver.leaves)):
         attempt = select(root, progress)
         if attempt.empty or attempt.short or not solver.attempt(attempt):
@@ -202,13 +276,13 @@ def place_hierarchical(
     return _output(gang, space, solver)
 
 
-def _failed(gang: Gang, space: NodeSpace, failure: NoFit | None) -> Unschedulable:
+def _failed(gang: Gang, space: NodeSpace, failure: NoFit | None, policy: Policy) -> Unschedulable:
     if failure is None:
-        return messages.build(gang.name, space.default, Policy.BINPACK, "the gang has no pods to place")
+        return messages.build(gang.name, space.default, policy, "the gang has no pods to place")
     return messages.build(
         gang.name,
         failure.topology or space.default,
-        Policy.BINPACK,
+        policy,
         failure.message,
         group=failure.group,
         level=failure.level,
@@ -241,4 +315,4 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
                 counts.append((domain, 1))
             pods.append(PodPlacement(pod.name, leaf.name, pod.index, space.names[row], path))
         assignments[leaf.name] = assignment(tree, counts)
-    return Placement(gang.name, space.default, Policy.BINPACK, tuple(pods), assignments)
+    return Placement(gang.name, space.default, solver.policy, tuple(pods), assignments)

