@@ -15,7 +15,7 @@ ROUNDS = 3
 
 def test_hundred_concurrent_clients(server: Server) -> None:
     result = asyncio.run(run_load(server.url, list(USERS.values()), ADMIN, clients=CLIENTS, rounds=ROUNDS))
-    print(f"\nservice load, {CLIENTS} clients x {ROUNDS} rounds: {result.summary()}")
+    print(f"\nservice load, {CLIENTS} clients x {ROUNDS} rounds: {result.summary()}\n{result.methods()}")
     assert result.server_errors == 0, result.statuses
     assert result.transport_errors == []
     assert result.statuses.get(201, 0) == CLIENTS * ROUNDS

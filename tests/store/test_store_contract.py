@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from toposched.model import ConflictError, NotFoundError, Resources, Topology
-from toposched.store import ACTIVE_STATES, EventRecord, PoolRecord, Store, WorkloadState
+from toposched.store import ACTIVE_STATES, EventRecord, PoolRecord, QueueEntry, Store, WorkloadState
 
 from .conftest import HOSTNAME, RACK, TAINT, TOPOLOGY, event, gpu_node, gpus, workload
 
@@ -110,6 +110,16 @@ def test_list_workloads_filters_by_owner_and_state(store: Store) -> None:
     assert [w.id for w in store.list_workloads(owner="alice", states=ACTIVE_STATES)] == [a.id, c.id]
     assert store.list_workloads(states=()) == []
     assert b.owner == "bob"
+
+
+def test_queue_lists_ids_priorities_and_order_of_some_states(store: Store) -> None:
+    a = store.submit_workload(workload("a", priority=3))
+    b = store.submit_workload(workload("b"))
+    c = store.submit_workload(workload("c", priority=7))
+    store.admit(b.id, {}, {"n1": gpus(1)}, event())
+    assert store.queue({S.PENDING}) == [QueueEntry(a.id, 3, a.sequence), QueueEntry(c.id, 7, c.sequence)]
+    assert [e.id for e in store.queue(ACTIVE_STATES)] == [a.id, b.id, c.id]
+    assert store.queue(()) == []
 
 
 def test_unknown_workload_is_not_found(store: Store) -> None:

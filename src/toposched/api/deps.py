@@ -1,4 +1,6 @@
-"""FastAPI dependencies that hand routes the scheduler, the store and the limits of the app."""
+"""FastAPI dependencies that hand routes the scheduler, the store, the limits and the offload pool
+of the app. They are ``async`` because none blocks: FastAPI runs a sync dependency in its thread
+pool, one hop per dependency per request."""
 
 from __future__ import annotations
 
@@ -7,25 +9,38 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from toposched.api.limits import Limits
+from toposched.api.offload import Offload
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
 
-def get_scheduler(request: Request) -> Scheduler:
+async def get_scheduler(request: Request) -> Scheduler:
     scheduler: Scheduler = request.app.state.scheduler
     return scheduler
 
 
-def get_store(request: Request) -> Store:
+async def get_store(request: Request) -> Store:
     store: Store = request.app.state.store
     return store
 
 
-def get_limits(request: Request) -> Limits:
+async def get_limits(request: Request) -> Limits:
     limits: Limits = request.app.state.limits
     return limits
+
+
+async def get_offload(request: Request) -> Offload:
+    offload: Offload = request.app.state.offload
+    return offload
+
+
+async def get_submissions(request: Request) -> Offload:
+    submissions: Offload = request.app.state.submissions
+    return submissions
 
 
 SchedulerDep = Annotated[Scheduler, Depends(get_scheduler)]
 StoreDep = Annotated[Store, Depends(get_store)]
 LimitsDep = Annotated[Limits, Depends(get_limits)]
+OffloadDep = Annotated[Offload, Depends(get_offload)]
+SubmissionsDep = Annotated[Offload, Depends(get_submissions)]

@@ -25,6 +25,9 @@ from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.osmo import Pool
 from toposched.model import Gang, Group, Problem, SpecError, Topology, WorkloadSpecError
 
+# libyaml's loader when PyYAML was built with it: about ten times faster, same documents.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 @dataclass(frozen=True, slots=True)
 class PoolEntry:
@@ -83,6 +86,11 @@ class Intake:
     def bind(self, context: Callable[[], IntakeContext] | None) -> None:
         """Set where the default context (topologies, pools) comes from."""
         self._context = context
+
+    @property
+    def bound(self) -> bool:
+        """Whether a default context provider is set."""
+        return self._context is not None
 
     def register(self, front_end: FrontEnd, *, first: bool = False) -> None:
         """Add a front end (replacing one of the same name); ``first`` tries it before the others."""
@@ -147,7 +155,7 @@ class Intake:
 
 def _first_document(text: str) -> Mapping[str, Any] | None:
     try:
-        for doc in yaml.safe_load_all(text):
+        for doc in yaml.load_all(text, Loader=_LOADER):
             if doc is not None:
                 return doc if isinstance(doc, Mapping) else None
     except yaml.YAMLError:
@@ -172,7 +180,7 @@ KUEUE = FrontEnd("kueue", frozenset([*KUEUE_READERS, "Pod"]), _load_kueue, _kueu
 
 def _documents(text: str) -> list[Any]:
     try:
-        return [d for d in yaml.safe_load_all(text) if d is not None]
+        return [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
     except yaml.YAMLError as exc:
         raise WorkloadSpecError([Problem("spec", f"not valid YAML: {exc}", "fix the syntax")]) from None
 

@@ -3,8 +3,10 @@
 The public methods are the service's verbs (intake, cluster changes, managed topologies and pools,
 pod status) and ``cycle``, one pass of the numbered steps in ``steps``. Methods that touch the
 loop's memory take one lock, held for one workload at a time by the cycle, so API threads and the
-``run`` loop share one scheduler without waiting for a whole cycle. ``submit`` needs no lock: it
-compiles the spec outside it and stores the workload in one transaction. ``run`` is event-driven:
+``run`` loop share one scheduler without waiting for a whole cycle. The request-path verbs take no
+lock at all: ``submit`` compiles the spec outside it and stores the workload in one transaction;
+``cancel`` and ``finish`` are one store transaction (the store checks the state), and the cycle
+forgets ended workloads itself. ``run`` is event-driven:
 every change that may let a workload in wakes it, and a timeout covers backoffs and node grace.
 """
 
@@ -29,12 +31,18 @@ from toposched.model import (
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.codec import pod_nodes
-from toposched.scheduler.intake import Intake, default_intake
+from toposched.scheduler.intake import Intake, IntakeContext, PoolEntry, default_intake
 from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State
 from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
 from toposched.scheduler.tracker import node_event_data, pod_to_json
-from toposched.scheduler.types import CycleReport, EventType, ImportReport, PodStatus, SchedulerConfig
+from toposched.scheduler.types import (
+    CycleReport,
+    EventType,
+    ImportReport,
+    PodStatus,
+    SchedulerConfig,
+)
 from toposched.scheduler.view import CycleView
 from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
 
@@ -56,6 +64,8 @@ class Scheduler:
     ) -> None:
         """Start from what ``store`` holds: node and pod facts are replayed from its event log."""
         self._state = State(store, clock, config, intake or default_intake())
+        if not self._state.intake.bound:
+            self._state.intake.bind(self._intake_context)
         self._state.tracker.replay(store.list_events())
         now = clock.now()
         for node in store.get_nodes():
@@ -87,7 +97,8 @@ class Scheduler:
         """Validate a spec (SpecError listing every problem) and queue it as pending; never places.
 
         The topology is ``topology``, else the one the spec names, else the only one defined
-        (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority.
+        (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority. Durable on return
+        (the store may commit it together with other submissions arriving at the same time).
         """
         state = self._state
         chosen, gang = self._compile(spec_text, topology, kind)
@@ -108,36 +119,28 @@ class Scheduler:
 
     def cancel(self, workload_id: int, *, actor: str, admin: bool = False) -> WorkloadRecord:
         """End a workload as cancelled, freeing its capacity. Only its owner or an admin may."""
-        state = self._state
-        with state.lock:
-            record = state.store.get_workload(workload_id)
-            if not admin and record.owner != actor:
-                raise PermissionDeniedError(
-                    f"workload {workload_id} belongs to {record.owner!r}; only its owner or an admin can cancel it"
-                )
-            done = state.store.release(
-                workload_id,
-                WorkloadState.CANCELLED,
-                state.event(EventType.CANCELLED, f"cancelled by {actor}", workload_id),
-            )
-            state.forget(workload_id)
-        state.notify()
-        return done
+        return self._release(workload_id, WorkloadState.CANCELLED, actor, admin, f"cancelled by {actor}")
 
     def finish(self, workload_id: int, *, actor: str | None = None, admin: bool = True) -> WorkloadRecord:
         """The workload completed: free its capacity. With ``admin=False`` only its owner may."""
+        message = f"finished (reported by {actor})" if actor else "finished"
+        return self._release(workload_id, WorkloadState.FINISHED, actor, admin, message)
+
+    def _release(
+        self, workload_id: int, end: WorkloadState, actor: str | None, admin: bool, message: str
+    ) -> WorkloadRecord:
+        """One store transaction, without the scheduler lock: the store checks the state inside it,
+        so a cycle admitting the workload meanwhile either commits first (and this frees it) or is
+        refused. The loop forgets the workload's memory at its next cycle (``State.prune``)."""
         state = self._state
-        with state.lock:
-            record = state.store.get_workload(workload_id)
-            if not admin and record.owner != actor:
-                raise PermissionDeniedError(
-                    f"workload {workload_id} belongs to {record.owner!r}; only its owner or an admin can finish it"
-                )
-            message = f"finished (reported by {actor})" if actor else "finished"
-            done = state.store.release(
-                workload_id, WorkloadState.FINISHED, state.event(EventType.FINISHED, message, workload_id)
+        record = state.store.get_workload(workload_id)
+        if not admin and record.owner != actor:
+            verb = "cancel" if end is WorkloadState.CANCELLED else "finish"
+            raise PermissionDeniedError(
+                f"workload {workload_id} belongs to {record.owner!r}; only its owner or an admin can {verb} it"
             )
-            state.forget(workload_id)
+        kind = EventType.CANCELLED if end is WorkloadState.CANCELLED else EventType.FINISHED
+        done = state.store.release(workload_id, end, state.event(kind, message, workload_id))
         state.notify()
         return done
 
@@ -265,7 +268,13 @@ class Scheduler:
         pool = pools.validate_pool(name, list(topology_keys), description=description, backend=backend)
         state = self._state
         with state.lock:
-            if topology:
+            own: Topology | None = None
+            if not topology and pool.keys:
+                # OSMO keeps one Topology per pool (osmo-pool-<namespace>-<pool>-topology); the
+                # service manages it with the pool, under the same guards as any topology.
+                topology = pool.topology_name
+                own = Topology.create(topology, [k.label for k in pool.topology_keys])
+            elif topology:
                 known = [t.name for t in state.store.list_topologies()]
                 if topology not in known:
                     raise pools.unknown_topology(topology, known)
@@ -275,6 +284,8 @@ class Scheduler:
                 old = ()
             holding = [w.id for w in state.store.list_workloads(states=HOLDING) if w.pool == name]
             check_pool_update(name, old, pool.keys, holding)
+            if own is not None:
+                self._put_topology(own)
             record = pools.pool_record(pool, topology)
             state.store.put_pool(record)
             return record
@@ -305,7 +316,10 @@ class Scheduler:
             view = CycleView(nodes, state.tracker.external, booked, state.trees)
         out = Outcome()
         heal(state, view, out, holding)
-        admit(state, view, out)
+        pending = store.queue((WorkloadState.PENDING,))  # after heal: evicted gangs too
+        with state.lock:
+            state.prune([w.id for w in holding] + [w.id for w in pending])
+        admit(state, view, out, pending)
         return CycleReport(
             tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
         )
@@ -347,7 +361,7 @@ class Scheduler:
         if topology:
             chosen = store.get_topology(topology)
             return chosen, intake.load(text, kind=kind, topology=chosen)
-        known = store.list_topologies()
+        known = self._state.shared_topologies()
         only = known[0] if len(known) == 1 else None
         gang: Gang | None = None
         try:
@@ -362,6 +376,12 @@ class Scheduler:
         probe = gang if gang is not None else intake.load(text, kind=kind, topology=None)
         chosen = store.get_topology(probe.topology) if probe.topology else self._state.default_topology()
         return chosen, intake.load(text, kind=kind, topology=chosen)
+
+    def _intake_context(self) -> IntakeContext:
+        """What front ends may read at submission: the stored topologies and OSMO pools."""
+        store = self._state.store
+        entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in store.list_pools()}
+        return IntakeContext(topologies=tuple(store.list_topologies()), pool_config=entries)
 
     def _put_topology(self, topology: Topology) -> None:
         store = self._state.store

@@ -76,9 +76,16 @@ class State:
             return self.store.get_topology(record.topology)
         return self.default_topology()
 
+    def shared_topologies(self) -> list[Topology]:
+        """Topologies a workload may use without naming one: all but the pool topologies the
+        service made for OSMO pools (``osmo-pool-<namespace>-<pool>-topology``), which only that
+        pool's workflows use."""
+        pool_owned = {r.topology for r in self.store.list_pools() if r.topology.startswith("osmo-pool-")}
+        return [t for t in self.store.list_topologies() if t.name not in pool_owned]
+
     def default_topology(self) -> Topology:
-        """The store's only topology; NotFoundError when there is none or several."""
-        known = self.store.list_topologies()
+        """The only shared topology; NotFoundError when there is none or several."""
+        known = self.shared_topologies()
         if len(known) == 1:
             return known[0]
         names = ", ".join(t.name for t in known) or "none"
@@ -107,6 +114,20 @@ class State:
         self.reported.pop(workload, None)
         self.gangs.pop(workload, None)
         self.tracker.clear(workload)
+
+    def prune(self, live: Sequence[int]) -> None:
+        """Forget the workloads that ended (cancelled or finished by a request, which does not
+        take the lock). ``live`` lists every pending or capacity-holding id read by this cycle;
+        ids above its largest were submitted after that read and are kept."""
+        if not live:
+            return
+        keep, newest = set(live), max(live)
+        memory = (self.backoff, self.reported, self.gangs, self.tracker.pods)
+        ended = {
+            w for table in memory for w in list(table) if w <= newest and w not in keep
+        }  # list: submit may add
+        for workload in ended:
+            self.forget(workload)
 
     def notify(self) -> None:
         """Wake the loop: something it may act on changed (submission, release, node, topology)."""

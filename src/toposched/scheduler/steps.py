@@ -43,7 +43,7 @@ from toposched.scheduler.health import NodeFailure, failed_nodes
 from toposched.scheduler.state import Backoff, State
 from toposched.scheduler.types import EventType, PodStatus
 from toposched.scheduler.view import CycleView
-from toposched.store import Json, WorkloadRecord, WorkloadState
+from toposched.store import Json, QueueEntry, WorkloadRecord, WorkloadState
 
 log = logging.getLogger(__name__)
 
@@ -65,19 +65,22 @@ class Outcome:
 
 def heal(state: State, view: CycleView, out: Outcome, holding: list[WorkloadRecord]) -> None:
     """Steps 1-2 for every gang in ``holding`` (read at the start of the cycle). Each runs under
-    the lock on a fresh read, so a gang cancelled meanwhile is skipped. Gangs whose nodes are all
+    the lock on a fresh read, so a gang cancelled before is skipped (one cancelled during it makes
+    the store refuse the eviction or replacement). Gangs whose nodes are all
     present, Ready, untainted and not cordoned cannot have a failed node and are not looked at."""
     suspect = {n.name for n in view.nodes.values() if not n.ready or n.taints or n.unschedulable}
     for listed in holding:
         if not _may_have_failed(listed, view, suspect):
             continue
         with state.lock:
-            record = _fresh(state, listed, HOLDING)
+            record = _fresh(state, listed.id, HOLDING)
             if record is None:
                 continue
             try:
                 _heal_one(state, view, record, out)
             except Exception as exc:  # one broken workload must not stop the cycle
+                if _fresh(state, record.id, HOLDING) is None:
+                    continue  # cancelled or finished meanwhile (those requests take no lock)
                 log.exception("node health check failed for workload %s", record.id)
                 _mark_broken(state, record, f"node health check failed: {exc}")
     with state.lock:
@@ -95,10 +98,10 @@ def _may_have_failed(record: WorkloadRecord, view: CycleView, suspect: set[str])
     return False
 
 
-def _fresh(state: State, listed: WorkloadRecord, states: tuple[WorkloadState, ...]) -> WorkloadRecord | None:
+def _fresh(state: State, workload_id: int, states: tuple[WorkloadState, ...]) -> WorkloadRecord | None:
     """The workload as stored now, or None when it left ``states`` since it was listed."""
     try:
-        record = state.store.get_workload(listed.id)
+        record = state.store.get_workload(workload_id)
     except NotFoundError:
         return None
     return record if record.state in states else None
@@ -202,21 +205,23 @@ def _evict(
 # -- step 3: admission -----------------------------------------------------------------------------
 
 
-def admit(state: State, view: CycleView, out: Outcome) -> None:
-    """Step 3: place pending gangs in priority then arrival order, each under the lock."""
+def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
+    """Step 3: place ``pending`` (the queue read after step 2) in priority then arrival order,
+    each under the lock on a fresh read; workloads still backing off are not even read."""
     now = state.clock.now()
-    pending = state.store.list_workloads(states=(WorkloadState.PENDING,))
     for record in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
         wait = state.backoff.get(record.id)
         if wait is not None and wait.not_before > now:
             continue
         with state.lock:
-            current = _fresh(state, record, (WorkloadState.PENDING,))
+            current = _fresh(state, record.id, (WorkloadState.PENDING,))
             if current is None:
                 continue  # cancelled since the list was read
             try:
                 _admit_one(state, view, current, out)
             except Exception as exc:  # one broken workload must not stop the cycle
+                if _fresh(state, record.id, (WorkloadState.PENDING,)) is None:
+                    continue  # cancelled meanwhile (a cancel takes no lock)
                 log.exception("admission failed for workload %s", record.id)
                 _mark_broken(state, current, f"admission failed: {exc}")
 

@@ -10,6 +10,7 @@ from toposched.store.records import (
     EventRecord,
     Json,
     PoolRecord,
+    QueueEntry,
     WorkloadRecord,
     WorkloadState,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "ACTIVE_STATES",
     "EventRecord",
     "PoolRecord",
+    "QueueEntry",
     "Json",
 ]
 

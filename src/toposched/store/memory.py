@@ -18,6 +18,7 @@ from toposched.store.records import (
     EventRecord,
     Json,
     PoolRecord,
+    QueueEntry,
     WorkloadRecord,
     WorkloadState,
 )
@@ -174,6 +175,14 @@ class MemoryStore:
                 if (owner is None or w.owner == owner) and (states is None or w.state in states)
             ]
             return [_copy(w) for w in sorted(found, key=lambda w: (w.sequence, w.id))]
+
+    def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
+        """Id, priority and sequence of the workloads in ``states``, in arrival order."""
+        with self._lock:
+            found = sorted(
+                (w for w in self._workloads.values() if w.state in states), key=lambda w: (w.sequence, w.id)
+            )
+            return [QueueEntry(w.id, w.priority, w.sequence) for w in found]
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""

@@ -75,6 +75,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE workloads ADD COLUMN explanation TEXT",
         ),
     ),
+    Migration(
+        3,
+        "index on workload arrival order (each submission reads MAX(sequence))",
+        ("CREATE INDEX workloads_by_sequence ON workloads (sequence)",),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

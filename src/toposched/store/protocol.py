@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Protocol
 
 from toposched.model import Node, Resources, Taint, Topology
-from toposched.store.records import EventRecord, Json, PoolRecord, WorkloadRecord, WorkloadState
+from toposched.store.records import EventRecord, Json, PoolRecord, QueueEntry, WorkloadRecord, WorkloadState
 
 
 class Store(Protocol):
@@ -84,6 +84,10 @@ class Store(Protocol):
         self, owner: str | None = None, states: Collection[WorkloadState] | None = None
     ) -> list[WorkloadRecord]:
         """Workloads in arrival order, optionally only one owner's and only some states."""
+        ...
+
+    def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
+        """Id, priority and sequence of the workloads in ``states``, in arrival order."""
         ...
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:

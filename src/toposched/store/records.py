@@ -39,6 +39,16 @@ ACTIVE_STATES = frozenset({WorkloadState.PENDING, WorkloadState.ADMITTED, Worklo
 
 
 @dataclass(frozen=True, slots=True)
+class QueueEntry:
+    """What ordering a queue needs of a workload, without decoding its spec, placement and
+    explanation (the scheduler loop lists the whole queue every cycle)."""
+
+    id: int
+    priority: int
+    sequence: int
+
+
+@dataclass(frozen=True, slots=True)
 class WorkloadRecord:
     """A submitted workload. ``id`` and ``sequence`` (arrival order) are assigned by the store.
 

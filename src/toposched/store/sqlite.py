@@ -6,18 +6,21 @@ all of it or none of it. Capacity checks run inside the admitting transaction, w
 write lock from its first read, so two writers (threads or processes) can never both book the same
 capacity.
 
-Threads: two connections, each under its own lock: one for writes (SQLite admits one writer at a
-time anyway, and the lock keeps a FastAPI thread pool from interleaving statements of two
-transactions on one connection) and one for reads, which in WAL mode see the last commit without
-waiting for a writer's fsync. Other processes wait for the write lock up to ``busy_timeout`` seconds.
+Threads: one connection for writes, under a lock (SQLite admits one writer at a time anyway, and
+the lock keeps a thread pool from interleaving statements of two transactions on one connection),
+and one read connection per thread, opened on first use: in WAL mode readers see the last commit
+without waiting for a writer's fsync or for each other, so a request's read never queues behind
+the scheduler loop's. Other processes wait for the write lock up to ``busy_timeout`` seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Collection, Iterable, Iterator, Mapping
+import weakref
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -25,6 +28,7 @@ from typing import Any
 
 from toposched.model import Node, NotFoundError, Resources, StoreError, Taint, Topology
 from toposched.store import rules
+from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
     dumps,
     loads,
@@ -42,6 +46,7 @@ from toposched.store.records import (
     EventRecord,
     Json,
     PoolRecord,
+    QueueEntry,
     WorkloadRecord,
     WorkloadState,
 )
@@ -57,7 +62,11 @@ class SqliteStore:
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:
         self.path = Path(path)
         self._lock = threading.RLock()
-        self._read_lock = threading.Lock()
+        self._busy_timeout = busy_timeout
+        self._local = threading.local()  # .reader: this thread's _Reader
+        self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # open ones, closed by ``close``
+        self._closed = False
+        self._submissions = GroupCommit(self._submit_batch)
         # Decoded nodes by their stored JSON text: nodes are immutable values and decoding (with
         # label validation) is the costly part of reading them every cycle.
         self._node_cache: dict[str, Node] = {}
@@ -68,7 +77,6 @@ class SqliteStore:
                 raise StoreError(f"the store {str(self.path)!r} cannot use WAL journaling (got {mode!r})")
             self._conn.execute("PRAGMA synchronous = FULL")
             self.migrated_from = migrate(self._conn)
-            self._reader = self._connect(busy_timeout)
         except sqlite3.Error as exc:
             self._conn.close()
             raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
@@ -98,10 +106,24 @@ class SqliteStore:
 
     def close(self) -> None:
         """Close the connection; later calls raise StoreError."""
-        with self._lock, self._read_lock:
+        with self._lock:
+            self._closed = True
             self._conn.close()
-            if hasattr(self, "_reader"):
-                self._reader.close()
+            for reader in list(self._readers):
+                reader.conn.close()
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's read connection (opened on first use; no lock: only this thread uses it).
+        It closes when the thread ends, so short-lived pool threads leave no connections behind."""
+        reader: _Reader | None = getattr(self._local, "reader", None)
+        if reader is None:
+            with self._lock:
+                if self._closed:  # reported by ``_tx`` like any SQLite failure
+                    raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+                reader = _Reader(self._connect(self._busy_timeout))
+                self._readers.add(reader)
+            self._local.reader = reader
+        return reader.conn
 
     @contextmanager
     def _tx(self, action: str, *, write: bool = False) -> Iterator[sqlite3.Connection]:
@@ -110,9 +132,10 @@ class SqliteStore:
         Writes take the write lock up front (IMMEDIATE), so what they read stays true until commit;
         reads run on the read connection, in a snapshot of the last commit.
         """
-        lock, conn = (self._lock, self._conn) if write else (self._read_lock, self._reader)
+        lock = self._lock if write else contextlib.nullcontext()
         with lock:
             try:
+                conn = self._conn if write else self._reader()
                 conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 try:
                     yield conn
@@ -237,28 +260,43 @@ class SqliteStore:
 
     # -- workloads -----------------------------------------------------------------------------
     def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
-        """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``."""
-        with self._tx("submitting a workload", write=True) as db:
-            cursor = db.execute(
-                "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
-                " submitted_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    self._next_sequence(db),
-                    record.name,
-                    record.kind,
-                    record.owner,
-                    record.spec,
-                    record.priority,
-                    record.topology,
-                    record.pool,
-                    record.submitted_at,
-                    str(WorkloadState.PENDING),
-                ),
-            )
-            assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
-            if event is not None:
-                self._insert_event(db, event, cursor.lastrowid)
-            return self._workload(db, cursor.lastrowid)
+        """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``.
+
+        Group commit (``batching.GroupCommit``): submissions that arrive while another batch is
+        committing wait, and the next of them commits all waiting ones in one transaction (one
+        fsync). Each call still returns only after the transaction holding its workload committed.
+        """
+        return self._submissions((record, event))
+
+    def _submit_batch(
+        self, batch: Sequence[tuple[WorkloadRecord, EventRecord | None]]
+    ) -> list[WorkloadRecord]:
+        with self._tx("submitting workloads", write=True) as db:
+            return [self._insert_workload(db, record, event) for record, event in batch]
+
+    def _insert_workload(
+        self, db: sqlite3.Connection, record: WorkloadRecord, event: EventRecord | None
+    ) -> WorkloadRecord:
+        cursor = db.execute(
+            "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
+            " submitted_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self._next_sequence(db),
+                record.name,
+                record.kind,
+                record.owner,
+                record.spec,
+                record.priority,
+                record.topology,
+                record.pool,
+                record.submitted_at,
+                str(WorkloadState.PENDING),
+            ),
+        )
+        assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+        if event is not None:
+            self._insert_event(db, event, cursor.lastrowid)
+        return self._workload(db, cursor.lastrowid)
 
     def get_workload(self, workload_id: int) -> WorkloadRecord:
         """One workload by id."""
@@ -283,6 +321,16 @@ class SqliteStore:
                 f"SELECT {_WORKLOAD_COLUMNS} FROM workloads{clause} ORDER BY sequence, id", params
             ).fetchall()
         return [workload_from_row(row) for row in rows]
+
+    def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
+        """Id, priority and sequence of the workloads in ``states``, in arrival order."""
+        marks = ", ".join("?" for _ in states) or "NULL"
+        with self._tx("listing the queue") as db:
+            rows = db.execute(
+                f"SELECT id, priority, sequence FROM workloads WHERE state IN ({marks}) ORDER BY sequence, id",
+                [str(WorkloadState(s)) for s in states],
+            ).fetchall()
+        return [QueueEntry(r[0], r[1], r[2]) for r in rows]
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""
@@ -508,3 +556,15 @@ class SqliteStore:
             db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
         db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
         self._insert_event(db, event, record.id)
+
+
+class _Reader:
+    """A thread's read connection; closed when the thread's locals are dropped (thread exit)."""
+
+    __slots__ = ("__weakref__", "conn")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __del__(self) -> None:
+        self.conn.close()

@@ -10,15 +10,21 @@ from starlette.concurrency import run_in_threadpool
 
 from toposched.api.auth import AdminUser, CurrentUser
 from toposched.api.bodies import NodePatch, node_json
-from toposched.api.deps import SchedulerDep, StoreDep
+from toposched.api.deps import OffloadDep, SchedulerDep, StoreDep
+from toposched.api.offload import json_response
 from toposched.model import Problem, SpecError
+from toposched.store import Store
 
 router = APIRouter(prefix="/v1/nodes", tags=["nodes"])
 
 
-@router.get("")
-def list_nodes(_: CurrentUser, store: StoreDep) -> list[dict[str, Any]]:
+@router.get("", response_model=None, responses={200: {"description": "Every node with its booked capacity"}})
+async def list_nodes(_: CurrentUser, store: StoreDep, offload: OffloadDep) -> Response:
     """Every node with its booked capacity."""
+    return json_response(await offload.run(_nodes_json, store))
+
+
+def _nodes_json(store: Store) -> list[dict[str, Any]]:
     reserved = store.reserved_by_node()
     out = []
     for node in store.get_nodes():

@@ -5,24 +5,40 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from toposched.api.auth import AdminUser, CurrentUser, User
 from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
-from toposched.api.deps import LimitsDep, SchedulerDep
+from toposched.api.deps import LimitsDep, OffloadDep, SchedulerDep, SubmissionsDep
+from toposched.api.offload import json_response
 from toposched.model import PermissionDeniedError
+from toposched.scheduler import Scheduler
 from toposched.store import WorkloadRecord, WorkloadState
 
 router = APIRouter(prefix="/v1/workloads", tags=["workloads"])
 
+# The hot routes (submit, read, cancel) are ``async`` and run every store call on an offload pool:
+# each SQLite call releases the GIL, and winning it back on the event loop can take a switch
+# interval (5 ms) per call while other threads compile specs, stalling every connection.
+_WORKLOAD = {"description": "The workload (see GET /v1/workloads/{id})"}
 
-@router.post("", status_code=201)
-def submit(body: SubmitBody, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
+
+@router.post("", status_code=201, response_model=None, responses={201: _WORKLOAD})
+async def submit(
+    body: SubmitBody, user: CurrentUser, scheduler: SchedulerDep, submissions: SubmissionsDep
+) -> Response:
     """Store a workload as pending. The answer comes after the store commit, so 201 means durable."""
-    record = scheduler.submit(
-        body.spec, owner=user.name, priority=body.priority, topology=body.topology, kind=body.kind
+    # Compiling is CPU work: submissions get their own small pool, so reads and cancels never
+    # queue behind a burst of them. The store commits the submissions waiting at once together.
+    record = await submissions.run(
+        scheduler.submit,
+        body.spec,
+        owner=user.name,
+        priority=body.priority,
+        topology=body.topology,
+        kind=body.kind,
     )
-    return workload_json(record, with_spec=False)
+    return json_response(workload_json(record, with_spec=False), 201)
 
 
 @router.get("")
@@ -47,17 +63,27 @@ def list_workloads(
     return [workload_json(r) for r in records[-cap:]]
 
 
-@router.get("/{workload_id}")
-def get_workload(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
+@router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
+async def get_workload(
+    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
+) -> Response:
     """One workload: state, placement, explanation and the submitted spec."""
-    return workload_json(owned(scheduler.get(workload_id), user), with_spec=True)
+    record = await offload.run(scheduler.get, workload_id)
+    return json_response(workload_json(owned(record, user), with_spec=True))
 
 
-@router.delete("/{workload_id}")
-def cancel(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
+@router.delete("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
+async def cancel(
+    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
+) -> Response:
     """Cancel a workload, releasing any capacity it holds."""
-    owned(scheduler.get(workload_id), user)
-    return workload_json(scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin))
+    record = await offload.run(_cancel, scheduler, workload_id, user)
+    return json_response(workload_json(record))
+
+
+def _cancel(scheduler: Scheduler, workload_id: int, user: User) -> WorkloadRecord:
+    owned(scheduler.get(workload_id), user)  # 403 for another user's workload, before anything changes
+    return scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin)
 
 
 @router.post("/{workload_id}/finish")

@@ -1,0 +1,54 @@
+"""``Offload``: a small dedicated thread pool for the blocking calls of the hot ``async`` routes,
+and ``json_response``, which encodes a route's answer once.
+
+The hot routes (submit, read, cancel, list nodes) are ``async`` and hand only their blocking part
+(compiling a spec, a store commit) to this pool. FastAPI's sync routes instead take three or four
+hops through anyio's 40-thread pool per request (dependencies, the handler, the response
+serialisation), and with the GIL each hop can wait milliseconds behind busy threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ParamSpec, TypeVar
+
+from fastapi import Response
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class Offload:
+    """Runs blocking calls off the event loop. Writes queue on the store's write lock anyway,
+    so a few threads suffice; more would only add GIL contention. The app keeps two: one for
+    submissions (compiling a spec is the costliest work of a request) and one for everything
+    else, so a cancel never queues behind a burst of submissions."""
+
+    def __init__(self, name: str, workers: int = 4) -> None:
+        self._name = name
+        self._workers = workers
+        self._pool: ThreadPoolExecutor | None = None  # started on first use, again after ``close``
+
+    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``fn(*args, **kwargs)`` on a pool thread; its exception is raised here."""
+        if self._pool is None:  # only the event loop thread gets here, so no race
+            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=self._name)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        """Finish the running calls and stop the threads."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
+def json_response(body: Any, status_code: int = 200) -> Response:
+    """``body`` (plain JSON values already) as a response, skipping FastAPI's re-validation and
+    ``jsonable_encoder`` walk of the whole answer."""
+    text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return Response(text.encode("utf-8"), status_code=status_code, media_type="application/json")

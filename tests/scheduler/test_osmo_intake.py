@@ -1,0 +1,66 @@
+"""The service reads OSMO workflows: a pool with topology keys brings its own Topology, and a
+submitted workflow is compiled against the stored pool and placed by the loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from toposched.model import ConflictError
+from toposched.scheduler import ManualClock, Scheduler
+from toposched.store import MemoryStore, WorkloadState
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "osmo"
+CASE = "1-single-nvl72-rack"
+
+
+@pytest.fixture
+def scheduler() -> Scheduler:
+    service = Scheduler(MemoryStore(), ManualClock(1000.0))
+    service.import_cluster((EXAMPLES / f"{CASE}.cluster.yaml").read_text(encoding="utf-8"))
+    pool = yaml.safe_load((EXAMPLES / f"{CASE}.pool.yaml").read_text(encoding="utf-8"))
+    service.put_pool(
+        pool["name"],
+        topology_keys=pool["topology_keys"],
+        description=pool["description"],
+        backend=pool["backend"],
+    )
+    return service
+
+
+def test_pool_with_keys_gets_its_osmo_topology(scheduler: Scheduler) -> None:
+    record = scheduler.store.get_pool("my-pool")
+    assert record.topology == "osmo-pool-osmo-workflows-my-pool-topology"
+    topology = scheduler.store.get_topology(record.topology)
+    assert topology.levels == (
+        "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/spine",
+        "topology.kubernetes.io/rack",
+        "nvidia.com/gpu-clique",
+    )
+
+
+def test_submitted_workflow_is_placed_in_one_gpu_clique(scheduler: Scheduler) -> None:
+    workflow = (EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8")
+    record = scheduler.submit(workflow, owner="alice")
+    assert record.topology == "osmo-pool-osmo-workflows-my-pool-topology"
+    report = scheduler.cycle()
+    assert report.admitted == (record.id,)
+    admitted = scheduler.get(record.id)
+    assert admitted.state is WorkloadState.ADMITTED
+    pods = admitted.placement["pods"]
+    assert sorted(p["name"] for p in pods) == [f"model1-shard{i}" for i in range(1, 5)]
+    nodes = {n.name: n for n in scheduler.store.get_nodes()}
+    cliques = {nodes[p["node"]].labels["nvidia.com/gpu-clique"] for p in pods}
+    assert len(cliques) == 1
+
+
+def test_pool_topology_levels_cannot_change_under_admitted_workloads(scheduler: Scheduler) -> None:
+    workflow = (EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8")
+    scheduler.submit(workflow, owner="alice")
+    scheduler.cycle()
+    pool = yaml.safe_load((EXAMPLES / f"{CASE}.pool.yaml").read_text(encoding="utf-8"))
+    with pytest.raises(ConflictError):
+        scheduler.put_pool("my-pool", topology_keys=pool["topology_keys"][:2], backend=pool["backend"])
