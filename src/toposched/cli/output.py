@@ -17,23 +17,27 @@ from typing import Any
 
 import yaml
 
-from toposched.model import Placement, TopologyAssignment, Unschedulable
+from toposched.model import Placement, Unschedulable
+from toposched.scheduler.codec import placement_to_json, unschedulable_to_json
+
+# What the scheduler stores on an explanation but this document already says at its top level.
+_TOP_LEVEL = frozenset({"reason", "gang", "topology", "policy"})
 
 
 def result_document(result: Placement | Unschedulable) -> dict[str, Any]:
-    """The JSON contract for one placement attempt."""
+    """The JSON contract for one placement attempt, built from the encoding the service stores."""
     if isinstance(result, Placement):
+        stored = placement_to_json(result)
         return {
             "placed": True,
-            "policy": str(result.policy),
-            "topology": result.topology,
-            "pods": [
-                {"name": p.pod, "podSet": p.group, "index": p.index, "node": p.node} for p in result.pods
-            ],
-            "assignments": {name: assignment_document(a) for name, a in result.assignments.items()},
+            "policy": stored["policy"],
+            "topology": stored["topology"],
+            "pods": stored["pods"],
+            "assignments": stored["assignments"],
             "reason": None,
             "explanation": None,
         }
+    explanation = {k: v for k, v in unschedulable_to_json(result).items() if k not in _TOP_LEVEL}
     return {
         "placed": False,
         "policy": str(result.policy),
@@ -41,32 +45,7 @@ def result_document(result: Placement | Unschedulable) -> dict[str, Any]:
         "pods": [],
         "assignments": {},
         "reason": result.message,
-        "explanation": explanation_document(result),
-    }
-
-
-def assignment_document(assignment: TopologyAssignment) -> dict[str, Any]:
-    return {
-        "levels": list(assignment.levels),
-        "domains": [{"values": list(d.values), "count": d.count} for d in assignment.domains],
-    }
-
-
-def explanation_document(result: Unschedulable) -> dict[str, Any]:
-    """The structured reasons of an ``Unschedulable``, camelCase like the rest of the document."""
-    return {
-        "group": result.group,
-        "level": result.level,
-        "bestDomain": list(result.best_domain) if result.best_domain is not None else None,
-        "fit": result.fit,
-        "needed": result.needed,
-        "unit": result.unit,
-        "totalNodes": result.total_nodes,
-        "excluded": dict(result.excluded),
-        "shortfall": dict(result.shortfall),
-        "layers": [
-            {"level": layer.level, "fit": layer.fit, "needed": layer.needed} for layer in result.layers
-        ],
+        "explanation": explanation,
     }
 
 
