@@ -9,7 +9,8 @@ from toposched.frontends.cluster.lint import check_labels
 from toposched.frontends.cluster.nodes import parse_node
 from toposched.frontends.cluster.pods import parse_pod
 from toposched.frontends.cluster.topology import topology_located
-from toposched.model import Cluster, ClusterSpecError, Node, Problem, RunningPod, Topology
+from toposched.model import Cluster, ClusterSpecError, Node, RunningPod, Topology
+from toposched.model.cluster import duplicate_names
 
 
 def load_cluster(text: str, *, source: str = "cluster") -> Cluster:
@@ -52,7 +53,7 @@ def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster,
                 topologies.append(topology)
         else:
             ignored[_kind_label(located)] += 1
-    problems.extend(_duplicates(nodes, pods, topologies))
+    problems.extend(duplicate_names(nodes, pods, topologies))
     if problems:
         raise ClusterSpecError(problems)
     cluster = Cluster.create(nodes, pods, topologies)
@@ -73,27 +74,3 @@ def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster,
 def _kind_label(located: Located) -> str:
     api_version = located.obj.get("apiVersion")
     return f"{located.kind} ({api_version})" if isinstance(api_version, str) else located.kind
-
-
-def _duplicates(nodes: list[Node], pods: list[RunningPod], topologies: list[Topology]) -> list[Problem]:
-    problems: list[Problem] = []
-    for name, count in Counter(n.name for n in nodes).items():
-        if count > 1:
-            problems.append(
-                Problem(
-                    f"nodes[{name}]", f"node {name!r} appears {count} times", "each node name must be unique"
-                )
-            )
-    for key, count in Counter(f"{p.namespace}/{p.name}" for p in pods).items():
-        if count > 1:
-            problems.append(Problem(f"pods[{key}]", f"pod {key!r} appears {count} times", "keep one copy"))
-    for name, count in Counter(t.name for t in topologies).items():
-        if count > 1:
-            problems.append(
-                Problem(
-                    f"topologies[{name}]",
-                    f"topology {name!r} is defined {count} times",
-                    "keep one definition",
-                )
-            )
-    return problems
