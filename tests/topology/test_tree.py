@@ -103,10 +103,34 @@ def test_leaves_of_several_nodes_when_the_lowest_level_is_not_the_hostname() -> 
     assert racks.leaf_for_values(("b1", "r2")) == 1
 
 
+def test_per_node_and_per_leaf_output_columns(tree: TopologyTree) -> None:
+    assert tree.node_name_array.tolist() == list(tree.node_names)
+    assert tree.node_leaf_path.tolist() == list(tree.paths[2])
+    # Hostname topologies write the hostname alone; leaf_for_values reads it back.
+    assert tree.leaf_values == (("h1",), ("h2",), ("h3",), ("h5",))
+    assert [tree.leaf_for_values(v) for v in tree.leaf_values] == [0, 1, 2, 3]
+
+
+def test_output_columns_when_leaves_hold_several_nodes() -> None:
+    racks = TopologyTree.build(
+        topology("block", "rack"),
+        [
+            node(n).labels({BLOCK: b, RACK: r}).build()
+            for n, b, r in [("n3", "b1", "r2"), ("n1", "b1", "r1"), ("n2", "b1", "r2"), ("n5", "b2", "r1")]
+        ],
+    )
+    assert racks.node_name_array[np.array([2, 0])].tolist() == ["n3", "n1"]
+    assert racks.node_leaf_path.tolist() == [("b1", "r1"), ("b1", "r2"), ("b1", "r2"), ("b2", "r1")]
+    assert racks.leaf_values == racks.paths[1]  # full paths: the rack name alone is ambiguous
+    assert [racks.leaf_for_values(v) for v in racks.leaf_values] == [0, 1, 2]
+
+
 def test_empty_tree() -> None:
     empty = TopologyTree.build(THREE_LEVELS, [node("lonely").build()])
     assert empty.node_count == 0
     assert [empty.count(level) for level in range(3)] == [0, 0, 0]
+    assert empty.node_name_array.tolist() == empty.node_leaf_path.tolist() == []
+    assert empty.leaf_values == ()
 
 
 def test_label_codes_and_taint_groups() -> None:

@@ -95,7 +95,7 @@ def leaf_counts(
     if tree.leaf_level == slice_level:
         slc, slcl = pod // slice_size, podl // slice_size
     else:
-        slc, slcl = np.zeros_like(pod), np.zeros_like(pod)
+        slc, slcl = np.zeros(len(pod), dtype=pod.dtype), np.zeros(len(pod), dtype=pod.dtype)
     return LevelCounts(0, pod, podl, slc, slcl, lead)
 
 
@@ -165,6 +165,8 @@ def fill_counts(
 ) -> list[LevelCounts]:
     """Phase 1 over the whole tree: per-level numbers, leaves first, then every parent."""
     leaves = leaf_counts(tree, node_pods, leader_fits, node_pods_with_leader, slice_level, slice_size)
+    if leader_fits is None:
+        return _fill_without_leader(tree, leaves, slice_level, slice_size, inner_sizes)
     levels: list[LevelCounts] = [leaves]
     for level in range(tree.depth - 2, -1, -1):
         n = tree.count(level)
@@ -180,7 +182,37 @@ def fill_counts(
             slice_level=slice_level,
             slice_size=slice_size,
             inner_sizes=inner_sizes,
-            leader=leader_fits is not None,
+            leader=True,
         )
         levels.insert(0, counts)
+    return levels
+
+
+def _fill_without_leader(
+    tree: TopologyTree, leaves: LevelCounts, slice_level: int, slice_size: int, inner_sizes: Mapping[int, int]
+) -> list[LevelCounts]:
+    """``aggregate`` over whole levels when there is no leader, reducing only what can be non-zero:
+    ``lead`` is 0 everywhere, ``podl``/``slcl`` equal ``pod``/``slc`` (separate arrays, since phase
+    2 writes them separately), and slices are 0 below the slice level and ``pod // slice_size`` at it."""
+    levels = [leaves]
+    child = leaves
+    for level in range(tree.depth - 2, -1, -1):
+        n = tree.count(level)
+        if n == 0:
+            zeros = [np.zeros(0, dtype=np.int64) for _ in range(5)]
+            child = LevelCounts(0, zeros[0], zeros[1], zeros[2], zeros[3], zeros[4])
+            levels.append(child)
+            continue
+        seg = tree.child_start[level]
+        inner = inner_sizes.get(level + 1)
+        pod = np.add.reduceat(child.pod // inner * inner if inner else child.pod, seg)
+        if level > slice_level:
+            slc = np.zeros(n, dtype=np.int64)
+        elif level == slice_level:
+            slc = pod // slice_size
+        else:
+            slc = np.add.reduceat(child.slc, seg)
+        child = LevelCounts(0, pod, pod.copy(), slc, slc.copy(), np.zeros(n, dtype=np.int64))
+        levels.append(child)
+    levels.reverse()
     return levels

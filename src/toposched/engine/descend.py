@@ -44,7 +44,7 @@ def descend(
     while level < leaf_level:
         unit = req.slice_size if level < req.slice_level else req.inner_sizes.get(level + 1, 1)
         parent, lc = counts[level], counts[level + 1]
-        if not np.any(parent.lead[parent.loc(current)] > 0):
+        if req.leader is None or not (parent.lead[parent.loc(current)] > 0).any():
             current = _share_all(tree, parent, lc, level, current, unit, strategy)
             level += 1
             continue
@@ -81,16 +81,21 @@ def _share_all(
     """The loop below for parents without the leader, all at once: each parent's children sorted
     in descent order and filled with exactly the parent's pods (children ranges are disjoint)."""
     starts, ends = tree.child_start[level][current], tree.child_end[level][current]
+    lengths = ends - starts
     kids = expand(starts, ends)
-    segments = np.repeat(np.arange(len(current), dtype=np.int64), ends - starts)
+    segments = np.repeat(np.arange(len(current), dtype=np.int64), lengths)
     loc = lc.loc(kids)
     slices = lc.slc[loc]
-    order = np.lexsort((kids, lc.pod[loc], -slices if strategy.descending else slices, segments))
-    kids, segments = kids[order], segments[order]
+    # Stable, and each parent's children come in index order, so index order breaks the last ties.
+    order = np.lexsort((lc.pod[loc], -slices if strategy.descending else slices, segments))
+    kids = kids[order]
     if unit > 1:
         # As in the loop: the slices in this layer's unit are set after sorting.
         at = lc.loc(kids)
         lc.slc[at] = lc.pod[at] // unit
         lc.slcl[at] = lc.podl[at] // unit
     wanted = parent.pod[parent.loc(current)]
-    return distribute_each(lc, segments, kids, wanted, unit, strategy, slices=unit > 1)
+    # Without slice counts (below the slice level) each parent's children are sorted by pods
+    # ascending, and the units filled (pods, or pods // unit) keep that order.
+    ascending = not slices.any()
+    return distribute_each(lc, lengths, kids, wanted, unit, strategy, slices=unit > 1, ascending=ascending)

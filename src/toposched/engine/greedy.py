@@ -54,7 +54,7 @@ def prioritize_leader(
     ok = (counts.lead[loc] >= leaders) & (available - (primary[loc] - with_leader[loc]) >= needed)
     if not ok.any():
         return domains
-    first = int(np.argmax(ok))
+    first = int(ok.argmax())
     if first == 0:
         return domains
     return np.concatenate((domains[first : first + 1], domains[:first], domains[first + 1 :]))
@@ -78,6 +78,17 @@ def distribute(
     factor = unit if slices else 1
     primary, with_leader = (counts.slc, counts.slcl) if slices else (counts.pod, counts.podl)
     lead, pod = counts.lead, counts.pod
+    if leaders == 0 and len(domains) == 1:
+        # One domain (a required level's pick) takes everything: what the fill below does for
+        # it, without its array work.
+        p = int(domains[0]) - counts.offset
+        if primary[p] < remaining:
+            raise InconsistentError(f"{remaining} units left after 1 domain")
+        lead[p] = 0
+        pod[p] = remaining * factor
+        if slices:
+            counts.slc[p] = remaining
+        return domains.copy()
     chosen: list[int] = []
     i = 0
     while leaders > 0 and i < len(domains):
@@ -103,8 +114,8 @@ def distribute(
     tail = domains[i:]
     loc = counts.loc(tail)
     values = primary[loc]
-    reached = np.cumsum(values)
-    k = int(np.searchsorted(reached, remaining, side="left"))
+    reached = values.cumsum()
+    k = int(reached.searchsorted(remaining, side="left"))
     if k >= len(tail):
         raise InconsistentError(f"{remaining} units left after {len(domains)} domains")
     left = remaining - (int(reached[k - 1]) if k else 0)
@@ -118,70 +129,77 @@ def distribute(
     pod[p] = left * factor
     if slices:
         counts.slc[p] = left
-    return np.concatenate((np.asarray(chosen, dtype=np.int64), tail[:k], tail[last : last + 1]))
+    filled = np.concatenate((tail[:k], tail[last : last + 1]))
+    return np.concatenate((np.asarray(chosen, dtype=np.int64), filled)) if chosen else filled
 
 
 def distribute_each(
     counts: LevelCounts,
-    segments: IntArray,
+    lengths: IntArray,
     domains: IntArray,
     counts_per: IntArray,
     unit: int,
     strategy: Strategy,
     slices: bool,
+    *,
+    ascending: bool = False,
 ) -> IntArray:
     """``distribute`` (without leaders) for many disjoint domain lists at once: ``domains`` holds
-    the lists one after another, already in fill order, ``segments`` the list of each domain
-    (ascending) and ``counts_per`` the pods each list receives. Returns the chosen domains of
-    every list, list after list, each in fill order."""
+    the lists one after another, each already in fill order, ``lengths`` the size of each list
+    (all > 0) and ``counts_per`` the pods each list receives. Returns the chosen domains of every
+    list, list after list, each in fill order. ``ascending``: the units of every list do not
+    decrease along it, so the tightest domain that holds what is left is the first one that does."""
     n = len(domains)
     if n == 0:
         return domains
-    starts = np.flatnonzero(np.r_[True, segments[1:] != segments[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    position = np.arange(n, dtype=np.int64) - np.repeat(starts, lengths)
+    ends = lengths.cumsum()
+    starts = ends - lengths
     loc = counts.loc(domains)
     primary = counts.slc if slices else counts.pod
     factor = unit if slices else 1
-    remaining = np.repeat(counts_per // unit if slices else counts_per, lengths)
+    remaining = counts_per // unit if slices else counts_per
     values = primary[loc]
-    total = np.cumsum(values)
-    reached = total - np.repeat(total[starts] - values[starts], lengths)  # running sum per list
-    k = np.add.reduceat((reached < remaining).astype(np.int64), starts)  # values are >= 0
-    if np.any(k >= lengths):
+    total = values.cumsum()  # values are >= 0, so every list's running sum is a slice of it
+    base = total[starts] - values[starts]  # units of the lists before
+    # First position of each list whose running sum reaches what the list takes (the list's
+    # first position when it takes nothing).
+    k = np.maximum(total.searchsorted(base + remaining, side="left"), starts)
+    if (k >= ends).any():
         raise InconsistentError("a domain list holds fewer units than it must take")
+    left = remaining - (total[k] - values[k] - base)
+    position = np.arange(n, dtype=np.int64)
     k_each = np.repeat(k, lengths)
-    before = np.where(k > 0, reached[starts + k - 1], 0)
-    left = remaining - np.repeat(before, lengths)
-    if strategy.optimize_last:
-        # Tightest domain from position k on that still holds what is left, first on ties.
-        ok = (position >= k_each) & (values >= left)
-        key = np.where(ok, values, _NEVER)
-        smallest = np.repeat(np.minimum.reduceat(key, starts), lengths)
-        hit = ok & (key == smallest)
-        last = np.maximum.reduceat(np.where(hit, -position, -n), starts) * -1
+    if strategy.optimize_last and not ascending:
+        # Tightest domain from position k on that still holds what is left, first on ties (the
+        # domain at k always qualifies, so every list has one).
+        key = np.where((position >= k_each) & (values >= np.repeat(left, lengths)), values, _NEVER)
+        hits = np.flatnonzero(key == np.repeat(np.minimum.reduceat(key, starts), lengths))
+        last = hits[hits.searchsorted(k)]
     else:
         last = k
-    last_each = np.repeat(last, lengths)
     head = position < k_each
-    tail = position == last_each
-    counts.lead[loc[head]] = 0
-    if slices:
-        counts.pod[loc[head]] = counts.slc[loc[head]] * unit
-    at, amount = loc[tail], left[tail]
+    at = loc[head]
     counts.lead[at] = 0
-    counts.pod[at] = amount * factor
     if slices:
-        counts.slc[at] = amount
-    chosen: IntArray = domains[head | tail]
+        counts.pod[at] = counts.slc[at] * unit
+    at = loc[last]
+    counts.lead[at] = 0
+    counts.pod[at] = left * factor
+    if slices:
+        counts.slc[at] = left
+    head[last] = True
+    chosen: IntArray = domains[head]
     return chosen
 
 
 def expand(starts: IntArray, ends: IntArray) -> IntArray:
     """Concatenation of the index ranges [starts[i], ends[i]) in order."""
+    if len(starts) == 1:
+        return np.arange(int(starts[0]), int(ends[0]), dtype=np.int64)
     lengths = ends - starts
-    total = int(lengths.sum())
+    reached: IntArray = lengths.cumsum()
+    total = int(reached[-1]) if len(reached) else 0
     if total == 0:
         return np.zeros(0, dtype=np.int64)
-    offsets = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-    return np.arange(total, dtype=np.int64) + offsets
+    # Position p of range i holds p + starts[i] - (sum of the lengths before i) = p + ends[i] - reached[i].
+    return np.arange(total, dtype=np.int64) + np.repeat(ends - reached, lengths)

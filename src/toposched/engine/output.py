@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
-
-import numpy as np
+from typing import Any, cast
 
 from toposched.model import HOSTNAME, DomainCount, Group, PodPlacement, PodSpec, TopologyAssignment
 from toposched.snapshot import Snapshot, fits_count
-from toposched.topology import TopologyTree
+from toposched.topology import IntArray, TopologyTree
+
+# tuple.__new__ is what a named tuple's ``_make`` calls, without its Python-level wrapper: the
+# per-pod and per-domain results are built by C-level iterators only.
+_NEW_TUPLE = cast(Callable[[type[Any], Iterable[Any]], Any], tuple.__new__)
 
 
 def assignment_levels(tree: TopologyTree) -> tuple[str, ...]:
@@ -18,28 +21,41 @@ def assignment_levels(tree: TopologyTree) -> tuple[str, ...]:
 
 
 def assignment_values(tree: TopologyTree, leaf: int) -> tuple[str, ...]:
-    path = tree.path(tree.leaf_level, leaf)
-    return path[-1:] if tree.hostname_is_lowest else path
+    return tree.leaf_values[leaf]
 
 
 def assignment(tree: TopologyTree, leaf_counts: Iterable[tuple[int, int]]) -> TopologyAssignment:
     """Pods per leaf as a TopologyAssignment: domains in path order (Kueue sorts by the full
     level values even when only the hostname is written), zero counts dropped, repeats merged."""
-    merged: dict[int, int] = {}
-    for leaf, count in leaf_counts:
-        if count > 0:
-            merged[leaf] = merged.get(leaf, 0) + count
-    paths = tree.paths[-1]
-    if tree.hostname_is_lowest:
-        domains = tuple(DomainCount(paths[leaf][-1:], merged[leaf]) for leaf in sorted(merged))
-    else:
-        domains = tuple(DomainCount(paths[leaf], merged[leaf]) for leaf in sorted(merged))
+    pairs = leaf_counts if isinstance(leaf_counts, list | tuple) else list(leaf_counts)
+    merged = dict(pairs)  # what the solver gives: distinct leaves, positive counts
+    if len(merged) != len(pairs) or min(merged.values(), default=1) <= 0:
+        merged = {}
+        for leaf, count in pairs:
+            if count > 0:
+                merged[leaf] = merged.get(leaf, 0) + count
+    leaves = sorted(merged)
+    rows = zip(map(tree.leaf_values.__getitem__, leaves), map(merged.__getitem__, leaves), strict=True)
+    domains = tuple(map(_NEW_TUPLE, repeat(DomainCount), rows))
+    return TopologyAssignment(assignment_levels(tree), domains)
+
+
+def leaf_assignment(tree: TopologyTree, leaves: IntArray, pods: IntArray) -> TopologyAssignment:
+    """``assignment`` for distinct leaves in path (index) order and their pod counts, all > 0,
+    given as arrays (what the solver gives)."""
+    rows = zip(map(tree.leaf_values.__getitem__, leaves.tolist()), pods.tolist(), strict=True)
+    domains = tuple(map(_NEW_TUPLE, repeat(DomainCount), rows))
     return TopologyAssignment(assignment_levels(tree), domains)
 
 
 def ordered_pods(leaf: Group) -> list[PodSpec]:
     """A PodSet's pods by index: rank r takes slot r of its assignment."""
-    return sorted(leaf.pods, key=lambda p: p.index)
+    pods = leaf.pods
+    indices = [pod.index for pod in pods]
+    ranks = sorted(indices)
+    if indices == ranks:  # the usual case, checked in C
+        return list(pods)
+    return [pods[i] for i in sorted(range(len(pods)), key=indices.__getitem__)]  # stable
 
 
 def place_pods(
@@ -54,27 +70,27 @@ def place_pods(
     ]
 
 
-def place_on_nodes(
-    tree: TopologyTree, leaf: Group, pods: Sequence[PodSpec], nodes: Sequence[tuple[int, int]]
-) -> list[PodPlacement]:
-    """Pods in order on (node, pods) pairs, in order: what ``place_pods`` gives for the slots of
-    those pairs, built column by column (one ``PodPlacement`` per pod is the only per-pod work)."""
-    index = [node for node, count in nodes for _ in range(count)][: len(pods)]
-    names, paths, leaf_of = tree.node_names, tree.paths[-1], tree.node_domain[-1]
-    if not index:
-        return []
-    domains = leaf_of[np.asarray(index, dtype=np.int64)].tolist()
-    count = len(index)
-    return list(
-        map(
-            PodPlacement,
-            [pod.name for pod in pods[:count]],
-            repeat(leaf.name, count),
-            [pod.index for pod in pods[:count]],
-            [names[i] for i in index],
-            [paths[d] for d in domains],
-        )
+def place_on_rows(tree: TopologyTree, leaf: Group, rows: IntArray) -> list[PodPlacement]:
+    """The pods of ``leaf`` in index order on the nodes ``rows`` (one per pod, in order): what
+    ``place_pods`` gives for those nodes and their leaves, built column by column with C-level
+    loops (one tuple per pod is the only per-pod work)."""
+    pods = leaf.pods
+    indices = [pod.index for pod in pods]
+    if indices == sorted(indices):  # the usual case, checked in C
+        names = [pod.name for pod in pods]
+    else:
+        pods = tuple(ordered_pods(leaf))
+        indices, names = [pod.index for pod in pods], [pod.name for pod in pods]
+    rows = rows[: len(pods)]
+    columns = zip(
+        names,
+        repeat(leaf.name),
+        indices,
+        tree.node_name_array[rows].tolist(),
+        tree.node_leaf_path[rows].tolist(),
     )
+    placed: list[PodPlacement] = list(map(_NEW_TUPLE, repeat(PodPlacement), columns))
+    return placed  # zip stopped with the last node
 
 
 def slots_in_leaf(snapshot: Snapshot, leaf: Group, domain: int, count: int) -> list[tuple[int, int | None]]:

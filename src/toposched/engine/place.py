@@ -8,7 +8,7 @@ import numpy as np
 
 from toposched.engine import messages
 from toposched.engine.hierarchy import place_hierarchical
-from toposched.engine.output import assignment, ordered_pods, place_on_nodes, place_pods
+from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.request import Invalid, compile_unit, units_of
 from toposched.engine.solver import Failure, Solved, Workspace, solve
 from toposched.model import (
@@ -45,7 +45,7 @@ def place_gang(
     ``snapshots`` (by topology name).
     """
     if policy is Policy.BINPACK or needs_hierarchy(gang.root):
-        return place_hierarchical(gang, snapshot, snapshots=snapshots)
+        return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
     units = units_of(gang.root)
     if isinstance(units, Invalid):
@@ -74,8 +74,8 @@ def place_gang(
             leaf, node = result.leader
             assignments[req.leader.name] = assignment(tree, [(leaf, 1)])
             pods += place_pods(tree, req.leader, ordered_pods(req.leader), [(leaf, node)])
-        assignments[req.workers.name] = assignment(tree, result.leaves)
-        pods += place_on_nodes(tree, req.workers, ordered_pods(req.workers), result.nodes)
+        assignments[req.workers.name] = leaf_assignment(tree, result.leaf_ids, result.leaf_pods)
+        pods += place_on_rows(tree, req.workers, result.pod_rows())
     return Placement(gang.name, tree.topology.name, policy, tuple(pods), assignments)
 
 

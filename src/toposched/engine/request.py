@@ -158,16 +158,22 @@ def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
 
 
 def _all_same_shape(pods: tuple[PodSpec, ...]) -> bool:
-    """True when every pod has the first one's shape; distinct objects (few) are compared once."""
+    """True when every pod has the first one's shape (one C-level pass per attribute)."""
     first = pods[0]
-    requests = {id(p.requests): p.requests for p in pods}
-    tolerations = {id(p.tolerations): p.tolerations for p in pods}
-    selectors = {id(p.node_selector): p.node_selector for p in pods}
     return (
-        all(r == first.requests for r in requests.values())
-        and all(t == first.tolerations for t in tolerations.values())
-        and all(s == first.node_selector for s in selectors.values())
+        _all_equal([p.requests for p in pods], first.requests)
+        and _all_equal([p.tolerations for p in pods], first.tolerations)
+        and _all_equal([p.node_selector for p in pods], first.node_selector)
     )
+
+
+def _all_equal(values: list[object], first: object) -> bool:
+    """True when every value equals ``first``. ``list.count`` compares in C and skips ``__eq__``
+    for the very same object, which is what most pods of a PodSet share. A tuple or mapping equals
+    an empty one exactly when it is empty, which is cheaper to ask (no tolerations, no selector)."""
+    if isinstance(first, tuple | Mapping) and not first:
+        return not any(values)
+    return values.count(first) == len(values)
 
 
 def compile_unit(

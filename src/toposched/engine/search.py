@@ -58,7 +58,7 @@ def find_level(
         if strategy.first_fit_level:
             fits = leader_ok & (capacity >= needed)
             if fits.any():
-                first = int(np.argmax(fits))
+                first = int(fits.argmax())
                 return level, order[first : first + 1]
             if req.required:
                 last = int(order[-1])
@@ -97,8 +97,8 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
     if remaining > 0:
         rest = sort_descent(lc, order[i:], strategy)
         values = lc.slc[lc.loc(rest)]
-        reached = np.cumsum(values)
-        k = int(np.searchsorted(reached, remaining, side="left"))
+        reached = values.cumsum()
+        k = int(reached.searchsorted(remaining, side="left"))
         if k >= len(rest):
             total = int(reached[-1]) if len(rest) else 0
             raise NoFitError(needed - (remaining - total), needed, level, None)

@@ -37,14 +37,51 @@ class Failure:
     layers: tuple[LayerFit, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Solved:
-    """Where one request goes: worker pods per leaf and per node, and the leader's leaf and node."""
+    """Where one request goes: worker pods per leaf and per node, and the leader's leaf and node.
+
+    Kept as arrays: the per-pod output is built from them in bulk, and the pair views
+    (``leaves``, ``nodes``) only when something asks for them."""
 
     request: Request
-    leaves: tuple[tuple[int, int], ...]  # (leaf, worker pods), leaves in path order
-    nodes: tuple[tuple[int, int], ...]  # (node, worker pods), in the order pods fill them
+    leaf_ids: IntArray  # leaves that get worker pods, in path order
+    leaf_pods: IntArray  # worker pods per leaf (all > 0)
+    node_ids: IntArray  # nodes that get worker pods, in the order pods fill them
+    node_pods: IntArray  # worker pods per node (all > 0)
     leader: tuple[int, int] | None  # (leaf, node)
+
+    @classmethod
+    def of(
+        cls,
+        request: Request,
+        leaves: list[tuple[int, int]],
+        nodes: list[tuple[int, int]],
+        leader: tuple[int, int] | None,
+    ) -> Solved:
+        """From (leaf, pods) and (node, pods) pairs."""
+        return cls(request, *_columns(leaves), *_columns(nodes), leader)
+
+    @property
+    def leaves(self) -> tuple[tuple[int, int], ...]:
+        """(leaf, worker pods) pairs, leaves in path order."""
+        return tuple(zip(self.leaf_ids.tolist(), self.leaf_pods.tolist(), strict=True))
+
+    @property
+    def nodes(self) -> tuple[tuple[int, int], ...]:
+        """(node, worker pods) pairs, in the order pods fill them."""
+        return tuple(zip(self.node_ids.tolist(), self.node_pods.tolist(), strict=True))
+
+    def pod_rows(self) -> IntArray:
+        """Per worker pod, in fill order, the node it goes to."""
+        return np.repeat(self.node_ids, self.node_pods)
+
+
+def _columns(pairs: list[tuple[int, int]]) -> tuple[IntArray, IntArray]:
+    return (
+        np.asarray([a for a, _ in pairs], dtype=np.int64),
+        np.asarray([b for _, b in pairs], dtype=np.int64),
+    )
 
 
 class Workspace:
@@ -226,20 +263,26 @@ def _result(
     leader_fits: npt.NDArray[np.bool_] | None,
     with_leader: IntArray | None,
 ) -> Solved | Failure:
-    leaves = np.sort(leaves)
+    leaves = leaves.copy()
+    leaves.sort()
     loc = leaves_counts.loc(leaves)
     workers = leaves_counts.pod[loc]
-    leads = leaves_counts.lead[loc] if req.leader is not None else np.zeros(len(leaves), dtype=np.int64)
-    if int(workers.sum()) != req.count or int(leads.sum()) != req.leader_count:
+    leads = leaves_counts.lead[loc] if req.leader is not None else None
+    lost = int(workers.sum()) != req.count
+    if lost or (0 if leads is None else int(leads.sum())) != req.leader_count:
         return Failure(req.name, f"internal placement error for {req.name!r}: pods lost on the way down")
     leader: tuple[int, int] | None = None
-    placed = tuple((leaf, c) for leaf, c in zip(leaves.tolist(), workers.tolist(), strict=True) if c > 0)
     if tree.one_node_per_leaf:
         first = tree.leaf_start
-        if req.leader is not None:
-            at = int(leaves[int(np.argmax(leads))])
+        if leads is not None:
+            at = int(leaves[int(leads.argmax())])
             leader = (at, int(first[at]))
-        return Solved(req, placed, tuple((int(first[leaf]), c) for leaf, c in placed), leader)
+        some = workers > 0
+        used, taken = leaves[some], workers[some]
+        return Solved(req, used, taken, first[used], taken, leader)
+    if leads is None:
+        leads = np.zeros(len(leaves), dtype=np.int64)
+    placed = [(leaf, c) for leaf, c in zip(leaves.tolist(), workers.tolist(), strict=True) if c > 0]
     nodes: list[tuple[int, int]] = []
     for leaf, count, lead in zip(leaves.tolist(), workers.tolist(), leads.tolist(), strict=True):
         members = tree.leaf_nodes(leaf)
@@ -266,4 +309,4 @@ def _result(
                 break
         if left:
             return Failure(req.name, f"internal placement error for {req.name!r}: leaf without room")
-    return Solved(req, placed, tuple(nodes), leader)
+    return Solved.of(req, placed, nodes, leader)

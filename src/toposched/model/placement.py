@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 from toposched.model.ir import Policy
 
 
-@dataclass(frozen=True, slots=True)
-class DomainCount:
-    """``count`` pods in the domain whose label values (one per assignment level) are ``values``."""
+class DomainCount(NamedTuple):
+    """``count`` pods in the domain whose label values (one per assignment level) are ``values``.
+
+    A named tuple, like ``PodPlacement``: an assignment holds one per node or leaf domain."""
 
     values: tuple[str, ...]
-    count: int
+    count: int  # type: ignore[assignment]  # pods in the domain; hides tuple.count, never used
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,14 +36,16 @@ class TopologyAssignment:
         return sum(d.count for d in self.domains)
 
 
-@dataclass(frozen=True, slots=True)
-class PodPlacement:
+class PodPlacement(NamedTuple):
     """Where one pod goes. ``node`` is None only when the lowest level is not a node and no single
-    node of the leaf domain can be named."""
+    node of the leaf domain can be named.
+
+    A named tuple rather than a frozen dataclass: a placement holds one per pod, and building a
+    tuple costs a third of a dataclass (``PodPlacement._make`` builds one from any iterable)."""
 
     pod: str
     group: str
-    index: int
+    index: int  # type: ignore[assignment]  # the pod's index; hides tuple.index, which is never used
     node: str | None
     domain: tuple[str, ...]
 

@@ -18,6 +18,7 @@ Layout (dense, array based, so placement never walks Python objects per node):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import itemgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,7 @@ import numpy.typing as npt
 from toposched.model import Node, Taint, Topology
 
 IntArray = npt.NDArray[np.int64]
+ObjectArray = npt.NDArray[np.object_]
 
 
 class TopologyTree:
@@ -42,7 +44,10 @@ class TopologyTree:
         "child_start",
         "leaf_end",
         "leaf_start",
+        "leaf_values",
         "node_domain",
+        "node_leaf_path",
+        "node_name_array",
         "node_names",
         "nodes",
         "outside",
@@ -54,6 +59,8 @@ class TopologyTree:
     topology: Topology
     nodes: tuple[Node, ...]
     node_names: tuple[str, ...]
+    node_name_array: ObjectArray  # node_names as an array
+    node_leaf_path: ObjectArray  # per node, the path of its leaf
     outside: tuple[str, ...]
     paths: tuple[tuple[tuple[str, ...], ...], ...]
     node_domain: tuple[IntArray, ...]
@@ -62,6 +69,7 @@ class TopologyTree:
     child_end: tuple[IntArray, ...]
     leaf_start: IntArray
     leaf_end: IntArray
+    leaf_values: tuple[tuple[str, ...], ...]  # per leaf, its assignment entry (see leaf_for_values)
 
     def __init__(self, topology: Topology, members: Sequence[Node], outside: Sequence[str]) -> None:
         """Lay out ``members`` (already filtered) as a tree. Use :meth:`build` instead."""
@@ -103,14 +111,20 @@ class TopologyTree:
         self.child_end = tuple(child_end)
         self.leaf_start = starts[-1].astype(np.int64) if depth else np.zeros(0, dtype=np.int64)
         self.leaf_end = np.append(self.leaf_start[1:], count).astype(np.int64)
+        # The same names and leaf paths as object arrays, so per-pod results take one fancy index.
+        self.node_name_array = np.fromiter(self.node_names, dtype=object, count=count)
+        leaf_paths = np.fromiter(self.paths[-1] if depth else (), dtype=object, count=len(self.leaf_start))
+        self.node_leaf_path = leaf_paths[self.node_domain[-1]] if depth else np.empty(0, dtype=object)
         self._node_index = {name: i for i, name in enumerate(self.node_names)}
         self._path_index: list[dict[tuple[str, ...], int]] = [
             {p: i for i, p in enumerate(level_paths)} for level_paths in self.paths
         ]
         self._hostname_leaf: dict[str, int] = {}
+        self.leaf_values = self.paths[-1] if depth else ()
         if topology.hostname_is_lowest:
             for i, path in enumerate(self.paths[-1]):
                 self._hostname_leaf.setdefault(path[-1], i)
+            self.leaf_values = tuple(zip(map(itemgetter(-1), self.paths[-1])))  # (hostname,) per leaf
         self._codes: dict[str, tuple[IntArray, dict[str, int]]] = {}
         self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
         self._by_name: tuple[IntArray, tuple[str, ...], npt.NDArray[np.str_]] | None = None
@@ -169,7 +183,8 @@ class TopologyTree:
         return self._path_index[level].get(path)
 
     def leaf_for_values(self, values: Sequence[str]) -> int | None:
-        """The leaf of an assignment entry: a hostname for hostname topologies, else a full path."""
+        """The leaf of an assignment entry: a hostname for hostname topologies, else a full path
+        (the inverse of ``leaf_values``, the entry of each leaf)."""
         if self.hostname_is_lowest and len(values) == 1:
             return self._hostname_leaf.get(values[0])
         return self._path_index[-1].get(tuple(values))

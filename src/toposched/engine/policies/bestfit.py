@@ -22,4 +22,4 @@ def best_fit_position(
         mask &= allowed
     if not mask.any():
         return 0
-    return int(np.argmin(np.where(mask, counts, _NEVER)))
+    return int(np.where(mask, counts, _NEVER).argmin())
