@@ -13,7 +13,7 @@ KAI = EXAMPLES / "kai"
 ZONE, RACK = "topology.kubernetes.io/zone", "topology.kubernetes.io/rack"
 
 
-def test_tfjob_places_four_segments_of_four_each_in_one_rack_all_in_one_zone() -> None:
+def test_tfjob_places_four_segments_of_four_each_in_its_own_rack_all_in_one_zone() -> None:
     cluster = KAI / "tfjob-cluster.yaml"
     run = run_process("place", KAI / "tfjob-segments.yaml", "--cluster", cluster, "-o", "json")
     assert run.exit_code == 0, run.stderr
@@ -25,12 +25,40 @@ def test_tfjob_places_four_segments_of_four_each_in_one_rack_all_in_one_zone() -
         by_set[pod["podSet"]].append(pod["node"])
     segments = {name: nodes for name, nodes in by_set.items() if name.startswith("worker-")}
     assert sorted(segments) == ["worker-0", "worker-1", "worker-2", "worker-3"]
-    assert all(len(nodes) == 4 for nodes in segments.values())
-    for nodes in segments.values():
-        assert len({labels[n][RACK] for n in nodes}) == 1
-    workers = [n for nodes in segments.values() for n in nodes]
-    assert len(workers) == 16 and len({labels[n][ZONE] for n in workers}) == 1
-    assert len({labels[n][ZONE] for pod in doc["pods"] for n in [pod["node"]]}) == 1  # chief, ps too
+    assert all(len(set(nodes)) == 4 for nodes in segments.values())  # a whole node per worker
+    racks = {name: {labels[n][RACK] for n in nodes} for name, nodes in segments.items()}
+    assert all(len(found) == 1 for found in racks.values())
+    assert len(set.union(*racks.values())) == 4  # each segment in its own rack
+    # zone-1 is fuller (bin-packing's pick) but its running pods leave no room for 16 whole nodes
+    assert {labels[pod["node"]][ZONE] for pod in doc["pods"]} == {"zone-2"}  # chief, ps too
+
+
+def test_custom_kind_segments_by_pod_index_label(invoke: Invoke) -> None:
+    cluster = KAI / "tfjob-cluster.yaml"
+    run = invoke("place", KAI / "custom-segments.yaml", "--cluster", cluster, "-o", "json")
+    assert run.exit_code == 0, run.stderr
+    doc = run.json()
+    assert doc["placed"] is True
+    labels = node_labels(cluster)
+    by_set: dict[str, list[str]] = defaultdict(list)
+    for pod in doc["pods"]:
+        by_set[pod["podSet"]].append(pod["node"])
+    assert {name: len(nodes) for name, nodes in by_set.items()} == {"segment-0": 4, "segment-1": 2}
+    racks = {name: {labels[n][RACK] for n in nodes} for name, nodes in by_set.items()}
+    assert all(len(found) == 1 for found in racks.values())
+    assert len({labels[pod["node"]][ZONE] for pod in doc["pods"]}) == 1
+    names = {pod["name"]: pod["podSet"] for pod in doc["pods"]}
+    assert names["trainer-3"] == "segment-0" and names["trainer-4"] == "segment-1"
+
+
+def test_custom_kind_pod_not_owned_by_the_workload_is_rejected(invoke: Invoke, tmp_path: Path) -> None:
+    docs = list(yaml.safe_load_all((KAI / "custom-segments.yaml").read_text(encoding="utf-8")))
+    docs[2]["metadata"]["ownerReferences"][0]["name"] = "someone-else"
+    spec = tmp_path / "custom.yaml"
+    spec.write_text(yaml.safe_dump_all(docs), encoding="utf-8")
+    run = invoke("place", spec, "--cluster", KAI / "tfjob-cluster.yaml", "-o", "json")
+    assert run.exit_code == 2, run.stdout
+    assert "pods[trainer-1].metadata.ownerReferences" in run.stderr and "Traceback" not in run.stderr
 
 
 def test_seed_worked_example_fills_rack_a1_in_zone_a(invoke: Invoke) -> None:

@@ -14,6 +14,7 @@ from toposched.frontends.kai.common import (
     constraint_from,
     count,
     dig,
+    fail,
     labels,
     mapping,
     namespace,
@@ -41,14 +42,23 @@ Plugin = Callable[[Mapping[str, Any], Mapping[str, Any]], KaiGrouping]
 
 
 def compile_workload(
-    workload: Mapping[str, Any], pod: Mapping[str, Any] | None = None, *, topologies: Iterable[Topology] = ()
+    workload: Mapping[str, Any],
+    pod: Mapping[str, Any] | None = None,
+    *,
+    topologies: Iterable[Topology] = (),
+    replicas: int | None = None,
 ) -> KaiGrouping:
     """Group ``pod`` of ``workload`` (its top owner) as KAI's PodGrouper does. Level aliases of
-    ``topologies`` are resolved in the result. Raises ``WorkloadSpecError`` when the grouper fails."""
+    ``topologies`` are resolved in the result. ``replicas`` is the pod count of an owner of a kind
+    toposched does not know (used when it is segmented; default: its ``spec.replicas``).
+    Raises ``WorkloadSpecError`` when the grouper fails."""
     if not isinstance(workload, Mapping):
         raise WorkloadSpecError([Problem("", "a workload must be a mapping", "pass the parsed object")])
     plugin = _plugin(str(workload.get("kind") or ""), str(workload.get("apiVersion") or ""))
-    grouping = plugin(workload, mapping(pod))
+    if plugin is group_default:
+        grouping = group_default(workload, mapping(pod), replicas=replicas)
+    else:
+        grouping = plugin(workload, mapping(pod))
     catalog = tuple(topologies)
     if not catalog:
         return grouping
@@ -72,16 +82,76 @@ def _plugin(kind: str, api_version: str) -> Plugin:
     return group_default
 
 
-def group_default(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
-    """Any other owner: ``pg-<name>-<uid>``, minMember 1, constraint from the owner's annotations."""
+def group_default(
+    workload: Mapping[str, Any], pod: Mapping[str, Any], *, replicas: int | None = None
+) -> KaiGrouping:
+    """Any other owner: ``pg-<name>-<uid>``, minMember 1, constraint from the owner's annotations.
+
+    Segments (seed 002, unsupported kinds): ``kai.scheduler/segment-size`` on the pod (the pod
+    template of a custom kind reaches the scheduler only through its pods) or on the owner's
+    ``spec.template``, with ``kai.scheduler/pod-index-label`` naming the index label. Then the
+    PodGroup is a gang of all ``replicas`` pods (default: the owner's ``spec.replicas``) cut into
+    top-level subgroups ``segment-<i>``. Without a topology or an index label the segment
+    annotations are ignored with a warning."""
+    notes = notes_of(workload)
+    warnings: list[str] = []
+    template_notes = mapping(dig(workload, "spec", "template", "metadata", "annotations"))
+    config = None
+    if keys.SEGMENT_SIZE in notes_of(pod) or keys.SEGMENT_SIZE in template_notes:
+        config = read_segment_config(
+            notes_of(pod),
+            template_notes,
+            notes,
+            default_index_label=None,
+            where="spec.template",
+            warnings=warnings,
+        )
+    minimum = 1
+    sub_groups: tuple[SubGroup, ...] = ()
+    subgroup = None
+    if config is not None and config.index_label is not None:
+        minimum = _custom_replicas(workload, replicas)
+        check_segment_count(minimum, config.size, "spec.template")
+        sub_groups = tuple(
+            SubGroup(sg.name, min_member=sg.min_member, constraint=sg.constraint)
+            for sg in build_segments("segment", minimum, config, minimum)
+        )
+        if pod:
+            subgroup = f"segment-{segment_of(_indexed(pod, config.index_label, minimum), config.size)}"
     group = PodGroup(
         name=base_name(workload),
         namespace=namespace(workload, pod),
-        min_member=1,
+        min_member=max(minimum, 1),
         queue=queue(workload, pod),
-        constraint=constraint_from(notes_of(workload)),
+        constraint=constraint_from(notes),
+        sub_groups=sub_groups,
     )
-    return KaiGrouping(group)
+    return KaiGrouping(group, subgroup, tuple(warnings))
+
+
+def _custom_replicas(workload: Mapping[str, Any], replicas: int | None) -> int:
+    # A custom kind has no known replica field: the caller's pod count, else spec.replicas.
+    if replicas is not None:
+        return replicas
+    raw = dig(workload, "spec", "replicas")
+    if raw is None:
+        raise fail(
+            "spec.replicas",
+            "the pod count of a segmented custom workload is unknown",
+            "set spec.replicas on the workload, or give the workload together with its Pods",
+        )
+    return count(raw, "spec.replicas", 1)
+
+
+def _indexed(pod: Mapping[str, Any], label: str, replicas: int) -> int:
+    index = pod_index(labels(pod), label)
+    if index >= replicas:
+        raise fail(
+            f"pod.metadata.labels[{label}]",
+            f"index {index} is beyond the workload's {replicas} pods",
+            "indices run from 0 to the pod count - 1",
+        )
+    return index
 
 
 def group_batch_job(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:

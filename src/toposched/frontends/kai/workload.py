@@ -4,7 +4,7 @@ pods. Both give the compiled PodGroups with their pods and one ``Gang`` per PodG
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +75,8 @@ def _has_kai_key(node: object) -> bool:
 
 
 def load_kai(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
-    """A KAI input as parsed YAML documents: one workload, or a PodGroup and its pods.
+    """A KAI input as parsed YAML documents: one workload, a workload and its Pods (any owner
+    kind, see ``load_owned_pods``), or a PodGroup and its pods.
 
     Level aliases resolve against ``topologies``. Raises ``WorkloadSpecError`` listing every
     problem (unsupported kind, bad counts, pods naming no subgroup, ...).
@@ -84,6 +85,8 @@ def load_kai(documents: Iterable[object], topologies: Iterable[Topology] = ()) -
     catalog = tuple(topologies)
     if any(isinstance(d, Mapping) and d.get("kind") == KIND for d in docs):
         return load_podgroup_file(docs, catalog)
+    if len(docs) > 1 and any(isinstance(d, Mapping) and d.get("kind") == "Pod" for d in docs):
+        return load_owned_pods(docs, catalog)
     if len(docs) != 1 or not isinstance(docs[0], Mapping):
         raise fail("", f"expected one workload object, found {len(docs)} documents", "write one workload")
     return load_workload(docs[0], catalog)
@@ -91,16 +94,24 @@ def load_kai(documents: Iterable[object], topologies: Iterable[Topology] = ()) -
 
 def load_workload(workload: Mapping[str, Any], topologies: Iterable[Topology] = ()) -> KaiWorkload:
     """Generate the workload's pods, group each with the PodGrouper and build the gangs."""
-    catalog = tuple(topologies)
-    objects = workload_pods(workload)
+    return _group_pods(workload, workload_pods(workload), tuple(topologies))
+
+
+def _group_pods(
+    workload: Mapping[str, Any],
+    objects: Sequence[Mapping[str, Any]],
+    catalog: tuple[Topology, ...],
+    *,
+    replicas: int | None = None,
+) -> KaiWorkload:
     groups: dict[str, PodGroup] = {}
     pods: list[KaiPod] = []
     warnings: list[str] = []
     problems: list[Problem] = []
-    for obj in objects:
+    for position, obj in enumerate(objects):
         try:
-            grouping = compile_workload(workload, obj, topologies=catalog)
-            spec = pod_spec(obj, _natural_index(workload, obj))
+            grouping = compile_workload(workload, obj, topologies=catalog, replicas=replicas)
+            spec = pod_spec(obj, _natural_index(workload, obj, position))
         except SpecError as exc:
             problems.extend(exc.problems)
             continue
@@ -111,6 +122,48 @@ def load_workload(workload: Mapping[str, Any], topologies: Iterable[Topology] = 
     if problems:
         raise WorkloadSpecError(problems)
     return _assemble(tuple(groups.values()), pods, tuple(warnings))
+
+
+def load_owned_pods(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+    """One workload object of any kind and ``v1`` Pods whose ``metadata.ownerReferences`` name it
+    (kind and name; uid too when both sides set one). The form for owner kinds whose pods
+    toposched cannot generate: each pod is grouped as the PodGrouper would group it when created,
+    the pod count is the number of Pods, ``spec.nodeName`` marks a running pod."""
+    docs = [d for d in documents if isinstance(d, Mapping)]
+    owners = [d for d in docs if d.get("kind") != "Pod"]
+    if len(owners) != 1:
+        found = ", ".join(str(d.get("kind")) for d in owners) or "none"
+        raise fail("", f"expected one workload object next to the Pods, found {found}", "write one workload")
+    workload = owners[0]
+    problems: list[Problem] = []
+    objects: list[Mapping[str, Any]] = []
+    for i, doc in enumerate(d for d in docs if d.get("kind") == "Pod"):
+        name = str(dig(doc, "metadata", "name") or f"pod-{i}")
+        if not _owned_by(doc, workload):
+            problems.append(
+                Problem(
+                    f"pods[{name}].metadata.ownerReferences",
+                    f"does not name the {workload.get('kind')} {dig(workload, 'metadata', 'name')!r}",
+                    "add an ownerReference with the workload's kind and name",
+                )
+            )
+        objects.append(doc)
+    if problems:
+        raise WorkloadSpecError(problems)
+    return _group_pods(workload, objects, tuple(topologies), replicas=len(objects))
+
+
+def _owned_by(pod: Mapping[str, Any], workload: Mapping[str, Any]) -> bool:
+    refs = dig(pod, "metadata", "ownerReferences")
+    uid = dig(workload, "metadata", "uid")
+    for raw in refs if isinstance(refs, list) else []:
+        ref = mapping(raw)
+        if ref.get("kind") != workload.get("kind") or ref.get("name") != dig(workload, "metadata", "name"):
+            continue
+        if uid and ref.get("uid") and ref.get("uid") != uid:
+            continue
+        return True
+    return False
 
 
 def load_podgroup_file(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
@@ -206,7 +259,8 @@ def workload_pods(workload: Mapping[str, Any]) -> list[dict[str, Any]]:
     raise fail(
         "kind",
         f"{workload.get('apiVersion')} {kind or '?'} is not a KAI workload toposched can expand",
-        f"use one of {', '.join(WORKLOAD_KINDS)}, or a PodGroup with its pods",
+        f"use one of {', '.join(WORKLOAD_KINDS)}, a PodGroup with its pods, or the workload "
+        "with its Pods (each with an ownerReference to it) in one file",
     )
 
 
@@ -287,11 +341,20 @@ def _lws_pods(name: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _natural_index(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> int:
-    """The index the workload kind gives the pod (completion, replica or worker index)."""
+def _natural_index(workload: Mapping[str, Any], pod: Mapping[str, Any], position: int) -> int:
+    """The index the workload kind gives the pod (completion, replica or worker index); for other
+    kinds the label named by ``kai.scheduler/pod-index-label``; else the pod's position."""
     kind = str(workload.get("kind") or "")
+    group = str(workload.get("apiVersion") or "").split("/")[0]
     label = {
         "LeaderWorkerSet": keys.LWS_WORKER_INDEX,
         **dict.fromkeys(KUBEFLOW_KINDS, keys.KUBEFLOW_REPLICA_INDEX),
-    }.get(kind, keys.JOB_COMPLETION_INDEX)
-    return int(str(labels(pod).get(label, "0")))
+    }.get(kind)
+    if label is None and (kind == "JobSet" or (kind == "Job" and group == "batch")):
+        label = keys.JOB_COMPLETION_INDEX
+    if label is None:
+        template = mapping(dig(workload, "spec", "template", "metadata", "annotations"))
+        label = str(notes_of(pod).get(keys.POD_INDEX_LABEL) or template.get(keys.POD_INDEX_LABEL) or "")
+    # A malformed label is reported by the grouper when segments read it; here: the position.
+    value = str(labels(pod).get(label, "")).strip() if label else ""
+    return int(value) if value.isdigit() else position
