@@ -18,7 +18,7 @@ KILLS = 30
 def _check(path: Path, acked: dict[str, set[int]]) -> None:
     """The store opens, holds every acknowledged write, and books no node beyond its allocatable."""
     with SqliteStore(path) as store:
-        assert store._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert store._db._conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         workloads = {w.id: w for w in store.list_workloads()}
         assert acked["submitted"] <= workloads.keys()
         for workload_id in acked["admitted"]:

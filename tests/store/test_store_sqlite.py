@@ -42,7 +42,7 @@ def test_everything_survives_reopen(tmp_path: Path) -> None:
 
 def test_pragmas_give_wal_full_sync_and_foreign_keys(tmp_path: Path) -> None:
     with SqliteStore(tmp_path / "state.db") as store:
-        conn = store._conn
+        conn = store._db._conn
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
@@ -60,7 +60,7 @@ def test_empty_file_is_version_zero_and_migrates_to_latest(tmp_path: Path) -> No
     assert current_version(_file_at_version(path, 0)) == 0
     with SqliteStore(path) as store:
         assert store.migrated_from == 0
-        assert current_version(store._conn) == SCHEMA_VERSION == MIGRATIONS[-1].version
+        assert current_version(store._db._conn) == SCHEMA_VERSION == MIGRATIONS[-1].version
 
 
 def test_version_one_file_migrates_keeping_its_rows(tmp_path: Path) -> None:

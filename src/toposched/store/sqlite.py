@@ -8,25 +8,19 @@ capacity.
 
 Threads: one connection for writes, under a lock (SQLite admits one writer at a time anyway, and
 the lock keeps a thread pool from interleaving statements of two transactions on one connection),
-and one read connection per thread, opened on first use: in WAL mode readers see the last commit
-without waiting for a writer's fsync or for each other, so a request's read never queues behind
-the scheduler loop's. Other processes wait for the write lock up to ``busy_timeout`` seconds.
+and one read connection per thread (``sqlite_connections``): in WAL mode readers see the last
+commit without waiting for a writer's fsync, so a request's read never queues behind the loop's.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
-import threading
-import weakref
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from pathlib import Path
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
-from toposched.model import Node, NotFoundError, Resources, StoreError, Taint, Topology
+from toposched.model import Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
 from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
@@ -40,7 +34,6 @@ from toposched.store.codecs import (
     topology_to_json,
     workload_from_row,
 )
-from toposched.store.migrations import migrate
 from toposched.store.records import (
     ACTIVE_STATES,
     EventRecord,
@@ -50,6 +43,7 @@ from toposched.store.records import (
     WorkloadRecord,
     WorkloadState,
 )
+from toposched.store.sqlite_connections import Connections
 
 _WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
 _EVENT_COLUMNS = "seq, time, workload, type, message, data"
@@ -60,41 +54,14 @@ class SqliteStore:
     """The scheduler's state in one SQLite file (created and migrated on open)."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:
-        self.path = Path(path)
-        self._lock = threading.RLock()
-        self._busy_timeout = busy_timeout
-        self._local = threading.local()  # .reader: this thread's _Reader
-        self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # open ones, closed by ``close``
-        self._closed = False
+        self._db = Connections(path, busy_timeout=busy_timeout)
+        self.path = self._db.path
+        self.migrated_from = self._db.migrated_from
+        self._tx = self._db.tx
         self._submissions = GroupCommit(self._submit_batch)
         # Decoded nodes by their stored JSON text: nodes are immutable values and decoding (with
         # label validation) is the costly part of reading them every cycle.
         self._node_cache: dict[str, Node] = {}
-        self._conn = self._connect(busy_timeout)
-        try:
-            mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
-            if mode is None or str(mode[0]).lower() != "wal":
-                raise StoreError(f"the store {str(self.path)!r} cannot use WAL journaling (got {mode!r})")
-            self._conn.execute("PRAGMA synchronous = FULL")
-            self.migrated_from = migrate(self._conn)
-        except sqlite3.Error as exc:
-            self._conn.close()
-            raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
-        except BaseException:
-            self._conn.close()
-            raise
-
-    def _connect(self, busy_timeout: float) -> sqlite3.Connection:
-        try:
-            # Autocommit mode: transactions are opened explicitly, so they are exactly ours.
-            conn = sqlite3.connect(
-                self.path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
-        return conn
 
     def __enter__(self) -> SqliteStore:
         return self
@@ -105,49 +72,8 @@ class SqliteStore:
         self.close()
 
     def close(self) -> None:
-        """Close the connection; later calls raise StoreError."""
-        with self._lock:
-            self._closed = True
-            self._conn.close()
-            for reader in list(self._readers):
-                reader.conn.close()
-
-    def _reader(self) -> sqlite3.Connection:
-        """This thread's read connection (opened on first use; no lock: only this thread uses it).
-        It closes when the thread ends, so short-lived pool threads leave no connections behind."""
-        reader: _Reader | None = getattr(self._local, "reader", None)
-        if reader is None:
-            with self._lock:
-                if self._closed:  # reported by ``_tx`` like any SQLite failure
-                    raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
-                reader = _Reader(self._connect(self._busy_timeout))
-                self._readers.add(reader)
-            self._local.reader = reader
-        return reader.conn
-
-    @contextmanager
-    def _tx(self, action: str, *, write: bool = False) -> Iterator[sqlite3.Connection]:
-        """One transaction: committed when the block ends, rolled back on any exception.
-
-        Writes take the write lock up front (IMMEDIATE), so what they read stays true until commit;
-        reads run on the read connection, in a snapshot of the last commit.
-        """
-        lock = self._lock if write else contextlib.nullcontext()
-        with lock:
-            try:
-                conn = self._conn if write else self._reader()
-                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                try:
-                    yield conn
-                    conn.execute("COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                raise StoreError(
-                    f"{action} failed in the store {str(self.path)!r}: {exc}; nothing was changed"
-                ) from exc
+        """Close the connections; later calls raise StoreError."""
+        self._db.close()
 
     # -- nodes ---------------------------------------------------------------------------------
     def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
@@ -556,15 +482,3 @@ class SqliteStore:
             db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
         db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
         self._insert_event(db, event, record.id)
-
-
-class _Reader:
-    """A thread's read connection; closed when the thread's locals are dropped (thread exit)."""
-
-    __slots__ = ("__weakref__", "conn")
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __del__(self) -> None:
-        self.conn.close()
