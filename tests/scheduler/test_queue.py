@@ -145,3 +145,16 @@ def test_explicit_reservation_matches_usage(env: Env) -> None:
     env.sched.cycle()
     (only,) = env.store.reservations(wid).values()
     assert only == Resources({GPU: 2, "pods": 2})
+
+
+def test_prepare_validates_without_storing_and_commit_queues_it(env: Env) -> None:
+    with pytest.raises(WorkloadSpecError):
+        env.sched.prepare(job("bad", 2, required="example.com/nope"), owner="alice")
+    submission = env.sched.prepare(job("a", 2), owner="alice", priority=5)
+    assert env.sched.list() == []  # nothing is stored before commit
+    assert submission.topology.name == "default"
+    assert submission.gang.size == 2
+    record = env.sched.commit(submission)
+    assert record.state is WorkloadState.PENDING and record.priority == 5
+    assert env.events(record.id) == ["submitted"]
+    assert env.sched.cycle().admitted == (record.id,)

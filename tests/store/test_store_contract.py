@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -313,3 +314,50 @@ def test_events_append_and_filter(store: Store) -> None:
     assert store.list_events(limit=1) == [general]
     with pytest.raises(NotFoundError):
         store.append_event(EventRecord("Note", "x", 3.0, workload=12345))
+
+
+# -- batched writes ------------------------------------------------------------------------------------
+def test_explain_pending_writes_only_pending_workloads_in_one_call(store: Store) -> None:
+    waiting = store.submit_workload(workload("waiting"))
+    other = store.submit_workload(workload("other"))
+    admitted = store.submit_workload(workload("admitted"))
+    store.admit(admitted.id, {"pods": []}, {"n1": gpus(1)}, event())
+    before = len(store.list_events())
+    written = store.explain_pending(
+        [
+            (waiting.id, {"reason": "no rack fits"}, event("Unschedulable", "no rack fits")),
+            (other.id, {"reason": "quiet"}, None),
+            (admitted.id, {"reason": "stale"}, event("Unschedulable", "stale")),
+            (999_999, {"reason": "gone"}, None),
+        ]
+    )
+    assert written == [waiting.id, other.id]
+    assert store.get_workload(waiting.id).explanation == {"reason": "no rack fits"}
+    assert store.get_workload(other.id).explanation == {"reason": "quiet"}
+    assert store.get_workload(admitted.id).explanation is None
+    new_events = store.list_events()[before:]
+    assert [(e.type, e.workload) for e in new_events] == [("Unschedulable", waiting.id)]
+
+
+def test_concurrent_releases_each_free_their_own_capacity(store: Store) -> None:
+    ids = []
+    for i in range(6):
+        record = store.submit_workload(workload(f"w{i}"))
+        store.admit(record.id, {"pods": []}, {"n1": gpus(1)}, event())
+        ids.append(record.id)
+    errors: list[BaseException] = []
+
+    def cancel(workload_id: int) -> None:
+        try:
+            store.release(workload_id, S.CANCELLED, event("Cancelled"))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=cancel, args=(i,)) for i in ids]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert all(store.get_workload(i).state is S.CANCELLED for i in ids)
+    assert store.reserved_by_node() == {}

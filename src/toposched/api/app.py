@@ -42,8 +42,11 @@ def create_app(
     """The service. ``store`` defaults to the scheduler's; ``run_loop=False`` leaves cycles to the caller."""
     stop = threading.Event()
     # Few threads on purpose: compiling holds the GIL, and every extra compiling thread takes GIL
-    # time from the event loop (measured: 2-3 is best for 100 clients on 2 cores).
+    # time from the event loop (measured: 2-3 is best for 100 clients on 2 cores). Submissions
+    # then wait for their group commit on ``commits``: sleeping threads, many so that a burst
+    # joins one batch instead of batches capped at the compile pool's size.
     offload, submissions = Offload("toposched-api", 4), Offload("toposched-submit", 3)
+    commits = Offload("toposched-commit", 64)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -62,6 +65,7 @@ def create_app(
                 thread.join(timeout=10)
             offload.close()
             submissions.close()
+            commits.close()
 
     app = FastAPI(title="toposched", version="0.1.0", description=DESCRIPTION, lifespan=lifespan)
     app.state.scheduler = scheduler
@@ -70,6 +74,7 @@ def create_app(
     app.state.limits = limits
     app.state.offload = offload
     app.state.submissions = submissions
+    app.state.commits = commits
     install_error_handlers(app)
     for module in (nodes, topologies, pools, workloads, events, view):
         app.include_router(module.router)

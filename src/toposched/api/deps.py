@@ -39,8 +39,14 @@ async def get_submissions(request: Request) -> Offload:
     return submissions
 
 
+async def get_commits(request: Request) -> Offload:
+    commits: Offload = request.app.state.commits
+    return commits
+
+
 SchedulerDep = Annotated[Scheduler, Depends(get_scheduler)]
 StoreDep = Annotated[Store, Depends(get_store)]
 LimitsDep = Annotated[Limits, Depends(get_limits)]
 OffloadDep = Annotated[Offload, Depends(get_offload)]
 SubmissionsDep = Annotated[Offload, Depends(get_submissions)]
+CommitsDep = Annotated[Offload, Depends(get_commits)]

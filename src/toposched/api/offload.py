@@ -23,10 +23,11 @@ T = TypeVar("T")
 
 
 class Offload:
-    """Runs blocking calls off the event loop. Writes queue on the store's write lock anyway,
-    so a few threads suffice; more would only add GIL contention. The app keeps two: one for
-    submissions (compiling a spec is the costliest work of a request) and one for everything
-    else, so a cancel never queues behind a burst of submissions."""
+    """Runs blocking calls off the event loop. For CPU work a few threads suffice; more would
+    only add GIL contention. The app keeps three: one for compiling submissions (the costliest
+    work of a request), a large one where submissions wait for their group commit (sleeping,
+    so its size costs no CPU), and one for everything else, so a cancel never queues behind a
+    burst of submissions."""
 
     def __init__(self, name: str, workers: int = 4) -> None:
         self._name = name

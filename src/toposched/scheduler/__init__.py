@@ -13,6 +13,7 @@ from toposched.scheduler.types import (
     ImportReport,
     PodStatus,
     SchedulerConfig,
+    Submission,
 )
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "PodStatus",
     "Scheduler",
     "SchedulerConfig",
+    "Submission",
     "SystemClock",
     "default_intake",
 ]

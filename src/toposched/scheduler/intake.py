@@ -55,6 +55,7 @@ class IntakeContext:
 
 
 Loader = Callable[[str, IntakeContext], Gang]
+Compiler = Callable[[list[Any], IntakeContext], Gang]  # the same, from the parsed YAML documents
 Matcher = Callable[[Mapping[str, Any]], bool]
 
 
@@ -66,6 +67,8 @@ class FrontEnd:
     kinds: frozenset[str]
     load: Loader
     matches: Matcher = field(default=lambda doc: True)
+    # Optional: compiles already-parsed documents, so ``Intake.load`` parses the YAML only once.
+    compile: Compiler | None = None
 
 
 class Intake:
@@ -110,6 +113,10 @@ class Intake:
 
     def choose(self, text: str, kind: str | None = None) -> FrontEnd:
         """The front end for ``text``: by hint when given, else the first whose predicate matches."""
+        return self._choose(_first_document(text), kind)
+
+    def _choose(self, doc: Mapping[str, Any] | None, kind: str | None) -> FrontEnd:
+        """``choose`` given the first parsed document (None: none, or not a mapping)."""
         if not self._entries:
             raise WorkloadSpecError([Problem("", "no workload front end is registered", "")])
         if kind:
@@ -121,9 +128,7 @@ class Intake:
                 raise WorkloadSpecError(
                     [Problem("kind", f"unknown kind hint {kind!r}", f"use one of: {self._known()}")]
                 )
-            text_doc = _first_document(text)
-            return next((e for e in by_kind if text_doc is not None and e.matches(text_doc)), by_kind[0])
-        doc = _first_document(text)
+            return next((e for e in by_kind if doc is not None and e.matches(doc)), by_kind[0])
         if doc is None:
             return self._entries[-1]  # let the default front end report the syntax error or empty input
         for entry in self._entries:
@@ -146,7 +151,12 @@ class Intake:
         ctx = context or (self._context() if self._context is not None else IntakeContext())
         if topology is not None:
             ctx = replace(ctx, topology=topology)
-        return self.choose(text, kind).load(text, ctx)
+        try:
+            docs = [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
+        except yaml.YAMLError:
+            return self.choose(text, kind).load(text, ctx)  # the front end reports the syntax error
+        entry = self._choose(docs[0] if docs and isinstance(docs[0], Mapping) else None, kind)
+        return entry.compile(docs, ctx) if entry.compile is not None else entry.load(text, ctx)
 
     def _known(self) -> str:
         kinds = sorted({k for e in self._entries for k in e.kinds})
@@ -175,7 +185,11 @@ def _load_kueue(text: str, context: IntakeContext) -> Gang:
     return kueue.load_workload(text, context.topology, source="spec")
 
 
-KUEUE = FrontEnd("kueue", frozenset([*KUEUE_READERS, "Pod"]), _load_kueue, _kueue_matches)
+def _compile_kueue(docs: list[Any], context: IntakeContext) -> Gang:
+    return kueue.compile_workload(docs, context.topology)
+
+
+KUEUE = FrontEnd("kueue", frozenset([*KUEUE_READERS, "Pod"]), _load_kueue, _kueue_matches, _compile_kueue)
 
 
 def _documents(text: str) -> list[Any]:

@@ -33,7 +33,7 @@ from toposched.scheduler.clock import Clock
 from toposched.scheduler.codec import pod_nodes
 from toposched.scheduler.intake import Intake, IntakeContext, PoolEntry, default_intake
 from toposched.scheduler.registry import check_pool_update, check_topology_update
-from toposched.scheduler.state import State
+from toposched.scheduler.state import State, default_of, shared_of
 from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
 from toposched.scheduler.tracker import node_event_data, pod_to_json
 from toposched.scheduler.types import (
@@ -42,6 +42,7 @@ from toposched.scheduler.types import (
     ImportReport,
     PodStatus,
     SchedulerConfig,
+    Submission,
 )
 from toposched.scheduler.view import CycleView
 from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
@@ -64,7 +65,9 @@ class Scheduler:
     ) -> None:
         """Start from what ``store`` holds: node and pod facts are replayed from its event log."""
         self._state = State(store, clock, config, intake or default_intake())
-        if not self._state.intake.bound:
+        # An intake bound elsewhere keeps its own context provider; ours is built per submission.
+        self._owns_context = not self._state.intake.bound
+        if self._owns_context:
             self._state.intake.bind(self._intake_context)
         self._state.tracker.replay(store.list_events())
         now = clock.now()
@@ -100,20 +103,40 @@ class Scheduler:
         (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority. Durable on return
         (the store may commit it together with other submissions arriving at the same time).
         """
-        state = self._state
+        return self.commit(
+            self.prepare(spec_text, owner=owner, priority=priority, topology=topology, kind=kind)
+        )
+
+    def prepare(
+        self,
+        spec_text: str,
+        *,
+        owner: str,
+        priority: int = 0,
+        topology: str | None = None,
+        kind: str | None = None,
+    ) -> Submission:
+        """The validation half of ``submit`` (SpecError listing every problem); stores nothing.
+        The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk."""
         chosen, gang = self._compile(spec_text, topology, kind)
-        submitted = WorkloadRecord(
+        record = WorkloadRecord(
             name=gang.name,
             kind=gang.kind or kind or "",
             owner=owner,
             spec=spec_text,
             priority=priority or gang.priority,
             topology=chosen.name,
-            submitted_at=state.clock.now(),
+            submitted_at=self._state.clock.now(),
         )
-        message = f"{submitted.kind} {submitted.name} submitted by {owner}"
+        return Submission(record, chosen, gang)
+
+    def commit(self, submission: Submission) -> WorkloadRecord:
+        """The storing half of ``submit``: queue a prepared workload as pending. Durable on return
+        (the store may commit it together with other submissions arriving at the same time)."""
+        state, submitted = self._state, submission.record
+        message = f"{submitted.kind} {submitted.name} submitted by {submitted.owner}"
         record = state.store.submit_workload(submitted, state.event(EventType.SUBMITTED, message))
-        state.remember(record.id, chosen, gang)  # the loop need not parse the spec again
+        state.remember(record.id, submission.topology, submission.gang)  # the loop need not parse it again
         state.notify()
         return record
 
@@ -356,16 +379,20 @@ class Scheduler:
     # -- helpers ---------------------------------------------------------------------------------
     def _compile(self, text: str, topology: str | None, kind: str | None) -> tuple[Topology, Gang]:
         """The topology a submission uses and its gang, compiled once in the common case: the
-        requested topology, else the one the spec names, else the only one defined."""
-        store, intake = self._state.store, self._state.intake
+        requested topology, else the one the spec names, else the only one defined. The stored
+        topologies and pools are read once per submission and shared by every step."""
+        state, intake = self._state, self._state.intake
+        pool_records, topologies = state.store.list_pools(), state.store.list_topologies()
+        context = self._context_of(pool_records, topologies) if self._owns_context else None
+        by_name = {t.name: t for t in topologies}
         if topology:
-            chosen = store.get_topology(topology)
-            return chosen, intake.load(text, kind=kind, topology=chosen)
-        known = self._state.shared_topologies()
+            chosen = by_name.get(topology) or state.store.get_topology(topology)  # NotFoundError
+            return chosen, intake.load(text, kind=kind, topology=chosen, context=context)
+        known = shared_of(pool_records, topologies)
         only = known[0] if len(known) == 1 else None
         gang: Gang | None = None
         try:
-            gang = intake.load(text, kind=kind, topology=only)
+            gang = intake.load(text, kind=kind, topology=only, context=context)
         except SpecError:
             if only is None:
                 raise
@@ -373,15 +400,22 @@ class Scheduler:
             return only, gang
         # No single topology, or the spec names another one (or does not compile against the only
         # one): learn which topology it names, then compile against that.
-        probe = gang if gang is not None else intake.load(text, kind=kind, topology=None)
-        chosen = store.get_topology(probe.topology) if probe.topology else self._state.default_topology()
-        return chosen, intake.load(text, kind=kind, topology=chosen)
+        probe = gang if gang is not None else intake.load(text, kind=kind, topology=None, context=context)
+        if probe.topology:
+            chosen = by_name.get(probe.topology) or state.store.get_topology(probe.topology)
+        else:
+            chosen = default_of(known)
+        return chosen, intake.load(text, kind=kind, topology=chosen, context=context)
 
     def _intake_context(self) -> IntakeContext:
         """What front ends may read at submission: the stored topologies and OSMO pools."""
         store = self._state.store
-        entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in store.list_pools()}
-        return IntakeContext(topologies=tuple(store.list_topologies()), pool_config=entries)
+        return self._context_of(store.list_pools(), store.list_topologies())
+
+    @staticmethod
+    def _context_of(pool_records: Sequence[PoolRecord], topologies: Sequence[Topology]) -> IntakeContext:
+        entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
+        return IntakeContext(topologies=tuple(topologies), pool_config=entries)
 
     def _put_topology(self, topology: Topology) -> None:
         store = self._state.store

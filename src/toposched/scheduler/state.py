@@ -11,7 +11,7 @@ from toposched.scheduler.clock import Clock
 from toposched.scheduler.intake import Intake
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import SchedulerConfig
-from toposched.store import EventRecord, Json, Store, WorkloadRecord
+from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
 from toposched.topology import TopologyTree
 
 
@@ -77,21 +77,12 @@ class State:
         return self.default_topology()
 
     def shared_topologies(self) -> list[Topology]:
-        """Topologies a workload may use without naming one: all but the pool topologies the
-        service made for OSMO pools (``osmo-pool-<namespace>-<pool>-topology``), which only that
-        pool's workflows use."""
-        pool_owned = {r.topology for r in self.store.list_pools() if r.topology.startswith("osmo-pool-")}
-        return [t for t in self.store.list_topologies() if t.name not in pool_owned]
+        """Topologies a workload may use without naming one (see ``shared_of``)."""
+        return shared_of(self.store.list_pools(), self.store.list_topologies())
 
     def default_topology(self) -> Topology:
         """The only shared topology; NotFoundError when there is none or several."""
-        known = self.shared_topologies()
-        if len(known) == 1:
-            return known[0]
-        names = ", ".join(t.name for t in known) or "none"
-        raise NotFoundError(
-            "topology", "(default)", f"{len(known)} topologies are defined ({names}); name one in the request"
-        )
+        return default_of(self.shared_topologies())
 
     def gang_of(self, record: WorkloadRecord, topology: Topology) -> Gang:
         """The workload's stored spec compiled against ``topology`` (cached; specs never change)."""
@@ -132,3 +123,21 @@ class State:
     def notify(self) -> None:
         """Wake the loop: something it may act on changed (submission, release, node, topology)."""
         self.wake.set()
+
+
+def shared_of(pool_records: Sequence[PoolRecord], topologies: Sequence[Topology]) -> list[Topology]:
+    """Topologies a workload may use without naming one: all but the pool topologies the service
+    made for OSMO pools (``osmo-pool-<namespace>-<pool>-topology``), which only that pool's
+    workflows use."""
+    pool_owned = {r.topology for r in pool_records if r.topology.startswith("osmo-pool-")}
+    return [t for t in topologies if t.name not in pool_owned]
+
+
+def default_of(shared: Sequence[Topology]) -> Topology:
+    """The only one of ``shared``; NotFoundError when there is none or several."""
+    if len(shared) == 1:
+        return shared[0]
+    names = ", ".join(t.name for t in shared) or "none"
+    raise NotFoundError(
+        "topology", "(default)", f"{len(shared)} topologies are defined ({names}); name one in the request"
+    )

@@ -43,7 +43,7 @@ from toposched.scheduler.health import NodeFailure, failed_nodes
 from toposched.scheduler.state import Backoff, State
 from toposched.scheduler.types import EventType, PodStatus
 from toposched.scheduler.view import CycleView
-from toposched.store import Json, QueueEntry, WorkloadRecord, WorkloadState
+from toposched.store import EventRecord, Json, QueueEntry, WorkloadRecord, WorkloadState
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,13 @@ class Outcome:
     unschedulable: list[int] = field(default_factory=list)
     evicted: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
+    # Explanations (and events) of unschedulable workloads not stored yet: a run of them is
+    # written in one transaction (``flush_notes``), before the next other write of the cycle.
+    notes: list[tuple[int, Json, EventRecord | None]] = field(default_factory=list)
+
+
+# Most notes one transaction writes: bounds how long it holds the store's write lock.
+_NOTES_PER_WRITE = 256
 
 
 # -- steps 1 and 2: node health, replacement or eviction -----------------------------------------
@@ -223,7 +230,10 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
                 if _fresh(state, record.id, (WorkloadState.PENDING,)) is None:
                     continue  # cancelled meanwhile (a cancel takes no lock)
                 log.exception("admission failed for workload %s", record.id)
+                flush_notes(state, out)  # keeps the event log in cycle order
                 _mark_broken(state, current, f"admission failed: {exc}")
+    with state.lock:
+        flush_notes(state, out)
 
 
 def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:
@@ -251,6 +261,7 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
     usage = usage_of(result, gang)
     nodes = sorted(usage)
     message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
+    flush_notes(state, out)  # the events of the workloads before this one come first
     try:
         state.store.admit(
             record.id,
@@ -277,15 +288,33 @@ def _unschedulable(
     out: Outcome,
     kind: EventType = EventType.UNSCHEDULABLE,
 ) -> None:
-    """Explain, log an event when the reason changed, and back off (base, doubled, capped)."""
+    """Explain, log an event when the reason changed, and back off (base, doubled, capped).
+    The explanation and event are queued in ``out.notes``, stored with their neighbours'."""
     _back_off(state, record.id)
     reason = str(explanation.get("reason", ""))
-    if record.explanation != explanation:  # an unchanged explanation costs no write
-        state.store.set_explanation(record.id, explanation)
+    event = None
     if state.reported.get(record.id) != reason:
-        state.store.append_event(state.event(kind, reason, record.id, explanation))
+        event = state.event(kind, reason, record.id, explanation)
         state.reported[record.id] = reason
+    if event is not None or record.explanation != explanation:  # unchanged: no write at all
+        out.notes.append((record.id, explanation, event))
+        if len(out.notes) >= _NOTES_PER_WRITE:
+            flush_notes(state, out)
     out.unschedulable.append(record.id)
+
+
+def flush_notes(state: State, out: Outcome) -> None:
+    """Store the queued explanations and events in one transaction (workloads cancelled since
+    are skipped by the store). When it fails, their reasons count as unreported, so the next
+    attempt writes them again."""
+    notes, out.notes = out.notes, []
+    try:
+        state.store.explain_pending(notes)
+    except Exception:
+        for workload, _, event in notes:
+            if event is not None and state.reported.get(workload) == event.message:
+                del state.reported[workload]
+        raise
 
 
 # -- helpers ---------------------------------------------------------------------------------------

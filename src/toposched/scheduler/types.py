@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from toposched.model import Policy
+from toposched.model import Gang, Policy, Topology
+from toposched.store import WorkloadRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +18,16 @@ class SchedulerConfig:
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
     backoff_max_seconds: float = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """A validated submission not stored yet (``Scheduler.prepare``): the record to store, and
+    the topology and gang it compiled to, which the loop reuses."""
+
+    record: WorkloadRecord
+    topology: Topology
+    gang: Gang
 
 
 @dataclass(frozen=True, slots=True)

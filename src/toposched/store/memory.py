@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from toposched.model import Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
@@ -190,6 +190,21 @@ class MemoryStore:
             return self._write(
                 dataclasses.replace(self._get(workload_id), explanation=copy_json(explanation))
             )
+
+    def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
+        """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
+        given), for those still pending; the others are skipped. Returns the ids written."""
+        written: list[int] = []
+        with self._lock:
+            for workload_id, explanation, event in notes:
+                record = self._workloads.get(workload_id)
+                if record is None or record.state is not WorkloadState.PENDING:
+                    continue
+                self._write(dataclasses.replace(record, explanation=copy_json(explanation)))
+                if event is not None:
+                    self._events.append(self._event(event, workload_id))
+                written.append(workload_id)
+        return written
 
     def admit(
         self,

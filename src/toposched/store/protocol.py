@@ -8,7 +8,7 @@ schedulers race or a request is replayed.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
 from toposched.model import Node, Resources, Taint, Topology
@@ -92,6 +92,11 @@ class Store(Protocol):
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits (or how it was placed), without changing its state."""
+        ...
+
+    def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
+        """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
+        given), for those still pending; the others are skipped. Returns the ids written."""
         ...
 
     def admit(

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from toposched.model import Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
@@ -49,6 +49,9 @@ _WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, 
 _EVENT_COLUMNS = "seq, time, workload, type, message, data"
 _NODE_CACHE_SIZE = 20_000
 
+R = TypeVar("R")
+_Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
+
 
 class SqliteStore:
     """The scheduler's state in one SQLite file (created and migrated on open)."""
@@ -58,7 +61,9 @@ class SqliteStore:
         self.path = self._db.path
         self.migrated_from = self._db.migrated_from
         self._tx = self._db.tx
-        self._submissions = GroupCommit(self._submit_batch)
+        # Request-path writes (submissions, releases) that arrive while another commits are
+        # stored together by the next commit: one transaction and one fsync for the whole run.
+        self._writes: GroupCommit[_Write, object] = GroupCommit(self._write_batch)
         # Decoded nodes by their stored JSON text: nodes are immutable values and decoding (with
         # label validation) is the costly part of reading them every cycle.
         self._node_cache: dict[str, Node] = {}
@@ -188,17 +193,22 @@ class SqliteStore:
     def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
         """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``.
 
-        Group commit (``batching.GroupCommit``): submissions that arrive while another batch is
-        committing wait, and the next of them commits all waiting ones in one transaction (one
-        fsync). Each call still returns only after the transaction holding its workload committed.
+        Group commit (``batching.GroupCommit``): submissions and releases that arrive while
+        another batch is committing wait, and the next of them commits all waiting ones in one
+        transaction (one fsync). Each call still returns only after the transaction holding its
+        workload committed.
         """
-        return self._submissions((record, event))
+        return self._grouped("submitting a workload", lambda db: self._insert_workload(db, record, event))
 
-    def _submit_batch(
-        self, batch: Sequence[tuple[WorkloadRecord, EventRecord | None]]
-    ) -> list[WorkloadRecord]:
-        with self._tx("submitting workloads", write=True) as db:
-            return [self._insert_workload(db, record, event) for record, event in batch]
+    def _grouped(self, action: str, op: Callable[[sqlite3.Connection], R]) -> R:
+        """``op`` in a write transaction shared with the other grouped writes waiting meanwhile.
+        A batch that fails is retried one write at a time, so each caller gets its own outcome."""
+        return cast(R, self._writes((action, op)))
+
+    def _write_batch(self, batch: Sequence[_Write]) -> list[object]:
+        action = batch[0][0] if len(batch) == 1 else f"storing {len(batch)} changes"
+        with self._tx(action, write=True) as db:
+            return [op(db) for _, op in batch]
 
     def _insert_workload(
         self, db: sqlite3.Connection, record: WorkloadRecord, event: EventRecord | None
@@ -266,6 +276,30 @@ class SqliteStore:
             db.execute("UPDATE workloads SET explanation = ? WHERE id = ?", (text, workload_id))
             return self._workload(db, workload_id)
 
+    def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
+        """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
+        given), for those still pending; the others are skipped. Returns the ids written.
+
+        The loop explains a whole run of unschedulable workloads at once: one write (one fsync)
+        instead of two per workload keeps the write lock free for submissions."""
+        if not notes:
+            return []
+        pending = str(WorkloadState.PENDING)
+        written: list[int] = []
+        with self._tx("storing explanations", write=True) as db:
+            for workload_id, explanation, event in notes:
+                text = None if explanation is None else dumps(explanation)
+                cursor = db.execute(
+                    "UPDATE workloads SET explanation = ? WHERE id = ? AND state = ?",
+                    (text, workload_id, pending),
+                )
+                if cursor.rowcount == 0:
+                    continue  # cancelled meanwhile (or unknown): nothing to explain
+                if event is not None:
+                    self._insert_event(db, event, workload_id)
+                written.append(workload_id)
+        return written
+
     def admit(
         self,
         workload_id: int,
@@ -325,11 +359,17 @@ class SqliteStore:
 
     def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
         """End a workload as finished or cancelled, freeing its reservations; idempotent."""
-        with self._tx("releasing a workload", write=True) as db:
-            record = self._workload(db, workload_id)
-            if rules.check_release(record, new_state):
-                self._transition(db, record, event, new_state, free=True)
-            return self._workload(db, workload_id)
+        return self._grouped(
+            "releasing a workload", lambda db: self._release(db, workload_id, new_state, event)
+        )
+
+    def _release(
+        self, db: sqlite3.Connection, workload_id: int, new_state: WorkloadState, event: EventRecord
+    ) -> WorkloadRecord:
+        record = self._workload(db, workload_id)
+        if rules.check_release(record, new_state):
+            self._transition(db, record, event, new_state, free=True)
+        return self._workload(db, workload_id)
 
     def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
         """Admitted/running -> evicted, freeing its reservations; idempotent."""

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Response
 
 from toposched.api.auth import AdminUser, CurrentUser, User
 from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
-from toposched.api.deps import LimitsDep, OffloadDep, SchedulerDep, SubmissionsDep
+from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, SubmissionsDep
 from toposched.api.offload import json_response
 from toposched.model import PermissionDeniedError
 from toposched.scheduler import Scheduler
@@ -25,19 +25,27 @@ _WORKLOAD = {"description": "The workload (see GET /v1/workloads/{id})"}
 
 @router.post("", status_code=201, response_model=None, responses={201: _WORKLOAD})
 async def submit(
-    body: SubmitBody, user: CurrentUser, scheduler: SchedulerDep, submissions: SubmissionsDep
+    body: SubmitBody,
+    user: CurrentUser,
+    scheduler: SchedulerDep,
+    submissions: SubmissionsDep,
+    commits: CommitsDep,
 ) -> Response:
     """Store a workload as pending. The answer comes after the store commit, so 201 means durable."""
     # Compiling is CPU work: submissions get their own small pool, so reads and cancels never
-    # queue behind a burst of them. The store commits the submissions waiting at once together.
-    record = await submissions.run(
-        scheduler.submit,
+    # queue behind a burst of them. Storing is mostly waiting for the group commit (one
+    # transaction for every submission waiting meanwhile), on a separate, larger pool: waiting
+    # threads cost no CPU, and a compile thread never sits idle behind the disk, which would cap
+    # each batch at the compile pool's size.
+    prepared = await submissions.run(
+        scheduler.prepare,
         body.spec,
         owner=user.name,
         priority=body.priority,
         topology=body.topology,
         kind=body.kind,
     )
+    record = await commits.run(scheduler.commit, prepared)
     return json_response(workload_json(record, with_spec=False), 201)
 
 
@@ -74,10 +82,12 @@ async def get_workload(
 
 @router.delete("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
 async def cancel(
-    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
+    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, commits: CommitsDep
 ) -> Response:
     """Cancel a workload, releasing any capacity it holds."""
-    record = await offload.run(_cancel, scheduler, workload_id, user)
+    # A cancel mostly waits for the store's write lock: on the waiting pool, so reads on the
+    # small pool never queue behind a burst of cancels.
+    record = await commits.run(_cancel, scheduler, workload_id, user)
     return json_response(workload_json(record))
 
 
