@@ -214,20 +214,7 @@ class MemoryStore:
         event: EventRecord,
     ) -> WorkloadRecord:
         """Pending -> admitted with placement, reservations and an event, all or nothing."""
-        with self._lock:
-            record = self._get(workload_id)
-            rules.check_admit(record)
-            adding = {node: Resources(r) for node, r in reservations.items() if r}
-            booked = self.reserved_by_node()
-            allocatable = {n: (self._nodes[n].allocatable if n in self._nodes else None) for n in adding}
-            rules.check_capacity(allocatable, booked, adding, workload=workload_id)
-            updated = dataclasses.replace(
-                record, state=WorkloadState.ADMITTED, placement=copy_json(placement), explanation=None
-            )
-            entry = self._event(event, workload_id)
-            self._reservations[workload_id] = adding
-            self._events.append(entry)
-            return self._write(updated)
+        return self._book(workload_id, placement, reservations, event, admitting=True)
 
     def reassign(
         self,
@@ -237,14 +224,41 @@ class MemoryStore:
         event: EventRecord,
     ) -> WorkloadRecord:
         """Swap the placement and reservations of a workload that holds capacity, all or nothing."""
+        return self._book(workload_id, placement, reservations, event, admitting=False)
+
+    def _book(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+        *,
+        admitting: bool,
+    ) -> WorkloadRecord:
+        """As ``SqliteStore._book``: admission changes the state and clears the explanation; a
+        reassignment keeps the state and replaces the workload's own reservations."""
         with self._lock:
             record = self._get(workload_id)
-            rules.check_reassign(record)
+            if admitting:
+                rules.check_admit(record)
+            else:
+                rules.check_reassign(record)
             adding = {node: Resources(r) for node, r in reservations.items() if r}
-            booked = self._booked(exclude=workload_id)
+            booked = self._booked(exclude=None if admitting else workload_id)
             allocatable = {n: (self._nodes[n].allocatable if n in self._nodes else None) for n in adding}
-            rules.check_capacity(allocatable, booked, adding, workload=workload_id, action="reassigned")
-            updated = dataclasses.replace(record, placement=copy_json(placement))
+            rules.check_capacity(
+                allocatable,
+                booked,
+                adding,
+                workload=workload_id,
+                action="admitted" if admitting else "reassigned",
+            )
+            if admitting:
+                updated = dataclasses.replace(
+                    record, state=WorkloadState.ADMITTED, placement=copy_json(placement), explanation=None
+                )
+            else:
+                updated = dataclasses.replace(record, placement=copy_json(placement))
             entry = self._event(event, workload_id)
             self._reservations[workload_id] = adding
             self._events.append(entry)

@@ -308,22 +308,7 @@ class SqliteStore:
         event: EventRecord,
     ) -> WorkloadRecord:
         """Pending -> admitted with placement, reservations and an event, in one transaction."""
-        adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
-        placement_text = None if placement is None else dumps(placement)
-        with self._tx("admitting a workload", write=True) as db:
-            rules.check_admit(self._workload(db, workload_id))
-            allocatable = {node: self._allocatable(db, node) for node in adding}
-            rules.check_capacity(allocatable, self._booked(db), adding, workload=workload_id)
-            db.execute(
-                "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
-                (str(WorkloadState.ADMITTED), placement_text, workload_id),
-            )
-            db.executemany(
-                "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
-                [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
-            )
-            self._insert_event(db, event, workload_id)
-            return self._workload(db, workload_id)
+        return self._book(workload_id, placement, reservations, event, admitting=True)
 
     def reassign(
         self,
@@ -333,15 +318,46 @@ class SqliteStore:
         event: EventRecord,
     ) -> WorkloadRecord:
         """Swap the placement and reservations of a workload that holds capacity, in one transaction."""
+        return self._book(workload_id, placement, reservations, event, admitting=False)
+
+    def _book(
+        self,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+        *,
+        admitting: bool,
+    ) -> WorkloadRecord:
+        """Write a placement and its reservations, refusing over-commit inside the transaction.
+        Admitting: pending -> admitted, explanation cleared. Reassigning: the state stays and the
+        workload's own old reservations are replaced (so they do not count against the new ones)."""
         adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
         placement_text = None if placement is None else dumps(placement)
-        with self._tx("reassigning a workload", write=True) as db:
-            rules.check_reassign(self._workload(db, workload_id))
+        action = "admitting a workload" if admitting else "reassigning a workload"
+        with self._tx(action, write=True) as db:
+            record = self._workload(db, workload_id)
+            if admitting:
+                rules.check_admit(record)
+            else:
+                rules.check_reassign(record)
             allocatable = {node: self._allocatable(db, node) for node in adding}
-            booked = self._booked(db, exclude=workload_id)
-            rules.check_capacity(allocatable, booked, adding, workload=workload_id, action="reassigned")
-            db.execute("UPDATE workloads SET placement = ? WHERE id = ?", (placement_text, workload_id))
-            db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
+            booked = self._booked(db, exclude=None if admitting else workload_id)
+            rules.check_capacity(
+                allocatable,
+                booked,
+                adding,
+                workload=workload_id,
+                action="admitted" if admitting else "reassigned",
+            )
+            if admitting:
+                db.execute(
+                    "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
+                    (str(WorkloadState.ADMITTED), placement_text, workload_id),
+                )
+            else:
+                db.execute("UPDATE workloads SET placement = ? WHERE id = ?", (placement_text, workload_id))
+                db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
             db.executemany(
                 "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
                 [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
