@@ -2,6 +2,7 @@
 parsing, admission, PodCliqueSet → PodGangs and KAI PodGroups, and PodCliqueSet → IR."""
 
 from toposched.frontends.grove.admission import Admission, Operation, Resource, admit, topologies_of
+from toposched.frontends.grove.catalog import cluster_topology_object
 from toposched.frontends.grove.gang import to_gang
 from toposched.frontends.grove.kai import KaiPodGroup, build_kai_podgroup, queue_of
 from toposched.frontends.grove.load import (
@@ -30,6 +31,7 @@ from toposched.frontends.grove.objects import (
 from toposched.frontends.grove.podgang import TOPOLOGY_NAME, BuiltPodGang, build_podgangs, translate
 
 __all__ = [
+    "cluster_topology_object",
     "DEFAULT_OPERATOR_CONFIG",
     "GroveWorkload",
     "is_cluster_topology",
