@@ -94,6 +94,9 @@ def place_command(
         if problems or cluster is None:
             raise SpecError(problems)
         loaded, warnings = parse_cluster(texts["cluster"], source=cluster)
+        if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
+            hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
+            raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
         outcome = place_input(
             texts["job"],
             loaded,
