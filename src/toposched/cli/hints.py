@@ -40,7 +40,7 @@ class TaintHint:
             else "add tolerations for the taints the pods may run with to the pod template's spec"
         )
         if any(taint.key == _GKE_GPU_TAINT for taint, _ in self.taints):
-            text += " (GKE adds it to pods that request GPUs; toposched reads the spec as written)"
+            text += f" (GKE adds the {_GKE_GPU_TAINT} one to pods requesting GPUs; toposched reads the spec as written)"
         return text + ":"
 
     def tolerations_yaml(self) -> str:
