@@ -98,6 +98,9 @@ def place_command(
         if problems or cluster is None:
             raise SpecError(problems)
         loaded, warnings = cluster_of(documents["cluster"], source=cluster)
+        if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
+            hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
+            raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
         outcome = _place(documents["job"], loaded, topology, pool, chosen_policy)
     except ToposchedError as exc:
         for line in error_lines(exc):
