@@ -24,6 +24,7 @@ from toposched.frontends import grove, kai, kueue, osmo
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.osmo import Pool
 from toposched.model import Gang, Group, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.wire.grove import cluster_topology_object
 
 # libyaml's loader when PyYAML was built with it: about ten times faster, same documents.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -250,24 +251,6 @@ def _renamed(gang: Gang, topology: str | None) -> Gang:
         return replace(group, children=kids, topology=topology if group.topology else None)
 
     return replace(gang, root=walk(gang.root), topology=topology)
-
-
-def cluster_topology_object(topology: Topology) -> dict[str, Any]:
-    """A Grove ClusterTopology for a stored topology: each level's domain is its alias, else the
-    last segment of its label key (``topology.kubernetes.io/zone`` → ``zone``)."""
-    names = {key: alias for alias, key in topology.aliases.items()}
-    levels = [{"domain": names.get(key) or _domain(key), "key": key} for key in topology.levels]
-    return {
-        "apiVersion": "grove.io/v1alpha1",
-        "kind": "ClusterTopology",
-        "metadata": {"name": topology.name},
-        "spec": {"levels": levels},
-    }
-
-
-def _domain(key: str) -> str:
-    last = key.rsplit("/", 1)[-1].lower()
-    return "host" if last == "hostname" else "".join(c if c.isalnum() or c == "-" else "-" for c in last)
 
 
 def _load_grove(text: str, context: IntakeContext) -> Gang:

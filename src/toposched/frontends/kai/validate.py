@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.kai.podgroup import PodGroup, parse_podgroup
 from toposched.model import HOSTNAME, Problem, SpecError, Topology, TopologySpecError, is_label_key
+from toposched.wire.kai import PodGroup, parse_podgroup
 
 MAX_TOPOLOGY_LEVELS = 16
 
