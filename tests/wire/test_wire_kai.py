@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 
 from integration.conftest import SCHEMAS, validate
+from toposched.model import Topology
 from toposched.wire.kai import (
     OwnerReference,
     PodGroup,
     SubGroup,
     TopologyConstraint,
     parse_podgroup,
+    parse_topology,
     pod_metadata_patch,
     subgroup_name,
     topology_object,
@@ -69,6 +71,12 @@ def test_topology_with_aliases_labels_and_owner_matches_the_schema(schema: Path)
     assert obj["metadata"]["ownerReferences"] == [
         {"apiVersion": "grove.io/v1alpha1", "kind": "ClusterTopology", "name": "t", "controller": True}
     ]
+
+
+def test_topology_round_trips_with_aliases() -> None:
+    topology = Topology.create("t", [ZONE, RACK, HOST], {"zone": ZONE, "rack": RACK})
+    obj = topology_object(topology.name, topology.levels, aliases=topology.aliases)
+    assert parse_topology(obj) == topology
 
 
 def test_plain_topology_has_only_name_and_levels() -> None:

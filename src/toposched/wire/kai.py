@@ -1,7 +1,7 @@
 """KAI Scheduler objects: the Topology (``kai.scheduler/v1alpha1``), the PodGroup
 (``scheduling.run.ai/v2alpha2``) with its subgroup tree, and the pod metadata that ties a pod to
 them. Parsing a PodGroup applies the CRD schema rules (types, minimums, DNS-label subgroup names);
-the webhook rules belong to the KAI front end."""
+the webhook rules belong to the KAI front end, which checks a Topology before it is read here."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toposched.model import Problem, WorkloadSpecError
+from toposched.model import Problem, Topology, WorkloadSpecError
 
 TOPOLOGY_API = "kai.scheduler/v1alpha1"
 PODGROUP_API = "scheduling.run.ai/v2alpha2"
@@ -167,6 +167,23 @@ def topology_object(
     if owner is not None:
         metadata["ownerReferences"] = [owner.to_object()]
     return {"apiVersion": TOPOLOGY_API, "kind": "Topology", "metadata": metadata, "spec": {"levels": rows}}
+
+
+def parse_topology(obj: Mapping[str, Any]) -> Topology:
+    """A KAI Topology object → the model ``Topology`` (aliases kept). The KAI front end checks the
+    CRD and webhook rules first; the model's level rules raise ``TopologySpecError`` here."""
+    levels = [lv for lv in _items(_mapping(obj.get("spec")).get("levels")) if isinstance(lv, Mapping)]
+    aliases = {str(lv["alias"]): str(lv.get("nodeLabel")) for lv in levels if lv.get("alias")}
+    name = str(_mapping(obj.get("metadata")).get("name") or "")
+    return Topology.create(name, [str(lv.get("nodeLabel")) for lv in levels], aliases)
+
+
+def _mapping(raw: object) -> Mapping[str, Any]:
+    return raw if isinstance(raw, Mapping) else {}
+
+
+def _items(raw: object) -> list[Any]:
+    return list(raw) if isinstance(raw, list) else []
 
 
 def pod_metadata_patch(podgroup_name: str, subgroup: str | None = None) -> dict[str, Any]:
