@@ -1,5 +1,6 @@
-"""Grove front end (GREP-369 dialect): ClusterTopology / PodCliqueSet / OperatorConfiguration
-parsing, admission, PodCliqueSet → PodGangs and KAI PodGroups, and PodCliqueSet → IR."""
+"""Grove front end (GREP-369 dialect): PodCliqueSet / OperatorConfiguration parsing (the
+ClusterTopology reader of ``toposched.wire.grove`` is re-exported), admission, PodCliqueSet →
+PodGangs and KAI PodGroups, and PodCliqueSet → IR."""
 
 from toposched.frontends.grove.admission import Admission, Operation, Resource, admit, topologies_of
 from toposched.frontends.grove.gang import to_gang

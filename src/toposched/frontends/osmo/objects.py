@@ -58,12 +58,12 @@ class CompiledGroup:
     def has_subgroups(self) -> bool:
         return bool(self.tree.subgroups)
 
-    def podgroup(self, labels: Mapping[str, str] | None = None) -> PodGroup:
-        """The PodGroup. ``minMember`` only without subgroups (then leaves carry it); the
-        constraint only when the tree constrains the whole group."""
+    def to_object(self, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The whole PodGroup object. ``minMember`` only without subgroups (then leaves carry it);
+        the constraint only when the tree constrains the whole group."""
         tree = self.tree
         constrained = tree.required is not None or tree.preferred is not None
-        return PodGroup(
+        podgroup = PodGroup(
             name=self.name,
             namespace=self.namespace,
             min_member=None if tree.subgroups else len(self.group.tasks),
@@ -73,10 +73,7 @@ class CompiledGroup:
             sub_groups=tuple(self._subgroup(sg) for sg in tree.subgroups),
             labels={**(labels or {}), QUEUE_LABEL: self.pool.queue, LEGACY_QUEUE_LABEL: self.pool.queue},
         )
-
-    def to_object(self, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """The whole PodGroup object."""
-        return self.podgroup(labels).to_object()
+        return podgroup.to_object()
 
     def pod_metadata(self, task: str, workflow_labels: Mapping[str, str]) -> dict[str, Any]:
         """Labels and annotations of a task's pod. Scheduler labels are written last, so
