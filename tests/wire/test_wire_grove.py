@@ -87,17 +87,17 @@ def test_podgang_matches_the_schema() -> None:
         "topologyConstraint": {"packConstraint": {"required": NVL}},
         "topologyConstraintGroupConfigs": [],
         "podgroups": [
-            {"name": "llm-0-decode", "minReplicas": 2, "podReferences": [{"namespace": "ml", "name": "p0"}]}
+            {"name": "infer-0-decode", "minReplicas": 2, "podReferences": [{"namespace": "ml", "name": "p0"}]}
         ],
         "priorityClassName": "high",
     }
     obj = podgang_object(
-        "llm-0",
+        "infer-0",
         "ml",
-        owner="llm",
+        owner="infer",
         labels={"app.kubernetes.io/part-of": "llm"},
         annotations={"grove.io/topology-name": "gb200"},
         spec=spec,
     )
     validate(obj, GROVE / "podgangs.scheduler.grove.io.head.yaml")
-    assert obj["metadata"]["ownerReference"] == {"kind": "PodCliqueSet", "name": "llm", "controller": True}
+    assert obj["metadata"]["ownerReference"] == {"kind": "PodCliqueSet", "name": "infer", "controller": True}
