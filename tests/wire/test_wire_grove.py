@@ -95,7 +95,7 @@ def test_podgang_matches_the_schema() -> None:
         "infer-0",
         "ml",
         owner="infer",
-        labels={"app.kubernetes.io/part-of": "llm"},
+        labels={"app.kubernetes.io/part-of": "infer"},
         annotations={"grove.io/topology-name": "gb200"},
         spec=spec,
     )
