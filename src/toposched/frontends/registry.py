@@ -25,6 +25,7 @@ from toposched.frontends.cluster import parse_topology_object
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
 from toposched.model import Gang, Group, NotFoundError, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.wire.grove import cluster_topology_object
 
 Documents = Sequence[Any]
 
@@ -312,7 +313,7 @@ class GroveFrontend:
         return any(isinstance(d, Mapping) and d.get("kind") == "PodCliqueSet" for d in documents)
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        existing = [grove.cluster_topology_object(t) for t in context.catalog]
+        existing = [cluster_topology_object(t) for t in context.catalog]
         try:
             loaded = grove.load_grove(documents, existing)
         except SpecError as exc:
