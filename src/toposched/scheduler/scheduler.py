@@ -40,6 +40,7 @@ from toposched.scheduler.types import (
     CycleReport,
     EventType,
     ImportReport,
+    LoopHealth,
     PodStatus,
     SchedulerConfig,
     Submission,
@@ -343,9 +344,15 @@ class Scheduler:
         with state.lock:
             state.prune([w.id for w in holding] + [w.id for w in pending])
         admit(state, view, out, pending)
+        state.health.last_cycle_at = state.clock.now()
         return CycleReport(
             tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
         )
+
+    def health(self) -> LoopHealth:
+        """A copy of the loop's health: last cycle, last cycle error, broken workloads."""
+        now = self._state.health
+        return LoopHealth(now.last_cycle_at, now.last_error, now.last_error_at, dict(now.broken))
 
     def wake(self) -> None:
         """Make ``run`` start its next cycle now."""
@@ -362,8 +369,10 @@ class Scheduler:
             state.wake.clear()
             try:
                 self.cycle()
-            except Exception:  # a service loop must survive a bad pass; the next one retries
+            except Exception as exc:  # a service loop must survive a bad pass; the next one retries
                 log.exception("scheduling cycle failed; retrying")
+                state.health.last_error = f"{type(exc).__name__}: {exc}"
+                state.health.last_error_at = state.clock.now()
             if stop.wait(min(settle, interval)):
                 return
             state.wake.wait(self._sleep(interval))
