@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from toposched.api import Limits, create_app
 from toposched.cli.main import app as cli_app
+from toposched.frontends.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import SqliteStore
 
@@ -93,7 +94,7 @@ def test_an_unexpected_failure_is_a_json_500_without_detail(
 def on_sqlite(tmp_path: Path) -> Iterator[Api]:
     store = SqliteStore(tmp_path / "s.db")
     scheduler = Scheduler(store, ManualClock(1000.0))
-    scheduler.import_cluster(cluster_yaml())
+    scheduler.import_cluster(load_cluster(cluster_yaml()))
     app = create_app(scheduler, AUTH, limits=Limits(), run_loop=False)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield Api(client, scheduler, store)  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from tests.api.conftest import ADMIN, ALICE, AUTH, bearer
 from tests.api.specs import cluster_yaml, job_yaml
 
 from toposched.api import Limits, create_app
+from toposched.frontends.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import SqliteStore
 
@@ -19,7 +20,7 @@ def test_a_damaged_row_is_marked_broken_and_the_view_still_answers(tmp_path: Pat
     db = tmp_path / "s.db"
     store = SqliteStore(db)
     scheduler = Scheduler(store, ManualClock(1000.0))
-    scheduler.import_cluster(cluster_yaml())
+    scheduler.import_cluster(load_cluster(cluster_yaml()))
     app = create_app(scheduler, AUTH, limits=Limits(), run_loop=False)
     with TestClient(app, raise_server_exceptions=False) as client:
         first = client.post("/v1/workloads", json={"spec": job_yaml("a", pods=2)}, headers=bearer(ALICE))

@@ -50,6 +50,7 @@ def serve_command(
     import uvicorn
 
     from toposched.api import Limits, create_app
+    from toposched.frontends.cluster import load_cluster_report
     from toposched.scheduler import Scheduler, SystemClock
     from toposched.store import SqliteStore
 
@@ -58,7 +59,8 @@ def serve_command(
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock())
         if cluster is not None:
-            report = scheduler.import_cluster(_read(cluster))
+            parsed, warnings = load_cluster_report(_read(cluster), source=cluster)
+            report = scheduler.import_cluster(parsed, warnings=warnings)
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
             for warning in report.warnings:
                 typer.echo(f"warning: {warning}", err=True)

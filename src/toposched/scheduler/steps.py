@@ -75,8 +75,10 @@ def heal(state: State, view: CycleView, out: Outcome, holding: list[WorkloadReco
     """Steps 1-2 for every gang in ``holding`` (read at the start of the cycle). Each runs under
     the lock on a fresh read, so a gang cancelled before is skipped (one cancelled during it makes
     the store refuse the eviction or replacement). Gangs whose nodes are all
-    present, Ready, untainted and not cordoned cannot have a failed node and are not looked at."""
+    present, Ready, untainted, not cordoned and not booked beyond their capacity cannot have a
+    failed node and are not looked at."""
     suspect = {n.name for n in view.nodes.values() if not n.ready or n.taints or n.unschedulable}
+    suspect.update(view.overbooked())
     for listed in holding:
         if listed.damage:
             with state.lock:  # its pods cannot be known: keep its booking, report it, skip it
@@ -132,7 +134,9 @@ def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcom
         spec = specs.get((str(pod["podSet"]), str(pod["name"])))
         status = state.tracker.status(record.id, str(pod["name"]))
         pods_by_node.setdefault(str(pod["node"]), []).append((spec, status))
-    failures = failed_nodes(pods_by_node, view.nodes, state.tracker, state.clock.now(), state.config)
+    # Overbooking is computed afresh per gang: once enough gangs left a shrunk node, it is fine.
+    now, over = state.clock.now(), view.overbooked()
+    failures = failed_nodes(pods_by_node, view.nodes, state.tracker, now, state.config, over)
     if not failures:
         return
     if len(failures) > 1:

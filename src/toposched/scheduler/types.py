@@ -67,12 +67,17 @@ class LoopHealth:
 
 @dataclass(frozen=True, slots=True)
 class ImportReport:
-    """What ``Scheduler.import_cluster`` stored, and what it skipped or found suspicious."""
+    """What ``Scheduler.import_cluster`` stored, and what it skipped or found suspicious:
+    the nodes and external pods (``namespace/name``) a full replace removed, and the nodes left
+    with less capacity than is booked on them (their gangs are replaced or evicted)."""
 
     nodes: int
     pods: int
     topologies: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    removed_nodes: tuple[str, ...] = ()
+    removed_pods: tuple[str, ...] = ()
+    overbooked: tuple[str, ...] = ()
 
 
 class PodStatus(StrEnum):
