@@ -23,6 +23,7 @@ def write_tokens(path: Path) -> Path:
     entries = [{"token": ADMIN, "user": "root", "role": "admin"}]
     entries += [{"token": token, "user": user, "role": "user"} for user, token in USERS.items()]
     path.write_text(yaml.safe_dump({"tokens": entries}), encoding="utf-8")
+    path.chmod(0o600)  # serve refuses a tokens file others may read
     return path
 
 

@@ -152,14 +152,19 @@ def _show(record: dict[str, Any], output: str, line: str) -> None:
 
 def _read_spec(spec: str) -> str:
     try:
-        text = (
-            typer.get_text_stream("stdin").read() if spec == "-" else Path(spec).read_text(encoding="utf-8")
-        )
+        raw = typer.get_binary_stream("stdin").read() if spec == "-" else Path(spec).read_bytes()
     except OSError as exc:
         typer.echo(
             f"SPEC: cannot read {spec!r}: {exc.strerror} (pass an existing file, or - for stdin)", err=True
         )
         raise typer.Exit(ExitCode.INVALID) from None
+    try:
+        text: str | None = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\0" in text:
+        typer.echo(f"SPEC: {spec!r} is binary, not YAML text (pass a YAML or JSON workload spec)", err=True)
+        raise typer.Exit(ExitCode.INVALID)
     return text
 
 

@@ -13,7 +13,7 @@ from toposched.cli.errors import ExitCode, error_lines
 from toposched.model import Problem, SpecError, ToposchedError
 
 if TYPE_CHECKING:
-    from toposched.api import AuthConfig
+    from toposched.api import AuthConfig, User
 
 
 def serve_command(
@@ -27,7 +27,8 @@ def serve_command(
         typer.Option(
             "--tokens",
             metavar="FILE",
-            help="Tokens file (tokens: [{token, user, role}]). Default: a dev file next to the DB.",
+            help="Tokens file (tokens: [{sha256 or token, user, role}], mode 600). "
+            "Default: a dev file next to the DB.",
         ),
     ] = None,
     cluster: Annotated[
@@ -50,6 +51,7 @@ def serve_command(
     import uvicorn
 
     from toposched.api import Limits, create_app
+    from toposched.frontends.cluster import load_cluster_report
     from toposched.scheduler import Scheduler, SystemClock
     from toposched.store import SqliteStore
 
@@ -58,7 +60,8 @@ def serve_command(
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock())
         if cluster is not None:
-            report = scheduler.import_cluster(_read(cluster))
+            parsed, warnings = load_cluster_report(_read(cluster), source=cluster)
+            report = scheduler.import_cluster(parsed, warnings=warnings)
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
             for warning in report.warnings:
                 typer.echo(f"warning: {warning}", err=True)
@@ -67,11 +70,11 @@ def serve_command(
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
     if created is not None:
-        typer.echo(f"created development tokens in {created} (shown once):")
-        for token, user in auth.entries:
+        where, fresh = created
+        typer.echo(f"created development tokens in {where} (only their SHA-256 is kept; shown once):")
+        for user, token in fresh:
             typer.echo(f"  {user.role:<5}  {user.name:<8} {token}")
-        admin = next((t for t, u in auth.entries if u.is_admin), "")
-        typer.echo(f"web page: http://{host}:{port}/#token={admin}")
+    typer.echo(f"web page: http://{host}:{port}/ (enter a token there)")
     typer.echo(f"serving on http://{host}:{port} (store {db}); API docs at /docs")
     app = create_app(scheduler, auth, limits=Limits(), store=store, loop_interval=interval)
     try:
@@ -82,20 +85,24 @@ def serve_command(
         store.close()
 
 
-def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, Path | None]:
-    from toposched.api import AuthConfig, generate_tokens
+def _auth(
+    tokens: str | None, db: Path
+) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
+    """The tokens file (``--tokens``, else the one beside the database, created on first use
+    with owner-only permissions), refused when others may read it or another user owns it.
+    With a new file, also its path and the tokens it was made from, to show once."""
+    from toposched.api import AuthConfig, generate_tokens, require_private
 
-    if tokens is not None:
-        return AuthConfig.load(tokens), None
-    path = db.with_name(db.name + ".tokens.yaml")
-    if path.exists():
+    path = Path(tokens) if tokens is not None else db.with_name(db.name + ".tokens.yaml")
+    if tokens is not None or path.exists():
+        require_private(path)
         return AuthConfig.load(path), None
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Owner-only permissions: the file holds credentials.
+    content, fresh = generate_tokens()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        yaml.safe_dump(generate_tokens(), handle, sort_keys=False)
-    return AuthConfig.load(path), path
+        yaml.safe_dump(content, handle, sort_keys=False)
+    return AuthConfig.load(path), (path, fresh)
 
 
 def _read(path: str) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from toposched.api.auth import CurrentUser
 from toposched.api.deps import LimitsDep, SchedulerDep, StoreDep
+from toposched.api.params import Limit, Since, WorkloadFilter
 from toposched.api.routes.workloads import owned
 from toposched.store import EventRecord
 
@@ -20,9 +21,9 @@ def list_events(
     store: StoreDep,
     scheduler: SchedulerDep,
     limits: LimitsDep,
-    since: Annotated[int, Query(ge=0)] = 0,
-    workload: int | None = None,
-    limit: Annotated[int | None, Query(ge=1)] = None,
+    since: Since = 0,
+    workload: WorkloadFilter = None,
+    limit: Limit = None,
 ) -> list[dict[str, Any]]:
     """Events with ``seq > since`` in order, at most ``limit``; poll with the last seq seen."""
     cap = min(limit or limits.max_list, limits.max_list)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 
 from toposched.api.auth import CurrentUser, Role, User
 from toposched.api.clusterview import build_view
 from toposched.api.deps import SchedulerDep, StoreDep
 from toposched.api.page import render_page
-from toposched.model import NotFoundError
+from toposched.model import NotFoundError, StoreError
 from toposched.store import ACTIVE_STATES
 
+log = logging.getLogger("toposched.api")
 router = APIRouter(tags=["view"])
 
 # The page skeleton shows only the topology tree and node names; workloads need a token.
@@ -41,7 +43,24 @@ def page(store: StoreDep, topology: str | None = None) -> HTMLResponse:
 
 
 @router.get("/v1/health", tags=["health"])
-def health(store: StoreDep) -> dict[str, Any]:
-    """Liveness plus a cheap store read, so a broken store shows up as 503."""
-    store.list_topologies()
-    return {"status": "ok"}
+def health(store: StoreDep, scheduler: SchedulerDep) -> JSONResponse:
+    """Store and loop health: 503 when the store cannot be read (a cheap read); the loop's last
+    cycle and last cycle error (clock times), and how many workloads are marked broken."""
+    loop = scheduler.health()
+    try:
+        store.list_topologies()
+        store_status = "ok"
+    except StoreError as exc:
+        log.error("health check: %s", exc)
+        store_status = "unavailable"
+    body = {
+        "status": "ok" if store_status == "ok" else "unavailable",
+        "store": store_status,
+        "loop": {
+            "lastCycleAt": loop.last_cycle_at,
+            "lastError": loop.last_error,
+            "lastErrorAt": loop.last_error_at,
+            "broken": len(loop.broken),
+        },
+    }
+    return JSONResponse(body, status_code=200 if store_status == "ok" else 503)

@@ -11,8 +11,9 @@ from toposched.api.auth import AdminUser, CurrentUser, User
 from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
 from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, SubmissionsDep
 from toposched.api.offload import json_response
+from toposched.api.params import Limit, WorkloadId
 from toposched.frontends.parse import parse_documents
-from toposched.model import PermissionDeniedError
+from toposched.model import NotFoundError, PermissionDeniedError
 from toposched.scheduler import Scheduler, Submission
 from toposched.store import WorkloadRecord, WorkloadState
 
@@ -58,7 +59,7 @@ def list_workloads(
     limits: LimitsDep,
     owner: str | None = None,
     state: Annotated[list[WorkloadState] | None, Query()] = None,
-    limit: Annotated[int | None, Query(ge=1)] = None,
+    limit: Limit = None,
 ) -> list[dict[str, Any]]:
     """Workloads in arrival order (the newest ``limit``). Users get only their own."""
     if not user.is_admin:
@@ -75,7 +76,7 @@ def list_workloads(
 
 @router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
 async def get_workload(
-    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
+    workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
 ) -> Response:
     """One workload: state, placement, explanation and the submitted spec."""
     record = await offload.run(scheduler.get, workload_id)
@@ -84,7 +85,7 @@ async def get_workload(
 
 @router.delete("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
 async def cancel(
-    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, commits: CommitsDep
+    workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep, commits: CommitsDep
 ) -> Response:
     """Cancel a workload, releasing any capacity it holds."""
     # A cancel mostly waits for the store's write lock: on the waiting pool, so reads on the
@@ -94,12 +95,12 @@ async def cancel(
 
 
 def _cancel(scheduler: Scheduler, workload_id: int, user: User) -> WorkloadRecord:
-    owned(scheduler.get(workload_id), user)  # 403 for another user's workload, before anything changes
+    owned(scheduler.get(workload_id), user)  # 404 for another user's workload, before anything changes
     return scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin)
 
 
 @router.post("/{workload_id}/finish")
-def finish(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
+def finish(workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
     """Report that a workload completed, releasing its capacity (its owner or an admin)."""
     owned(scheduler.get(workload_id), user)
     return workload_json(scheduler.finish(workload_id, actor=user.name, admin=user.is_admin))
@@ -107,7 +108,7 @@ def finish(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict
 
 @router.put("/{workload_id}/pods/{pod}/status")
 def pod_status(
-    workload_id: int, pod: str, body: PodStatusBody, _: AdminUser, scheduler: SchedulerDep
+    workload_id: WorkloadId, pod: str, body: PodStatusBody, _: AdminUser, scheduler: SchedulerDep
 ) -> dict[str, Any]:
     """Report what one pod of an admitted gang is doing (Pending, Running, Failed, Terminating).
     A running pod marks the gang running; failed or ended pods feed node-failure detection."""
@@ -117,7 +118,8 @@ def pod_status(
 
 
 def owned(record: WorkloadRecord, user: User) -> WorkloadRecord:
-    """The record, when ``user`` may see it (its owner or an admin)."""
+    """The record, when ``user`` may see it (its owner or an admin). Another user's workload is
+    not found, exactly like a missing one, so ids cannot be probed."""
     if not user.is_admin and record.owner != user.name:
-        raise PermissionDeniedError(f"workload {record.id} belongs to another user")
+        raise NotFoundError("workload", str(record.id))
     return record
