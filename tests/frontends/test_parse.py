@@ -3,6 +3,7 @@ stalled ``place`` for minutes; a 600-deep flow list raised RecursionError in the
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ def alias_bomb(width: int = 9, depth: int = 9) -> str:
     """"Billion laughs": each level lists the previous one ``width`` times."""
     names = [chr(ord("a") + i) for i in range(depth + 1)]
     lines = [f"{names[0]}: &{names[0]} [{','.join(['x'] * width)}]"]
-    lines += [f"{n}: &{n} [{','.join([f'*{p}'] * width)}]" for p, n in zip(names, names[1:], strict=False)]
+    lines += [f"{n}: &{n} [{','.join([f'*{p}'] * width)}]" for p, n in itertools.pairwise(names)]
     return "\n".join(lines) + "\n"
 
 
