@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toposched.frontends.parse import InputLimits, parse_documents
+from toposched.frontends.parse import DEFAULT_LIMITS, InputLimits, parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import SpecError
 
@@ -21,7 +21,7 @@ def alias_bomb(width: int = 9, depth: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-def problem(text: str | bytes, limits: InputLimits = InputLimits()) -> str:
+def problem(text: str | bytes, limits: InputLimits = DEFAULT_LIMITS) -> str:
     with pytest.raises(SpecError) as err:
         parse_documents(text, source="spec", limits=limits)
     (only,) = err.value.problems
