@@ -20,12 +20,14 @@ from toposched.model import (
     Placement,
     Policy,
     Problem,
+    Search,
     SpecError,
     Topology,
     Unschedulable,
 )
 
 POLICIES = tuple(p.value for p in Policy)
+SEARCHES = tuple(s.value for s in Search)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,16 @@ def parse_policy(value: str | None) -> Policy | None:
     except ValueError:
         raise SpecError(
             [Problem("--policy", f"unknown policy {value!r}", f"use one of {', '.join(POLICIES)}")]
+        ) from None
+
+
+def parse_search(value: str) -> Search:
+    """``--search`` as a ``Search`` mode."""
+    try:
+        return Search(value.strip().lower())
+    except ValueError:
+        raise SpecError(
+            [Problem("--search", f"unknown search mode {value!r}", f"use one of {', '.join(SEARCHES)}")]
         ) from None
 
 
@@ -129,10 +141,11 @@ def place_job(
     topology: str | None = None,
     policy: Policy | None = None,
     source: str = "job",
+    search: Search = Search.FAITHFUL,
 ) -> Outcome:
     """Compile the Kueue job text against the chosen topology and place it on the cluster."""
     cluster, chosen, from_file = choose_topology(cluster, topology)
     gang = load_workload(job_text, chosen, source=source)
-    result = place(gang, cluster, topology=chosen, policy=policy)
+    result = place(gang, cluster, topology=chosen, policy=policy, search=search)
     warnings = tuple(str(p) for p in check_labels(cluster, chosen)) if from_file else ()
     return Outcome(cluster, chosen, gang, result, warnings)

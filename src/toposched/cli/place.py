@@ -12,10 +12,10 @@ from rich.console import Console
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.output import result_document, to_json, to_yaml
-from toposched.cli.pipeline import POLICIES, parse_cluster, parse_policy, read_texts
+from toposched.cli.pipeline import POLICIES, SEARCHES, parse_cluster, parse_policy, parse_search, read_texts
 from toposched.cli.render import print_result
 from toposched.cli.workloads import place_input
-from toposched.model import Policy, Problem, SpecError, ToposchedError
+from toposched.model import Policy, Problem, Search, SpecError, ToposchedError
 
 FORMATS = ("table", "json", "yaml")
 
@@ -73,17 +73,33 @@ def place_command(
         str,
         typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
     ] = "table",
+    search: Annotated[
+        str,
+        typer.Option(
+            "--search",
+            metavar="MODE",
+            help=(
+                "faithful: each upstream scheduler's own choice; complete: that choice, else an exact "
+                f"bounded search that places any gang that fits ({', '.join(SEARCHES)})."
+            ),
+        ),
+    ] = Search.FAITHFUL.value,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
     try:
         problems: list[Problem] = []
         chosen_policy: Policy | None = None
+        chosen_search = Search.FAITHFUL
         if output not in FORMATS:
             problems.append(
                 Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")
             )
         try:
             chosen_policy = parse_policy(policy)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+        try:
+            chosen_search = parse_search(search)
         except SpecError as exc:
             problems.extend(exc.problems)
         if cluster is None:
@@ -102,6 +118,7 @@ def place_command(
             pool=pool,
             source=job,
             cluster_text=texts["cluster"],
+            search=chosen_search,
         )
     except ToposchedError as exc:
         for line in error_lines(exc):
@@ -114,6 +131,6 @@ def place_command(
         console = Console(highlight=False)
         print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
     else:
-        document = result_document(outcome.result)
+        document = result_document(outcome.result, chosen_search)
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)

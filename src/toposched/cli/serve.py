@@ -44,19 +44,30 @@ def serve_command(
             "start a cycle at once.",
         ),
     ] = 0.5,
+    search: Annotated[
+        str,
+        typer.Option(
+            "--search",
+            metavar="MODE",
+            help="complete: each upstream scheduler's choice, else an exact bounded search that places "
+            "any gang that fits; faithful: the upstream choice only.",
+        ),
+    ] = "complete",
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
     # Imported here so the other commands start fast and do not need the server libraries.
     import uvicorn
 
     from toposched.api import Limits, create_app
-    from toposched.scheduler import Scheduler, SystemClock
+    from toposched.cli.pipeline import parse_search
+    from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
     try:
+        config = SchedulerConfig(search=parse_search(search))
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
-        scheduler = Scheduler(store, SystemClock())
+        scheduler = Scheduler(store, SystemClock(), config)
         if cluster is not None:
             report = scheduler.import_cluster(_read(cluster))
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")

@@ -29,6 +29,7 @@ from toposched.model import (
     Policy,
     Problem,
     RunningPod,
+    Search,
     SpecError,
     Topology,
     TopologyAssignment,
@@ -74,21 +75,26 @@ def place_input(
     pool: str | None = None,
     source: str = "job",
     cluster_text: str = "",
+    search: Search = Search.FAITHFUL,
 ) -> Outcome:
-    """Compile ``text`` with the front end it belongs to and place it on ``cluster``."""
+    """Compile ``text`` with the front end it belongs to and place it on ``cluster`` in ``search`` mode."""
     documents = parse_documents(text, source=source)
     kind = detect(documents)
     if pool is not None and kind is not InputKind.OSMO:
         raise SpecError([Problem("--pool", "is only used with OSMO workflows", "leave it out")])
     if kind is InputKind.KUEUE:
-        return place_job(text, cluster, topology=topology, policy=policy, source=source)
+        return place_job(text, cluster, topology=topology, policy=policy, source=source, search=search)
     if kind is InputKind.KAI:
         cluster, given = _given_topology(cluster, topology)
         loaded = kai.load_kai(documents, cluster.topologies)
-        return place_gangs(cluster, given, list(loaded.gangs), policy, warnings=loaded.warnings)
+        return place_gangs(
+            cluster, given, list(loaded.gangs), policy, warnings=loaded.warnings, search=search
+        )
     if kind is InputKind.OSMO:
-        return _place_osmo(text, cluster, topology=topology, policy=policy, pool=pool)
-    return _place_grove(documents, cluster, topology=topology, policy=policy, cluster_text=cluster_text)
+        return _place_osmo(text, cluster, topology=topology, policy=policy, pool=pool, search=search)
+    return _place_grove(
+        documents, cluster, topology=topology, policy=policy, cluster_text=cluster_text, search=search
+    )
 
 
 def _given_topology(cluster: Cluster, value: str | None) -> tuple[Cluster, Topology | None]:
@@ -119,6 +125,7 @@ def place_gangs(
     *,
     warnings: Sequence[str] = (),
     pod_sets: Sequence[str] | None = None,
+    search: Search = Search.FAITHFUL,
 ) -> Outcome:
     """Place ``gangs`` in order, each on what the previous left; the first failure is the result.
 
@@ -130,7 +137,9 @@ def place_gangs(
     topology = given
     for gang in gangs:
         cluster, topology = _main_topology(cluster, given, gang)
-        result = place(gang, cluster, topology=topology, policy=policy or gang.policy or Policy.BINPACK)
+        result = place(
+            gang, cluster, topology=topology, policy=policy or gang.policy or Policy.BINPACK, search=search
+        )
         if isinstance(result, Unschedulable):
             return Outcome(start, topology, gang, result, tuple(warnings))
         placements.append(result)
@@ -179,11 +188,22 @@ def _merge(placements: list[Placement], names: list[str]) -> Placement:
         domains = tuple(DomainCount(v, c) for v, c in sorted(counts.items()))
         assignments[name] = TopologyAssignment(levels, domains)
     first = placements[0]
-    return Placement(first.gang, first.topology, first.policy, tuple(pods), assignments)
+    complete = [p for p in placements if p.found_by is Search.COMPLETE]
+    found_by = Search.COMPLETE if complete else Search.FAITHFUL
+    note = "; ".join(p.note for p in complete)
+    return Placement(
+        first.gang, first.topology, first.policy, tuple(pods), assignments, found_by=found_by, note=note
+    )
 
 
 def _place_osmo(
-    text: str, cluster: Cluster, *, topology: str | None, policy: Policy | None, pool: str | None
+    text: str,
+    cluster: Cluster,
+    *,
+    topology: str | None,
+    policy: Policy | None,
+    pool: str | None,
+    search: Search = Search.FAITHFUL,
 ) -> Outcome:
     if pool is None:
         raise SpecError(
@@ -195,7 +215,9 @@ def _place_osmo(
         cluster = cluster.with_topology(parse_topology_object(obj))
     cluster, given = _given_topology(cluster, topology)
     gangs = [osmo.to_gang(cg) for cg in compiled]
-    return place_gangs(cluster, given, gangs, policy, pod_sets=[cg.group.name for cg in compiled])
+    return place_gangs(
+        cluster, given, gangs, policy, pod_sets=[cg.group.name for cg in compiled], search=search
+    )
 
 
 def grove_topologies(*texts: tuple[str, str]) -> list[dict[str, Any]]:
@@ -207,7 +229,13 @@ def grove_topologies(*texts: tuple[str, str]) -> list[dict[str, Any]]:
 
 
 def _place_grove(
-    documents: list[Any], cluster: Cluster, *, topology: str | None, policy: Policy | None, cluster_text: str
+    documents: list[Any],
+    cluster: Cluster,
+    *,
+    topology: str | None,
+    policy: Policy | None,
+    cluster_text: str,
+    search: Search = Search.FAITHFUL,
 ) -> Outcome:
     sources = [(cluster_text, "cluster")]
     if topology is not None and Path(topology).is_file():
@@ -218,4 +246,4 @@ def _place_grove(
     given = None
     if topology is not None and not Path(topology).is_file():
         given = choose_topology(cluster, topology)[1]
-    return place_gangs(cluster, given, [loaded.gang], policy, warnings=loaded.warnings)
+    return place_gangs(cluster, given, [loaded.gang], policy, warnings=loaded.warnings, search=search)

@@ -7,7 +7,8 @@ Placement (the CLI's JSON contract, minus the per-attempt keys)::
      "assignments": {"<podSet>": {"levels": [...], "domains": [{"values": [...], "count": int}]}}}
 
 Explanation: ``{"reason": str, ...}`` plus the structured fields of an ``Unschedulable`` in
-camelCase (``group``, ``level``, ``bestDomain``, ``fit``, ``needed``...). The API reuses this module.
+camelCase (``group``, ``level``, ``bestDomain``, ``fit``, ``needed``..., and ``note`` /
+``budgetExhausted`` from the complete search). The API reuses this module.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ def unschedulable_to_json(result: Unschedulable) -> dict[str, Any]:
         "excluded": dict(result.excluded),
         "shortfall": dict(result.shortfall),
         "layers": [{"level": x.level, "fit": x.fit, "needed": x.needed} for x in result.layers],
+        "note": result.note or None,
+        "budgetExhausted": result.budget_exhausted,
     }
 
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toposched.engine import place_gang, replace_failed_node, usage_of
+from toposched.engine import SearchBudget, place_gang, replace_failed_node, usage_of
 from toposched.model import (
     HOSTNAME,
     ConflictError,
@@ -254,13 +254,19 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
             EventType.INVALID,
         )
         return
-    result = place_gang(gang, view.snapshot(topology), policy=gang.policy or state.config.policy)
+    config = state.config
+    start = state.clock.now()
+    budget = SearchBudget(config.search_steps, lambda: state.clock.now() - start > config.search_seconds)
+    policy = gang.policy or config.policy
+    result = place_gang(gang, view.snapshot(topology), policy=policy, search=config.search, budget=budget)
     if isinstance(result, Unschedulable):
         _unschedulable(state, record, unschedulable_to_json(result), out)
         return
     usage = usage_of(result, gang)
     nodes = sorted(usage)
     message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
+    if result.note:
+        message += f" ({result.note})"
     flush_notes(state, out)  # the events of the workloads before this one come first
     try:
         state.store.admit(
