@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from builders import GPU, RACK, ZONE, node, podset, running, topology
 from toposched.engine import SearchBudget, place, place_gang
+from toposched.engine.exact import MAX_GROUPS
 from toposched.model import (
     Cluster,
     Gang,
@@ -167,3 +168,69 @@ def test_kueue_podsets_placed_in_order_get_the_same_search() -> None:
     assert used["first"] | used["second"] | used["third"] == {"p-1", "q-1"}
     assert all(len(nodes_used) == 1 for nodes_used in used.values())
     assert used["second"] != used["third"]
+
+
+def test_gangs_beyond_the_group_limit_are_not_searched() -> None:
+    many = Gang(
+        "job",
+        Group(
+            "job",
+            required=ZONE,
+            children=tuple(
+                Group(f"g{i:03d}", required=RACK, pods=pods(f"g{i}", 1)) for i in range(MAX_GROUPS)
+            ),
+        ),
+        policy=Policy.BINPACK,
+    )
+    result = place_gang(many, snapshot(NODES), policy=Policy.BINPACK, search=Search.COMPLETE)
+    assert isinstance(result, Unschedulable)
+    assert result.budget_exhausted
+    assert result.note == f"complete search not run: the gang has more than {MAX_GROUPS} groups and slices"
+
+
+def test_kueue_slices_are_kept_whole() -> None:
+    # ra: a1 (2 GPUs), a2 (2)   rb: b1 (3), b2 (1)
+    # "first" takes a GPU of ra (tie by domain id), leaving one host pair-slice there; rb holds
+    # only one pair too. Complete puts "first" in rb and the two pairs on a1 and a2.
+    nodes = [
+        node("a1").at(zone="z", rack="ra").alloc(gpu=2).build(),
+        node("a2").at(zone="z", rack="ra").alloc(gpu=2).build(),
+        node("b1").at(zone="z", rack="rb").alloc(gpu=3).build(),
+        node("b2").at(zone="z", rack="rb").alloc(gpu=1).build(),
+    ]
+    sets = (
+        podset("first", 1).requests(gpu=1).required("rack").build(),
+        podset("second", 4).requests(gpu=1).required("rack").slices(("host", 2)).build(),
+    )
+    cluster = Cluster(tuple(nodes), (), (ZONE_RACK,))
+    gang = Gang("job", Group("workload", children=sets))
+    assert isinstance(place(gang, cluster), Unschedulable)
+    result = place(gang, cluster, search=Search.COMPLETE)
+    assert isinstance(result, Placement)
+    node_of = {p.pod: p.node for p in result.pods}
+    assert node_of["first-0"] in ("b1", "b2")
+    assert node_of["second-0"] == node_of["second-1"] != node_of["second-2"] == node_of["second-3"]
+    assert {node_of["second-0"], node_of["second-2"]} == {"a1", "a2"}
+
+
+def test_min_sub_group_chooses_the_children_that_fit_and_grows_elastic_pods() -> None:
+    # r1: one node with 3 GPUs, r2: the same. Two of a (4 pods), b (2 of 3 pods) and c (3 pods)
+    # must be satisfied; the faithful walk takes a and b (member order) and a fits no rack.
+    nodes = [
+        node("r1-1").at(zone="z", rack="r1").alloc(gpu=3).build(),
+        node("r2-1").at(zone="z", rack="r2").alloc(gpu=3).build(),
+    ]
+    children = (
+        Group("a", required=RACK, pods=pods("a", 4)),
+        Group("b", required=RACK, min_member=2, pods=pods("b", 3)),
+        Group("c", required=RACK, pods=pods("c", 3)),
+    )
+    gang = Gang("wf", Group("wf", required=ZONE, min_sub_group=2, children=children), policy=Policy.BINPACK)
+    cluster = Cluster(tuple(nodes), (), (ZONE_RACK,))
+    assert isinstance(place(gang, cluster), Unschedulable)
+    result = place(gang, cluster, search=Search.COMPLETE)
+    assert isinstance(result, Placement)
+    by_group = {g: {p.node for p in result.pods if p.group == g} for g in "abc"}
+    assert by_group["a"] == set()
+    assert len(by_group["b"]) == len(by_group["c"]) == 1 and by_group["b"] != by_group["c"]
+    assert len([p for p in result.pods if p.group == "b"]) == 3  # the elastic third pod found room

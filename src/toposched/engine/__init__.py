@@ -8,7 +8,7 @@ per-node usage to commit with ``Snapshot.add_usage``. ``search=Search.COMPLETE``
 search, bounded by a ``SearchBudget``, for gangs the faithful solvers refuse.
 """
 
-from toposched.engine.exact import SearchBudget
+from toposched.engine.budget import SearchBudget
 from toposched.engine.place import place, place_gang, usage_of
 from toposched.engine.replace import replace_failed_node
 

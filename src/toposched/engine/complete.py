@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from toposched.engine.exact import ExactSearch, SearchBudget
+from toposched.engine.budget import SearchBudget
+from toposched.engine.exact import MAX_GROUPS, ExactSearch
 from toposched.engine.members import build
 from toposched.engine.output import assignment
 from toposched.engine.request import Invalid, compile_unit, units_of
@@ -54,7 +55,9 @@ def search_complete(
         return Placement(
             gang.name, space.default, policy, pods, assignments, found_by=Search.COMPLETE, note=note
         )
-    if outcome.exhausted:
+    if outcome.too_large:
+        note = f"complete search not run: the gang has more than {MAX_GROUPS} groups and slices"
+    elif outcome.exhausted:
         note = f"complete search stopped at its budget ({budget.steps} steps) without a placement"
     else:
         note = f"complete search found no placement either ({outcome.steps} steps)"

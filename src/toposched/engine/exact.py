@@ -22,33 +22,22 @@ either ends it as "exhausted".
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 
+from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, tree_order
+from toposched.engine.budget import ExhaustedError, SearchBudget, Steps
 from toposched.engine.members import Progress, SNode
 from toposched.engine.space import NodeSpace
 from toposched.engine.splits import splits
 from toposched.model import PodSpec
-from toposched.snapshot import fits_count
 from toposched.topology import IntArray
 
-DEFAULT_STEPS = 50_000
 MAX_GROUPS = 200  # groups and slices the search takes on (its depth-first walk recurses per group)
-_EXPIRY_EVERY = 256  # steps between two calls of the expiry check
 
 Task = tuple[SNode, IntArray]  # a group still to place and the rows its parent allows
-
-
-@dataclass(frozen=True, slots=True)
-class SearchBudget:
-    """How far the exact search may go: ``steps`` choices tried, and ``expired`` (injected, e.g. a
-    deadline on a monotonic clock) asked every few hundred steps. The engine reads no clock."""
-
-    steps: int = DEFAULT_STEPS
-    expired: Callable[[], bool] | None = None
 
 
 @dataclass(slots=True)
@@ -59,10 +48,7 @@ class Outcome:
     exhausted: bool
     steps: int
     where: dict[tuple[str, str], int] = field(default_factory=dict)
-
-
-class _ExhaustedError(Exception):
-    """The budget ran out (unwinds the recursion; never leaves this module)."""
+    too_large: bool = False  # more than MAX_GROUPS groups and slices: not searched
 
 
 class ExactSearch:
@@ -71,37 +57,40 @@ class ExactSearch:
     def __init__(self, space: NodeSpace, root: SNode, budget: SearchBudget) -> None:
         self.space = space
         self.root = root
-        self.budget = budget
-        self.steps = 0
+        self.steps = Steps(budget)
         self.progress = Progress()
         self.where: dict[tuple[str, str], int] = {}
+        self.placed: list[tuple[SNode, list[PodSpec], IntArray, list[int]]] = []  # splits so far
         self.held: dict[str, IntArray] = {}
         self.leaf_rows: dict[str, IntArray] = {}  # rows of each leaf placed so far
         self.code: dict[str, int] = {}  # required-level domain of each group placed so far
         self.twin: dict[str, str] = {}  # group -> the interchangeable sibling placed just before it
-        self._runs: dict[str, list[list[PodSpec]]] = {}
-        self._order = _tree_order(space)
+        self._runs: dict[str, Runs] = {}
+        self._order = tree_order(space)
 
     def run(self) -> Outcome:
         if len(self.root.walk()) > MAX_GROUPS:
-            return Outcome(False, True, 0)
+            return Outcome(False, True, 0, too_large=True)
         self._pin()
         try:
             found = self._step([(self.root, np.arange(self.space.size, dtype=np.int64))])
-        except _ExhaustedError:
-            return Outcome(False, True, self.steps)
+        except ExhaustedError:
+            return Outcome(False, True, self.steps.count)
         if found:
+            self._record()
             self._grow()
-        return Outcome(found, False, self.steps, dict(self.where) if found else {})
+        return Outcome(found, False, self.steps.count, dict(self.where) if found else {})
 
     # -- set-up and bookkeeping -----------------------------------------------------------------
 
     def _pin(self) -> None:
-        """Charge pods that already run and note, per group, the rows they hold."""
+        """Charge pods that already run and note, per group, the rows they hold. Every resource
+        the gang asks for gets its ledger column first, so request vectors keep one length."""
         rows_of: dict[str, list[int]] = {}
         for node in reversed(self.root.walk()):  # children before parents
             rows = [r for child in node.children for r in rows_of[child.name]]
             for pod in node.pods if node.is_leaf else ():
+                self.space.vector(pod.requests)
                 if pod.node is None:
                     continue
                 self.progress.active.setdefault(node.name, set()).add(pod.name)
@@ -113,25 +102,18 @@ class ExactSearch:
             rows_of[node.name] = rows
             self.held[node.name] = np.unique(np.asarray(rows, dtype=np.int64))
 
-    def _tick(self) -> None:
-        self.steps += 1
-        if self.steps > self.budget.steps:
-            raise _ExhaustedError
-        if self.budget.expired is not None and self.steps % _EXPIRY_EVERY == 1 and self.budget.expired():
-            raise _ExhaustedError
-
     def _wanted(self, node: SNode) -> list[PodSpec]:
         """The pods a leaf must place to reach its minimum (pending ones, in index order)."""
         missing = self.progress.minimum(node) - self.progress.count(node)
         return self.progress.pending(node)[: max(missing, 0)]
 
-    def _bound(self, node: SNode) -> list[list[PodSpec]]:
+    def _bound(self, node: SNode) -> Runs:
         """Pods the group needs for sure, per shape run (inner groups that may drop children and
         their subtrees: none)."""
         cached = self._runs.get(node.name)
         if cached is None:
             if node.is_leaf:
-                cached = _shape_runs(self._wanted(node))
+                cached = shape_runs(self._wanted(node))
             elif self.progress.threshold(node) < len(node.children):
                 cached = []
             else:
@@ -139,40 +121,14 @@ class ExactSearch:
             self._runs[node.name] = cached
         return cached
 
-    def _capacity(self, rows: IntArray, pod: PodSpec) -> IntArray:
-        """Pods like ``pod`` each row still holds (0 where its taints or selector rule it out)."""
-        allowed = self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
-        cap = fits_count(self.space.free[rows], self.space.columns, pod.requests)
-        return np.where(allowed[rows], cap, 0)
-
-    def _fits(self, rows: IntArray, runs: list[list[PodSpec]]) -> bool:
-        return all(self._capacity(rows, run[0]).sum() >= len(run) for run in runs)
-
     def _room_left(self, tasks: list[Task]) -> bool:
-        """Every group still to place fits its rows, and the groups of one request vector fit
-        the union of theirs (a cut, not a proof)."""
-        pooled: dict[bytes, tuple[list[PodSpec], list[IntArray]]] = {}
-        for node, rows in tasks:
-            runs = self._bound(node)
-            if not self._fits(rows, runs):
-                return False
-            for run in runs:
-                key = self.space.vector(run[0].requests).tobytes()
-                pods, parts = pooled.setdefault(key, ([], []))
-                pods += run
-                parts.append(rows)
-        for pods, parts in pooled.values():
-            if len(parts) > 1:
-                union = np.unique(np.concatenate(parts))
-                if fits_count(self.space.free[union], self.space.columns, pods[0].requests).sum() < len(pods):
-                    return False
-        return True
+        return room_left(self.space, [(self._bound(node), rows) for node, rows in tasks])
 
     # -- the walk -------------------------------------------------------------------------------
 
     def _step(self, tasks: list[Task]) -> bool:
         """Place the groups of ``tasks`` (the last one first) and everything below them."""
-        self._tick()
+        self.steps.tick()
         if not tasks:
             return True
         if not self._room_left(tasks):
@@ -189,7 +145,7 @@ class ExactSearch:
             self.code[node.name] = code
             if node.is_leaf:
                 self.leaf_rows[node.name] = option
-                if self._place(_shape_runs(wanted), option, node, rest):
+                if self._place(shape_runs(wanted), option, node, rest):
                     return True
                 del self.leaf_rows[node.name]
                 continue
@@ -204,32 +160,39 @@ class ExactSearch:
                     return True
         return False
 
-    def _place(self, runs: list[list[PodSpec]], rows: IntArray, leaf: SNode, rest: list[Task]) -> bool:
+    def _place(self, runs: Runs, rows: IntArray, leaf: SNode, rest: list[Task]) -> bool:
         """Every split of the leaf's first shape run over ``rows``, then the next run, then the
-        remaining groups."""
+        remaining groups. Consecutive splits differ in a few nodes: only those are recharged."""
         if not runs:
             return self._step(rest)
         run = runs[0]
         ordered = rows[np.argsort(self._order[rows], kind="stable")]
-        cap = self._capacity(ordered, run[0])
+        cap = capacity(self.space, ordered, run[0])
         usable, cap = ordered[cap > 0], cap[cap > 0]
         vec = self.space.vector(run[0].requests)
-        for split in splits(cap.tolist(), len(run)):
-            self._tick()
-            mark = self.space.mark()
-            done = 0
-            for position, take in split:
-                row = int(usable[position])
-                self.space.charge(row, vec * take)
-                for pod in run[done : done + take]:
-                    self.where[(leaf.leaf, pod.name)] = row
-                done += take
+        mark = self.space.mark()
+        charged = [0] * len(usable)
+        for take, first, end in splits(cap.tolist(), len(run)):
+            self.steps.tick()
+            for position in range(first, end):
+                change = take[position] - charged[position]
+                if change:
+                    self.space.charge(int(usable[position]), vec * change)
+                    charged[position] = take[position]
+            self.placed.append((leaf, run, usable, take))
             if self._place(runs[1:], rows, leaf, rest):
                 return True
-            for pod in run:
-                self.where.pop((leaf.leaf, pod.name), None)
-            self.space.rollback(mark)
+            self.placed.pop()
+        self.space.rollback(mark)
         return False
+
+    def _record(self) -> None:
+        """Each placed pod's row, from the splits of the placement found (pods in index order)."""
+        for leaf, run, usable, take in self.placed:
+            pods = iter(run)
+            for row, count in zip(usable.tolist(), take, strict=True):
+                for _ in range(count):
+                    self.where[(leaf.leaf, next(pods).name)] = row
 
     def _selections(self, node: SNode) -> list[tuple[SNode, ...]]:
         """Which children to satisfy: all of them, or every choice of the missing number."""
@@ -272,21 +235,19 @@ class ExactSearch:
             options += [(-1 if req is None else int(view.codes[req][part[0]]), part) for _, part in fine]
         if req is not None:
             options += self._by_domain(valid, view.codes[req], runs)
-        elif self._fits(valid, runs):
+        elif fits(self.space, valid, runs):
             options.append((-1, valid))
         return options
 
-    def _by_domain(
-        self, rows: IntArray, codes: IntArray, runs: list[list[PodSpec]]
-    ) -> list[tuple[int, IntArray]]:
+    def _by_domain(self, rows: IntArray, codes: IntArray, runs: Runs) -> list[tuple[int, IntArray]]:
         """``rows`` split by domain, the domains that fit ``runs``, tightest first (ties by domain)."""
         ranked: list[tuple[int, int, IntArray]] = []
         keys = codes[rows]
         for code in np.unique(keys).tolist():
             part = rows[keys == code]
-            if code < 0 or not self._fits(part, runs):
+            if code < 0 or not fits(self.space, part, runs):
                 continue
-            room = sum(int(self._capacity(part, run[0]).sum()) for run in runs)
+            room = sum(int(capacity(self.space, part, run[0]).sum()) for run in runs)
             ranked.append((room, code, part))
         ranked.sort(key=lambda t: t[:2])
         return [(code, part) for _, code, part in ranked]
@@ -301,23 +262,12 @@ class ExactSearch:
             for pod in self.progress.pending(leaf):
                 if (leaf.leaf, pod.name) in self.where:
                     continue
-                room = np.flatnonzero(self._capacity(rows, pod) > 0)
+                room = np.flatnonzero(capacity(self.space, rows, pod) > 0)
                 if not len(room):
                     break
                 row = int(rows[room[0]])
                 self.space.charge(row, self.space.vector(pod.requests))
                 self.where[(leaf.leaf, pod.name)] = row
-
-
-def _shape_runs(pods: list[PodSpec]) -> list[list[PodSpec]]:
-    """Consecutive pods of one shape (requests, tolerations, selector) together."""
-    runs: list[list[PodSpec]] = []
-    for pod in pods:
-        if runs and runs[-1][0].shape == pod.shape:
-            runs[-1].append(pod)
-        else:
-            runs.append([pod])
-    return runs
 
 
 def _signature(node: SNode) -> object:
@@ -334,14 +284,3 @@ def _signature(node: SNode) -> object:
         tuple(pod.shape for pod in node.pods),
         tuple(_signature(child) for child in node.children),
     )
-
-
-def _tree_order(space: NodeSpace) -> IntArray:
-    """Each row's rank in the default topology's tree order (rows outside it last), so the pods
-    of a split fill neighbouring nodes and consecutive ranks land together."""
-    view = space.views[space.default]
-    keys = [np.where(code >= 0, code, np.iinfo(np.int64).max) for code in view.codes]
-    order = np.lexsort((np.arange(space.size), *reversed(keys)))
-    rank = np.empty(space.size, dtype=np.int64)
-    rank[order] = np.arange(space.size, dtype=np.int64)
-    return rank

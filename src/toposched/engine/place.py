@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from toposched.engine import messages
+from toposched.engine.budget import SearchBudget
 from toposched.engine.complete import search_complete
-from toposched.engine.exact import SearchBudget
 from toposched.engine.hierarchy import place_hierarchical
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.request import Invalid, compile_unit, units_of
