@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from builders import GPU, RACK, ZONE, node, podset, running, topology
 from toposched.engine import SearchBudget, place, place_gang
+from toposched.engine.complete import search_complete
 from toposched.engine.exact import MAX_GROUPS
 from toposched.model import (
     Cluster,
@@ -125,16 +126,32 @@ def test_an_injected_expiry_ends_the_search() -> None:
     assert result.budget_exhausted
 
 
+def with_running(gang: Gang, group: int, node_name: str) -> Gang:
+    """``gang`` with the first pod of child ``group`` already running on ``node_name``."""
+    children = list(gang.root.children)
+    child = children[group]
+    children[group] = replace(child, pods=(replace(child.pods[0], node=node_name), *child.pods[1:]))
+    return replace(gang, root=replace(gang.root, children=tuple(children)))
+
+
 def test_running_pods_pin_their_rack() -> None:
-    # b's first pod already runs on small-1: b must stay in rack-small, which is too small for it.
-    gang = workflow(1, 5, 2)
-    b = gang.root.children[1]
-    running_b = replace(b, pods=(replace(b.pods[0], node="small-1"), *b.pods[1:]))
-    pinned = replace(
-        gang, root=replace(gang.root, children=(gang.root.children[0], running_b, gang.root.children[2]))
+    # b's first pod runs on small-1: b must stay in rack-small, which is too small for it.
+    result = place_gang(
+        with_running(workflow(1, 5, 2), 1, "small-1"), snapshot(NODES), search=Search.COMPLETE
     )
-    result = place_gang(pinned, snapshot(NODES), policy=Policy.BINPACK, search=Search.COMPLETE)
     assert isinstance(result, Unschedulable)
+
+
+def test_the_search_keeps_running_pods_where_they_are() -> None:
+    # Straight to the search (the faithful walk places this one): b-0 runs on big-2, b's other
+    # pods join it in rack-big, and the running pod is reported, not placed again.
+    gang = with_running(workflow(1, 5, 2), 1, "big-2")
+    refused = Unschedulable("workflow", "default", Policy.BINPACK, "refused")
+    result = search_complete(gang, snapshot(NODES), refused, policy=Policy.BINPACK, kueue=False)
+    assert isinstance(result, Placement)
+    assert {p.pod: p.node for p in result.pods}["b-0"] == "big-2"
+    assert racks_of(result) == {"a": {"rack-big"}, "b": {"rack-big"}, "c": {"rack-small"}}
+    assert len(result.pods) == 8
 
 
 def test_taints_and_other_workloads_are_respected() -> None:

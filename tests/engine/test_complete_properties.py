@@ -175,7 +175,7 @@ def cases(draw: st.DrawFn) -> tuple[str, list[Node], list[Spec], str | None, boo
     return shape, nodes, specs, root, kai
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_complete_misses_nothing_and_places_only_valid_gangs(
     case: tuple[str, list[Node], list[Spec], str | None, bool],

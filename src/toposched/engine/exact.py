@@ -138,10 +138,14 @@ class ExactSearch:
         wanted = self._wanted(node) if node.is_leaf else []
         if node.is_leaf and len(wanted) < self.progress.minimum(node) - self.progress.count(node):
             return False  # fewer pending pods than the minimum needs (the faithful reason says so)
-        options = self._options(node, rows)
-        if node.is_leaf and not wanted:
-            options = options[:1]  # nothing to place: the domain only bounds elastic pods
-        for code, option in options:
+        if node.is_leaf and not wanted:  # nothing to place: a domain only bounds elastic pods
+            for code, option in self._options(node, rows)[:1]:
+                self.code[node.name], self.leaf_rows[node.name] = code, option
+            if self._step(rest):
+                return True
+            self.leaf_rows.pop(node.name, None)
+            return False
+        for code, option in self._options(node, rows):
             self.code[node.name] = code
             if node.is_leaf:
                 self.leaf_rows[node.name] = option
