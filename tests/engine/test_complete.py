@@ -111,7 +111,7 @@ def test_a_spent_budget_is_reported() -> None:
     )
     assert isinstance(result, Unschedulable)
     assert result.budget_exhausted
-    assert "budget (1 steps)" in result.note
+    assert result.note == "complete search stopped at its budget after 1 steps without a placement"
 
 
 def test_an_injected_expiry_ends_the_search() -> None:

@@ -10,7 +10,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.model import Problem, SpecError, ToposchedError
+from toposched.model import Problem, Search, SpecError, ToposchedError
 
 if TYPE_CHECKING:
     from toposched.api import AuthConfig
@@ -52,7 +52,7 @@ def serve_command(
             help="complete: each upstream scheduler's choice, else an exact bounded search that places "
             "any gang that fits; faithful: the upstream choice only.",
         ),
-    ] = "complete",
+    ] = Search.COMPLETE.value,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
     # Imported here so the other commands start fast and do not need the server libraries.

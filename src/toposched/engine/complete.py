@@ -58,7 +58,8 @@ def search_complete(
     if outcome.too_large:
         note = f"complete search not run: the gang has more than {MAX_GROUPS} groups and slices"
     elif outcome.exhausted:
-        note = f"complete search stopped at its budget ({budget.steps} steps) without a placement"
+        steps = min(outcome.steps, budget.steps)
+        note = f"complete search stopped at its budget after {steps} steps without a placement"
     else:
         note = f"complete search found no placement either ({outcome.steps} steps)"
     return replace(faithful, note=note, budget_exhausted=outcome.exhausted)

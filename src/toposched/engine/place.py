@@ -108,7 +108,7 @@ def place(
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
     gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of every Topology
-    of the cluster.
+    of the cluster. ``search`` and ``budget`` as for ``place_gang``.
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
     if (chosen_policy is Policy.BINPACK or needs_hierarchy(gang.root)) and cluster.topologies:
