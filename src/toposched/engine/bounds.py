@@ -43,15 +43,21 @@ def fits(space: NodeSpace, rows: IntArray, runs: Runs) -> bool:
 
 
 def room_left(space: NodeSpace, groups: Sequence[tuple[Runs, IntArray]]) -> bool:
-    """Every group (its runs, its rows) fits its rows; the runs of one request vector fit the
-    union of their rows together; and with several vectors, their total fits the free total."""
-    pooled: dict[bytes, tuple[list[PodSpec], list[IntArray]]] = {}
+    """The groups (their runs, their rows) still to place can all fit: the runs of one shape that
+    share rows fit those rows together; the runs of one request vector fit the union of their
+    rows together; and with several vectors, their total fits the free total."""
+    shared: dict[int, tuple[IntArray, dict[object, list[PodSpec]]]] = {}
     for runs, rows in groups:
-        if not fits(space, rows, runs):
-            return False
+        by_shape = shared.setdefault(id(rows), (rows, {}))[1]
         for run in runs:
-            pods, parts = pooled.setdefault(space.vector(run[0].requests).tobytes(), ([], []))
-            pods += run
+            by_shape.setdefault(run[0].shape, []).extend(run)
+    pooled: dict[bytes, tuple[list[PodSpec], list[IntArray]]] = {}
+    for rows, by_shape in shared.values():
+        if not fits(space, rows, list(by_shape.values())):
+            return False
+        for pods in by_shape.values():
+            same, parts = pooled.setdefault(space.vector(pods[0].requests).tobytes(), ([], []))
+            same += pods
             parts.append(rows)
     for pods, parts in pooled.values():
         if len(parts) > 1:

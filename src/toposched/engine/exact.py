@@ -245,16 +245,22 @@ class ExactSearch:
 
     def _by_domain(self, rows: IntArray, codes: IntArray, runs: Runs) -> list[tuple[int, IntArray]]:
         """``rows`` split by domain, the domains that fit ``runs``, tightest first (ties by domain)."""
-        ranked: list[tuple[int, int, IntArray]] = []
         keys = codes[rows]
-        for code in np.unique(keys).tolist():
-            part = rows[keys == code]
-            if code < 0 or not fits(self.space, part, runs):
-                continue
-            room = sum(int(capacity(self.space, part, run[0]).sum()) for run in runs)
-            ranked.append((room, code, part))
-        ranked.sort(key=lambda t: t[:2])
-        return [(code, part) for _, code, part in ranked]
+        rows, keys = rows[keys >= 0], keys[keys >= 0]
+        domains, inverse = np.unique(keys, return_inverse=True)
+        fit = np.ones(len(domains), dtype=np.bool_)
+        room = np.zeros(len(domains), dtype=np.int64)
+        for run in runs:
+            per = np.bincount(inverse, weights=capacity(self.space, rows, run[0]), minlength=len(domains))
+            fit &= per >= len(run)
+            room += per.astype(np.int64)
+        by_domain = np.argsort(inverse, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=len(domains)))))
+        return [
+            (int(domains[d]), rows[by_domain[starts[d] : starts[d + 1]]])
+            for d in np.lexsort((domains, room)).tolist()
+            if fit[d]
+        ]
 
     def _grow(self) -> None:
         """Elastic pods beyond the minima: one at a time, in index order, on the first row of the
