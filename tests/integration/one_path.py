@@ -12,7 +12,7 @@ from typing import Any
 from toposched.cli.workloads import place_documents
 from toposched.emit.result import result_document
 from toposched.frontends.registry import PoolEntry, Registry, default_registry
-from toposched.model import Cluster, Policy, ToposchedError
+from toposched.model import Cluster, Policy, Search, ToposchedError
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import SqliteStore, WorkloadState
 
@@ -26,6 +26,7 @@ class Answer:
     pods: tuple[tuple[str, str, int, str | None], ...] = ()
     assignments: Mapping[str, Any] = field(default_factory=dict)
     reason: str | None = None
+    note: str | None = None
 
 
 def _pods(raw: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, str, int, str | None], ...]:
@@ -44,17 +45,18 @@ def via_cli(
     policy: Policy | None = None,
     pools: Mapping[str, PoolEntry] | None = None,
     registry: Registry | None = None,
+    search: Search = Search.FAITHFUL,
 ) -> Answer:
     try:
         outcome = place_documents(
-            documents, cluster, policy=policy, pools=pools, registry=registry or default_registry()
+            documents, cluster, policy=policy, pools=pools, search=search, registry=registry or default_registry()
         )
     except ToposchedError as exc:
         return refused(exc)
     doc = result_document(outcome.result)
     if doc["placed"]:
         return Answer(True, _pods(doc["pods"]), doc["assignments"])
-    return Answer(False, reason=doc["reason"])
+    return Answer(False, reason=doc["reason"], note=doc["note"])
 
 
 def via_service(
@@ -65,11 +67,12 @@ def via_service(
     policy: Policy | None = None,
     pools: Mapping[str, Mapping[str, Any]] | None = None,
     registry: Registry | None = None,
+    search: Search = Search.FAITHFUL,
 ) -> Answer:
     """Import the cluster, store the pools, submit, run one cycle, read the workload back."""
     store = SqliteStore(db)
     try:
-        config = SchedulerConfig(policy=policy or Policy.MIXED)
+        config = SchedulerConfig(policy=policy or Policy.MIXED, search=search)
         scheduler = Scheduler(store, ManualClock(), config, registry=registry or default_registry())
         scheduler.import_cluster(cluster)
         for name, pool in (pools or {}).items():
@@ -85,4 +88,4 @@ def via_service(
     if stored.state is WorkloadState.ADMITTED:
         return Answer(True, _pods(stored.placement["pods"]), stored.placement["assignments"])
     assert stored.state is WorkloadState.PENDING, stored.state
-    return Answer(False, reason=stored.explanation["reason"])
+    return Answer(False, reason=stored.explanation["reason"], note=stored.explanation.get("note"))

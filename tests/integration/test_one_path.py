@@ -1,6 +1,7 @@
-"""One path: every conformance placement case and hundreds of random workloads of all four
-front ends give the same placement (or the same reason) through ``toposched place``'s path and
-through the service's (real SQLite store, one cycle).
+"""One path: every conformance placement case (faithful search) and hundreds of random workloads
+of all four front ends (complete search) give the same placement (or the same reason) through
+``toposched place``'s path and through the service's (real SQLite store, one cycle), each pair
+in the same search mode.
 
 Conformance cases describe gangs in the IR, so a front end registered for this test turns a case
 document into its gang; everything after compilation (topology choice, snapshots of every
@@ -23,7 +24,7 @@ from conformance import kai_case, kueue_case
 from conformance.loader import Case, params
 from toposched.frontends.osmo import parse_pool
 from toposched.frontends.registry import CompileContext, Compiled, Documents, PoolEntry, default_registry
-from toposched.model import Cluster, Policy, Resources, RunningPod, Topology
+from toposched.model import Cluster, Policy, Resources, RunningPod, Search, Topology
 
 from .one_path import Answer, via_cli, via_service
 
@@ -210,8 +211,8 @@ def test_random_workloads_place_alike_on_both_paths(frontend: str, tmp_path_fact
         cli_pools = {"pool": PoolEntry(parse_pool(POOL))} if frontend == "osmo" else None
         service_pools = {"pool": POOL} if frontend == "osmo" else None
         db = tmp_path_factory.mktemp("db") / f"{next(runs)}.db"
-        cli = via_cli(documents, cluster, pools=cli_pools)
-        service = via_service(documents, cluster, db, pools=service_pools)
+        cli = via_cli(documents, cluster, pools=cli_pools, search=Search.COMPLETE)
+        service = via_service(documents, cluster, db, pools=service_pools, search=Search.COMPLETE)
         assert cli == service
 
     check()

@@ -12,13 +12,22 @@ import typer
 from rich.console import Console
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import POLICIES, cluster_of, parse_policy, pool_option, read_all, topology_option
+from toposched.cli.inputs import (
+    POLICIES,
+    SEARCHES,
+    cluster_of,
+    parse_policy,
+    parse_search,
+    pool_option,
+    read_all,
+    topology_option,
+)
 from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import print_result
 from toposched.cli.workloads import Outcome, place_documents
 from toposched.emit.result import result_document
 from toposched.frontends.cluster import check_labels
-from toposched.model import Cluster, NotFoundError, Policy, Problem, SpecError, ToposchedError
+from toposched.model import Cluster, NotFoundError, Policy, Problem, Search, SpecError, ToposchedError
 
 FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
@@ -77,17 +86,33 @@ def place_command(
         str,
         typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
     ] = "table",
+    search: Annotated[
+        str,
+        typer.Option(
+            "--search",
+            metavar="MODE",
+            help=(
+                "faithful: each upstream scheduler's own choice; complete: that choice, else an exact "
+                f"bounded search that places any gang that fits ({', '.join(SEARCHES)})."
+            ),
+        ),
+    ] = Search.FAITHFUL.value,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
     try:
         problems: list[Problem] = []
         chosen_policy: Policy | None = None
+        chosen_search = Search.FAITHFUL
         if output not in FORMATS:
             problems.append(
                 Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")
             )
         try:
             chosen_policy = parse_policy(policy)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+        try:
+            chosen_search = parse_search(search)
         except SpecError as exc:
             problems.extend(exc.problems)
         if cluster is None:
@@ -101,7 +126,7 @@ def place_command(
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
-        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy)
+        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, chosen_search)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -113,13 +138,18 @@ def place_command(
         console = Console(highlight=False)
         print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
     else:
-        document = result_document(outcome.result)
+        document = result_document(outcome.result, chosen_search)
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
 
 
 def _place(
-    documents: list[Any], cluster: Cluster, topology: str | None, pool: str | None, policy: Policy | None
+    documents: list[Any],
+    cluster: Cluster,
+    topology: str | None,
+    pool: str | None,
+    policy: Policy | None,
+    search: Search,
 ) -> Outcome:
     """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
     option error."""
@@ -132,6 +162,7 @@ def _place(
             default=choice.default,
             pools=pool_option(pool),
             policy=policy,
+            search=search,
         )
     except NotFoundError as exc:
         raise SpecError([Problem("--topology", f"{exc.kind} {exc.name!r} not found", exc.hint)]) from None

@@ -10,7 +10,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.model import Problem, SpecError, ToposchedError
+from toposched.model import Problem, Search, SpecError, ToposchedError
 
 if TYPE_CHECKING:
     from toposched.api import AuthConfig, User
@@ -45,20 +45,31 @@ def serve_command(
             "start a cycle at once.",
         ),
     ] = 0.5,
+    search: Annotated[
+        str,
+        typer.Option(
+            "--search",
+            metavar="MODE",
+            help="complete: each upstream scheduler's choice, else an exact bounded search that places "
+            "any gang that fits; faithful: the upstream choice only.",
+        ),
+    ] = Search.COMPLETE.value,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
     # Imported here so the other commands start fast and do not need the server libraries.
     import uvicorn
 
     from toposched.api import Limits, create_app
+    from toposched.cli.inputs import parse_search
     from toposched.frontends.cluster import load_cluster_report
-    from toposched.scheduler import Scheduler, SystemClock
+    from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
     try:
+        config = SchedulerConfig(search=parse_search(search))
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
-        scheduler = Scheduler(store, SystemClock())
+        scheduler = Scheduler(store, SystemClock(), config)
         if cluster is not None:
             parsed, warnings = load_cluster_report(_read(cluster), source=cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)

@@ -11,7 +11,7 @@ from typing import Any
 from toposched.engine import place
 from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry, default_registry
-from toposched.model import Cluster, Gang, Placement, Policy, Topology, Unschedulable
+from toposched.model import Cluster, Gang, Placement, Policy, Search, Topology, Unschedulable
 
 REGISTRY = default_registry()
 
@@ -40,6 +40,7 @@ def place_documents(
     default: str | None = None,
     pools: Mapping[str, PoolEntry] | None = None,
     policy: Policy | None = None,
+    search: Search = Search.FAITHFUL,
     registry: Registry = REGISTRY,
 ) -> Outcome:
     """Compile ``documents`` with the front end they belong to and place the gang on ``cluster``
@@ -50,7 +51,7 @@ def place_documents(
     for brought in compiled.topologies:
         if brought.name not in known:
             cluster = cluster.with_topology(brought)
-    result = place(compiled.gang, cluster, topology=chosen, policy=policy)
+    result = place(compiled.gang, cluster, topology=chosen, policy=policy, search=search)
     return Outcome(cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend)
 
 

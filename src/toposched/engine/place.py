@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from toposched.engine import messages
+from toposched.engine.budget import SearchBudget
+from toposched.engine.complete import search_complete
 from toposched.engine.hierarchy import place_hierarchical
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.request import Invalid, compile_unit, units_of
@@ -18,6 +20,7 @@ from toposched.model import (
     PodPlacement,
     Policy,
     Resources,
+    Search,
     Topology,
     TopologyAssignment,
     Unschedulable,
@@ -33,6 +36,8 @@ def place_gang(
     *,
     policy: Policy = Policy.MIXED,
     snapshots: Mapping[str, Snapshot] | None = None,
+    search: Search = Search.FAITHFUL,
+    budget: SearchBudget | None = None,
 ) -> Placement | Unschedulable:
     """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
     ``snapshot.add_usage(key, usage_of(...))``).
@@ -43,7 +48,18 @@ def place_gang(
     topologies or running pods, the hierarchical solver places it with KAI's semantics
     (``toposched.engine.hierarchy``); groups naming another Topology find its snapshot in
     ``snapshots`` (by topology name).
+
+    ``search=Search.COMPLETE``: when that refuses, an exact search within ``budget``
+    (``toposched.engine.complete``).
     """
+    if search is Search.COMPLETE:
+        faithful = place_gang(gang, snapshot, policy=policy, snapshots=snapshots)
+        if isinstance(faithful, Placement):
+            return faithful
+        kueue = not (policy is Policy.BINPACK or needs_hierarchy(gang.root))
+        return search_complete(
+            gang, snapshot, faithful, policy=policy, kueue=kueue, snapshots=snapshots, budget=budget
+        )
     if policy is Policy.BINPACK or needs_hierarchy(gang.root):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
@@ -80,13 +96,20 @@ def place_gang(
 
 
 def place(
-    gang: Gang, cluster: Cluster, *, topology: Topology | None = None, policy: Policy | None = None
+    gang: Gang,
+    cluster: Cluster,
+    *,
+    topology: Topology | None = None,
+    policy: Policy | None = None,
+    search: Search = Search.FAITHFUL,
+    budget: SearchBudget | None = None,
 ) -> Placement | Unschedulable:
     """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
     gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of the main
     topology and of every topology the gang's groups name (as the service gives them).
+    ``search`` and ``budget`` as for ``place_gang``.
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
     if (chosen_policy is Policy.BINPACK or needs_hierarchy(gang.root)) and cluster.topologies:
@@ -99,11 +122,13 @@ def place(
             name: Snapshot.build(TopologyTree.build(by_name[name], cluster.nodes), cluster.pods)
             for name in sorted({main, *named})
         }
-        return place_gang(gang, snapshots[main], policy=chosen_policy, snapshots=snapshots)
+        return place_gang(
+            gang, snapshots[main], policy=chosen_policy, snapshots=snapshots, search=search, budget=budget
+        )
     chosen = topology if topology is not None else cluster.topology(gang.topology)
     tree = TopologyTree.build(chosen, cluster.nodes)
     snapshot = Snapshot.build(tree, cluster.pods)
-    return place_gang(gang, snapshot, policy=chosen_policy)
+    return place_gang(gang, snapshot, policy=chosen_policy, search=search, budget=budget)
 
 
 def named_topologies(gang: Gang) -> tuple[str, ...]:

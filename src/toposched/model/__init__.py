@@ -14,7 +14,7 @@ from toposched.model.errors import (
     ToposchedError,
     WorkloadSpecError,
 )
-from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, SliceLayer
+from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, Search, SliceLayer
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
     DomainCount,
@@ -54,6 +54,7 @@ __all__ = [
     "Resources",
     "Result",
     "RunningPod",
+    "Search",
     "SliceLayer",
     "SpecError",
     "StoreError",

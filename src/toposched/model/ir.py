@@ -32,6 +32,14 @@ class Policy(StrEnum):
     BINPACK = "binpack"  # KAI: fullest domain that fits first
 
 
+class Search(StrEnum):
+    """How hard the engine looks. ``FAITHFUL`` reproduces the upstream scheduler's choice;
+    ``COMPLETE`` returns that choice when there is one, else runs a bounded exact search."""
+
+    FAITHFUL = "faithful"
+    COMPLETE = "complete"
+
+
 class Mode(StrEnum):
     REQUIRED = "required"
     PREFERRED = "preferred"

@@ -28,7 +28,7 @@ from toposched.emit.result import (
     reason_to_json,
     unschedulable_to_json,
 )
-from toposched.engine import place_gang, replace_failed_node, usage_of
+from toposched.engine import SearchBudget, place_gang, replace_failed_node, usage_of
 from toposched.model import (
     HOSTNAME,
     ConflictError,
@@ -265,8 +265,17 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
     except NotFoundError as exc:
         _unschedulable(state, record, reason_to_json(str(exc)), out)
         return
+    config = state.config
+    start = state.clock.now()
+    budget = SearchBudget(config.search_steps, lambda: state.clock.now() - start > config.search_seconds)
+    policy = gang.policy or config.policy
     result = place_gang(
-        gang, view.snapshot(topology), policy=gang.policy or state.config.policy, snapshots=snapshots
+        gang,
+        view.snapshot(topology),
+        policy=policy,
+        snapshots=snapshots,
+        search=config.search,
+        budget=budget,
     )
     if isinstance(result, Unschedulable):
         _unschedulable(state, record, unschedulable_to_json(result), out)
@@ -274,6 +283,8 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
     usage = usage_of(result, gang)
     nodes = sorted(usage)
     message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
+    if result.note:
+        message += f" ({result.note})"
     flush_notes(state, out)  # the events of the workloads before this one come first
     try:
         state.store.admit(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import Gang, Policy, Problem, SpecError, Topology
+from toposched.model import Gang, Policy, Problem, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -14,6 +14,9 @@ class SchedulerConfig:
     """How the loop behaves. Times are in seconds of the injected clock."""
 
     policy: Policy = Policy.MIXED  # used when the front end sets no policy of its own
+    search: Search = Search.COMPLETE  # faithful, else an exact search for gangs faithful refuses
+    search_steps: int = 50_000  # budget of one complete search, in choices tried...
+    search_seconds: float = 2.0  # ...and in seconds of the injected clock
     node_grace_seconds: float = 30.0  # NotReady longer than this -> node failed for its gangs
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
