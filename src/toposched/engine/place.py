@@ -14,7 +14,6 @@ from toposched.engine.solver import Failure, Solved, Workspace, solve
 from toposched.model import (
     Cluster,
     Gang,
-    Group,
     PodPlacement,
     Policy,
     Resources,
@@ -37,14 +36,14 @@ def place_gang(
     """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
     ``snapshot.add_usage(key, usage_of(...))``).
 
-    Kueue-shaped gangs (PodSets and PodSet groups under the root) under a Kueue policy get Kueue
-    TAS semantics: PodSets in order, each success used capacity for the next, all-or-nothing.
-    Under ``Policy.BINPACK``, and for any deeper tree or one using minimums, per-group
-    topologies or running pods, the hierarchical solver places it with KAI's semantics
+    Gangs with ``Semantics.KUEUE`` under a Kueue policy get Kueue TAS semantics: PodSets in
+    order, each success used capacity for the next, all-or-nothing. ``Semantics.HIERARCHY``
+    gangs, Kueue gangs whose tree needs it (``Gang.needs_hierarchy``: deeper trees, minimums,
+    per-group topologies, running pods) and ``Policy.BINPACK`` go to the hierarchical solver
     (``toposched.engine.hierarchy``); groups naming another Topology find its snapshot in
     ``snapshots`` (by topology name).
     """
-    if policy is Policy.BINPACK or needs_hierarchy(gang.root):
+    if hierarchical(gang, policy):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
     units = units_of(gang.root)
@@ -89,7 +88,7 @@ def place(
     of the cluster.
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
-    if (chosen_policy is Policy.BINPACK or needs_hierarchy(gang.root)) and cluster.topologies:
+    if hierarchical(gang, chosen_policy) and cluster.topologies:
         snapshots = {
             t.name: Snapshot.build(TopologyTree.build(t, cluster.nodes), cluster.pods)
             for t in cluster.topologies
@@ -106,33 +105,18 @@ def place(
 
 def _main_topology(gang: Gang, snapshots: Mapping[str, Snapshot]) -> str:
     """The gang's topology, else the first one a group names, else the first by name."""
-    names = [gang.topology, *(g.topology for g in _groups(gang.root))]
+    names = [gang.topology, *(g.topology for g in gang.root.walk())]
     for name in names:
         if name is not None and name in snapshots:
             return name
     return sorted(snapshots)[0]
 
 
-def _groups(group: Group) -> list[Group]:
-    out = [group]
-    for child in group.children:
-        out += _groups(child)
-    return out
-
-
-def needs_hierarchy(root: Group) -> bool:
-    """True unless the tree is Kueue-shaped: PodSets (leaves) and PodSet groups (a level over
-    leaves) under the root, without minimums, per-group topologies or running pods."""
-    for group in _groups(root):
-        if group.min_member is not None or group.min_sub_group is not None or group.topology is not None:
-            return True
-        if any(pod.node is not None for pod in group.pods):
-            return True
-    if root.is_leaf:
-        return False
-    if root.level is not None:
-        return any(not child.is_leaf for child in root.children)
-    return any(not grandchild.is_leaf for child in root.children for grandchild in child.children)
+def hierarchical(gang: Gang, policy: Policy) -> bool:
+    """Whether the hierarchical solver places ``gang``: KAI-style semantics, a tree Kueue's
+    solver cannot place (``Gang.needs_hierarchy``), or the binpack ordering, which only the
+    hierarchical solver implements."""
+    return gang.hierarchical or policy is Policy.BINPACK
 
 
 def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:

@@ -1,8 +1,8 @@
 """From the IR to Kueue-style placement requests, with Kueue's structural checks and messages.
 
 The gang's root is a container; each child is either a PodSet (a leaf group) or a PodSet group
-(an inner group with a level and two leaf children: the smaller one is the single leader pod,
-ties go to the second listed). Children are placed in order, all-or-nothing.
+(an inner group with a level and one or two leaf children: the front end marks the leader, a
+single pod, and the workers with ``Group.role``). Children are placed in order, all-or-nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from toposched.engine.policies import Strategy, strategy_for
-from toposched.model import Group, Mode, PodSpec, Policy, Resources, SliceLayer, Toleration
+from toposched.model import Group, Mode, Policy, Resources, Role, SliceLayer, Toleration
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree
 
@@ -115,8 +115,13 @@ def _group_unit(group: Group) -> Unit | Invalid:
         return Unit(
             only.name, only, None, group.required, group.preferred, only.slices or group.slices, (only,)
         )
-    first, second = group.children
-    leader, workers = (first, second) if len(first.pods) < len(second.pods) else (second, first)
+    roles = {child.role: child for child in group.children}
+    leader, workers = roles.get(Role.LEADER), roles.get(Role.WORKERS)
+    if leader is None or workers is None:
+        return Invalid(
+            group.name,
+            f"PodSet group {group.name!r} must mark one PodSet as leader and the other as workers",
+        )
     if len(leader.pods) != 1:
         return Invalid(
             group.name,
@@ -130,17 +135,19 @@ def _group_unit(group: Group) -> Unit | Invalid:
         group.required,
         group.preferred,
         workers.slices or group.slices,
-        (first, second),
+        group.children,
     )
 
 
-def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
-    """The pod shape of a PodSet. Pods of one PodSet normally share it; when they do not, the
-    shape is made conservative (per-resource maximum, tolerations every pod has, all selectors)."""
+def shape_of(group: Group) -> PodShape:
+    """The pod shape of a PodSet. Pods of one PodSet normally share it (``Group.same_shape``);
+    when they do not, the shape is made conservative (per-resource maximum, tolerations every pod
+    has, all selectors)."""
+    pods = group.pods
     if not pods:
         return PodShape(Resources())
     first = pods[0]
-    if _all_same_shape(pods):
+    if group.same_shape:
         return PodShape(first.requests, first.tolerations, tuple(sorted(first.node_selector.items())))
     requests = first.requests
     tolerations: list[Toleration] = list(first.tolerations)
@@ -155,25 +162,6 @@ def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
     if conflict:  # no node carries two values for one key; an impossible pair says so
         pairs = (*pairs, ("", ""))
     return PodShape(requests, tuple(tolerations), pairs)
-
-
-def _all_same_shape(pods: tuple[PodSpec, ...]) -> bool:
-    """True when every pod has the first one's shape (one C-level pass per attribute)."""
-    first = pods[0]
-    return (
-        _all_equal([p.requests for p in pods], first.requests)
-        and _all_equal([p.tolerations for p in pods], first.tolerations)
-        and _all_equal([p.node_selector for p in pods], first.node_selector)
-    )
-
-
-def _all_equal(values: list[object], first: object) -> bool:
-    """True when every value equals ``first``. ``list.count`` compares in C and skips ``__eq__``
-    for the very same object, which is what most pods of a PodSet share. A tuple or mapping equals
-    an empty one exactly when it is empty, which is cheaper to ask (no tolerations, no selector)."""
-    if isinstance(first, tuple | Mapping) and not first:
-        return not any(values)
-    return values.count(first) == len(values)
 
 
 def compile_unit(
@@ -244,8 +232,8 @@ def compile_unit(
         workers=unit.workers,
         leader=unit.leader,
         count=pods,
-        shape=shape_of(unit.workers.pods),
-        leader_requests=None if unit.leader is None else shape_of(unit.leader.pods).requests,
+        shape=shape_of(unit.workers),
+        leader_requests=None if unit.leader is None else shape_of(unit.leader).requests,
         level=level,
         level_key=levels[level],
         mode=mode,

@@ -14,7 +14,7 @@ from toposched.model.errors import (
     ToposchedError,
     WorkloadSpecError,
 )
-from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, SliceLayer
+from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, Role, Semantics, SliceLayer
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
     DomainCount,
@@ -53,7 +53,9 @@ __all__ = [
     "Problem",
     "Resources",
     "Result",
+    "Role",
     "RunningPod",
+    "Semantics",
     "SliceLayer",
     "SpecError",
     "StoreError",

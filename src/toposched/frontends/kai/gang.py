@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from toposched.frontends.kai.common import KaiGrouping
 from toposched.frontends.kai.podgroup import PodGroup, TopologyConstraint
-from toposched.model import Gang, Group, PodSpec, Policy, Problem, WorkloadSpecError
+from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, WorkloadSpecError
 
 
 def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, PodSpec]]) -> Gang:
@@ -58,7 +58,8 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
         topology=root.topology,
         min_member=group.min_member,
         kind="PodGroup",
-        policy=Policy.BINPACK,
+        policy=Policy.BINPACK,  # KAI's domain ordering, the default a caller may override
+        semantics=Semantics.HIERARCHY,
     )
 
 
