@@ -24,9 +24,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from toposched.engine import messages
-from toposched.engine.candidates import NoFit, candidates
+from toposched.engine.candidates import candidates
 from toposched.engine.members import Attempt, Progress, SNode, build, select
+from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment
 from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
@@ -43,17 +43,18 @@ MAX_TRIES = 20_000  # candidate sets tried per attempt before giving up (bounded
 class Solver:
     """Mutable state of one hierarchical placement."""
 
-    def __init__(self, space: NodeSpace, root: SNode, policy: Policy = Policy.BINPACK) -> None:
+    def __init__(self, space: NodeSpace, root: SNode, reasons: Reasons) -> None:
         self.space = space
         self.root = root
-        self.policy = policy
+        self.policy = reasons.policy
+        self.reasons = reasons
         self.strategy: dict[str, Strategy | None] = {}
-        self._strategies(root, policy, False)
+        self._strategies(root, reasons.policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
         self.where: dict[tuple[str, str], int] = {}  # (IR leaf, pod) -> row
         self.log: list[tuple[str, str, str]] = []  # (solver leaf, IR leaf, pod), newest last
-        self.failure: NoFit | None = None
+        self.failure: Unschedulable | None = None  # the first reason an attempt failed
         self.tries = 0
         self.leaves = [n for n in root.walk() if n.is_leaf]
         self.subtree = {n.name: [m for m in n.walk() if m.is_leaf] for n in root.walk()}
@@ -110,7 +111,7 @@ class Solver:
         ]
         return np.asarray(sorted(set(rows)), dtype=np.int64)
 
-    def note(self, failure: NoFit) -> None:
+    def note(self, failure: Unschedulable) -> None:
         if self.failure is None:
             self.failure = failure
 
@@ -120,8 +121,10 @@ class Solver:
         pods = attempt.of(node)
         if not pods:
             return True
-        found = candidates(self.space, node, pods, rows, self.held(node), self.strategy[node.name])
-        if isinstance(found, NoFit):
+        found = candidates(
+            self.space, node, pods, rows, self.held(node), self.reasons, self.strategy[node.name]
+        )
+        if isinstance(found, Unschedulable):
             self.note(found)
             return False
         own = found.scores if found.scores is not None else scores
@@ -131,7 +134,11 @@ class Solver:
         for chosen in found.sets:
             self.tries += 1
             if self.tries > MAX_TRIES:
-                self.note(NoFit(f"gave up after trying {MAX_TRIES} candidate node sets", node.name))
+                self.note(
+                    self.reasons.refuse(
+                        f"gave up after trying {MAX_TRIES} candidate node sets", group=node.name
+                    )
+                )
                 return False
             mark = self.mark()
             if node.is_leaf:
@@ -165,10 +172,10 @@ class Solver:
                 run -= count
             if run:
                 self.note(
-                    NoFit(
+                    self.reasons.refuse(
                         f"pod {pods[i].name} of {node.leaf} fits no node of the chosen domain "
                         f"({len(rows)} nodes)",
-                        node.leaf,
+                        group=node.leaf,
                     )
                 )
                 return False
@@ -250,46 +257,28 @@ def place_hierarchical(
     The result reports ``policy``.
     """
     space = NodeSpace(snapshot, snapshots)
+    reasons = Reasons(gang.name, space.default, policy)
     root = build(gang.root, gang.topology)
-    solver = Solver(space, root, policy)
+    solver = Solver(space, root, reasons)
     solver.pin()
     progress = solver.progress
     if not progress.satisfied(root):
         attempt = select(root, progress)
         if attempt.short:
             leaf, missing, pending = attempt.short[0]
-            return messages.build(
-                gang.name,
-                space.default,
-                policy,
+            return reasons.refuse(
                 f"subgroup {leaf} needs {missing} more pods to reach its minimum but only {pending} are pending",
                 group=leaf,
                 fit=pending,
                 needed=missing,
             )
         if attempt.empty or not solver.attempt(attempt):
-            return _failed(gang, space, solver.failure, policy)
+            return solver.failure or reasons.refuse("the gang has no pods to place")
     for _ in range(sum(len(leaf.pods) for leaf in solver.leaves)):
         attempt = select(root, progress)
         if attempt.empty or attempt.short or not solver.attempt(attempt):
             break
     return _output(gang, space, solver)
-
-
-def _failed(gang: Gang, space: NodeSpace, failure: NoFit | None, policy: Policy) -> Unschedulable:
-    if failure is None:
-        return messages.build(gang.name, space.default, policy, "the gang has no pods to place")
-    return messages.build(
-        gang.name,
-        failure.topology or space.default,
-        policy,
-        failure.message,
-        group=failure.group,
-        level=failure.level,
-        best_domain=failure.domain,
-        fit=failure.fit,
-        needed=failure.needed,
-    )
 
 
 def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from toposched.engine import messages
 from toposched.engine.hierarchy import place_hierarchical
+from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
-from toposched.engine.request import Invalid, compile_unit, units_of
-from toposched.engine.solver import Failure, Solved, Workspace, solve
+from toposched.engine.request import compile_unit, units_of
+from toposched.engine.solver import Solved, Workspace, solve
 from toposched.model import (
     Cluster,
     Gang,
@@ -46,22 +46,23 @@ def place_gang(
     if hierarchical(gang, policy):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
-    units = units_of(gang.root)
-    if isinstance(units, Invalid):
-        return invalid(gang, tree, policy, units)
+    reasons = Reasons(gang.name, tree.topology.name, policy)
+    units = units_of(gang.root, reasons)
+    if isinstance(units, Unschedulable):
+        return units
     ws = Workspace(snapshot)
     solved: list[Solved] = []
     for unit in units:
         if not unit.workers.pods and unit.leader is None:
             continue  # an empty PodSet needs no domain
-        req = compile_unit(unit, tree, policy)
-        if isinstance(req, Invalid):
-            return invalid(gang, tree, policy, req)
+        req = compile_unit(unit, tree, policy, reasons)
+        if isinstance(req, Unschedulable):
+            return req
         if solved:
             commit(ws, solved[-1])  # only a later request needs the capacity an earlier one took
-        result = solve(ws, req)
-        if isinstance(result, Failure):
-            return failed(gang, tree, policy, result)
+        result = solve(ws, req, reasons)
+        if isinstance(result, Unschedulable):
+            return result
         solved.append(result)
     assignments: dict[str, TopologyAssignment] = {
         leaf.name: assignment(tree, ()) for leaf in gang.leaves() if not leaf.pods
@@ -150,25 +151,3 @@ def node_slots(tree: TopologyTree, nodes: Sequence[tuple[int, int]]) -> list[tup
         np.asarray([n for n, _ in nodes], dtype=np.int64), np.asarray([c for _, c in nodes], dtype=np.int64)
     )
     return list(zip(tree.node_domain[-1][index].tolist(), index.tolist(), strict=True))
-
-
-def invalid(gang: Gang, tree: TopologyTree, policy: Policy, err: Invalid) -> Unschedulable:
-    return messages.build(gang.name, tree.topology.name, policy, err.message, group=err.name, level=err.level)
-
-
-def failed(gang: Gang, tree: TopologyTree, policy: Policy, failure: Failure) -> Unschedulable:
-    return messages.build(
-        gang.name,
-        tree.topology.name,
-        policy,
-        failure.message,
-        group=failure.group,
-        level=failure.level,
-        best_domain=failure.best_domain,
-        fit=failure.fit,
-        needed=failure.needed,
-        unit=failure.unit,
-        stats=failure.stats,
-        shortfall=failure.shortfall,
-        layers=failure.layers,
-    )

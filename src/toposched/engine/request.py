@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from toposched.engine.messages import Reasons
 from toposched.engine.policies import Strategy, strategy_for
-from toposched.model import Group, Mode, Policy, Resources, Role, SliceLayer, Toleration
+from toposched.model import Group, Mode, Policy, Resources, Role, SliceLayer, Toleration, Unschedulable
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree
 
@@ -51,15 +52,6 @@ class Request:
 
 
 @dataclass(frozen=True, slots=True)
-class Invalid:
-    """A request Kueue rejects before placing it; ``message`` is Kueue's reason text."""
-
-    name: str
-    message: str
-    level: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Unit:
     """One child of the gang root: a PodSet or a PodSet group, before checks."""
 
@@ -77,17 +69,17 @@ class Unit:
         return Unit(leaf.name, leaf, None, self.required, self.preferred, slices, (leaf,))
 
 
-def units_of(root: Group) -> list[Unit] | Invalid:
+def units_of(root: Group, reasons: Reasons) -> list[Unit] | Unschedulable:
     """The PodSets and PodSet groups of a gang, in workload order."""
     if root.is_leaf:
         return [_leaf_unit(root)]
     if root.level is not None:
-        unit = _group_unit(root)
-        return unit if isinstance(unit, Invalid) else [unit]
+        unit = _group_unit(root, reasons)
+        return unit if isinstance(unit, Unschedulable) else [unit]
     units: list[Unit] = []
     for child in root.children:
-        unit = _leaf_unit(child) if child.is_leaf else _group_unit(child)
-        if isinstance(unit, Invalid):
+        unit = _leaf_unit(child) if child.is_leaf else _group_unit(child, reasons)
+        if isinstance(unit, Unschedulable):
             return unit
         units.append(unit)
     return units
@@ -97,18 +89,18 @@ def _leaf_unit(leaf: Group) -> Unit:
     return Unit(leaf.name, leaf, None, leaf.required, leaf.preferred, leaf.slices, (leaf,))
 
 
-def _group_unit(group: Group) -> Unit | Invalid:
+def _group_unit(group: Group, reasons: Reasons) -> Unit | Unschedulable:
     if not all(child.is_leaf for child in group.children) or len(group.children) > 2:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"group {group.name!r} must hold one or two PodSets (leader and workers), "
             f"not {len(group.children)} children or nested groups",
+            group=group.name,
         )
     if group.level is None:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"PodSet group {group.name!r} co-locates its PodSets but requests no topology level; "
             "set required or preferred on the group",
+            group=group.name,
         )
     if len(group.children) == 1:
         only = group.children[0]
@@ -118,15 +110,15 @@ def _group_unit(group: Group) -> Unit | Invalid:
     roles = {child.role: child for child in group.children}
     leader, workers = roles.get(Role.LEADER), roles.get(Role.WORKERS)
     if leader is None or workers is None:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"PodSet group {group.name!r} must mark one PodSet as leader and the other as workers",
+            group=group.name,
         )
     if len(leader.pods) != 1:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"PodSet group {group.name!r} needs a leader PodSet of exactly 1 pod; "
             f"{leader.name!r} has {len(leader.pods)}",
+            group=group.name,
         )
     return Unit(
         group.name,
@@ -165,13 +157,17 @@ def shape_of(group: Group) -> PodShape:
 
 
 def compile_unit(
-    unit: Unit, tree: TopologyTree, policy: Policy, count: int | None = None
-) -> Request | Invalid:
+    unit: Unit, tree: TopologyTree, policy: Policy, reasons: Reasons, count: int | None = None
+) -> Request | Unschedulable:
     """Check one unit as Kueue does (same order, same messages) and resolve its levels."""
+
+    def invalid(message: str, level: str | None = None) -> Unschedulable:
+        return reasons.refuse(message, group=unit.name, level=level)
+
     levels = tree.levels
     slices = unit.slices
     if slices and slices[0].size <= 0:
-        return Invalid(unit.name, "slice topology requested, but slice size not provided")
+        return invalid("slice topology requested, but slice size not provided")
     if unit.required is not None:
         mode, key = Mode.REQUIRED, unit.required
     elif unit.preferred is not None:
@@ -180,35 +176,29 @@ def compile_unit(
         mode, key = Mode.UNCONSTRAINED, levels[0] if slices else levels[-1]
     level = tree.level_index(key)
     if level is None:
-        return Invalid(unit.name, f"no requested topology level: {key}", key)
+        return invalid(f"no requested topology level: {key}", key)
     slice_key = slices[0].level if slices else levels[-1]
     slice_level = tree.level_index(slice_key)
     if slice_level is None:
-        return Invalid(unit.name, f"no requested topology level for slices: {slice_key}", slice_key)
+        return invalid(f"no requested topology level for slices: {slice_key}", slice_key)
     if level > slice_level:
-        return Invalid(
-            unit.name, f"podset slice topology {slice_key} is above the podset topology {key}", key
-        )
+        return invalid(f"podset slice topology {slice_key} is above the podset topology {key}", key)
     slice_size = slices[0].size if slices else 1
     inner: dict[int, int] = {}
     previous_size, previous_level = slice_size, slice_level
     for layer in slices[1:]:
         inner_level = tree.level_index(layer.level)
         if inner_level is None:
-            return Invalid(
-                unit.name, f"no requested topology level for additional slice layer: {layer.level}"
-            )
+            return invalid(f"no requested topology level for additional slice layer: {layer.level}")
         if inner_level <= previous_level:
-            return Invalid(
-                unit.name,
+            return invalid(
                 f"additional slice layer topology {layer.level} must be at a lower level than "
                 f"{levels[previous_level]}",
             )
         if layer.size <= 0:
-            return Invalid(unit.name, "slice topology requested, but slice size not provided")
+            return invalid("slice topology requested, but slice size not provided")
         if previous_size % layer.size != 0:
-            return Invalid(
-                unit.name,
+            return invalid(
                 f"additional slice layer size {layer.size} must evenly divide parent layer size {previous_size}",
             )
         for lvl in range(previous_level + 1, inner_level + 1):
@@ -218,8 +208,7 @@ def compile_unit(
     if count is None and pods % slice_size != 0:
         # DESIGN.md: the seed requires slices to divide the PodSet; Kueue would silently leave the
         # remainder without a domain.
-        return Invalid(
-            unit.name,
+        return invalid(
             f"slice size {slice_size} does not evenly divide the {pods} pods of PodSet {unit.workers.name!r}",
             slice_key,
         )

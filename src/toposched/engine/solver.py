@@ -1,9 +1,9 @@
 """One request on one snapshot: phase 1 (counts), 2a (level and domains), 2b (down to leaves),
-then concrete nodes. Failures come back as ``Failure`` values carrying Kueue's reason."""
+then concrete nodes. Failures come back as ``Unschedulable`` values carrying Kueue's reason."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -12,29 +12,14 @@ from toposched.engine import messages
 from toposched.engine.counts import LevelCounts, fill_counts
 from toposched.engine.descend import descend
 from toposched.engine.greedy import InconsistentError
+from toposched.engine.messages import Reasons
 from toposched.engine.policies.balanced import balanced_place
 from toposched.engine.request import Request
 from toposched.engine.search import NoDomainsError, NoFitError, find_level
-from toposched.model import LayerFit
+from toposched.model import LayerFit, Unschedulable
 from toposched.snapshot import BoolArray, ExclusionStats, Snapshot, eligible, exclusion_stats, fits_count
 from toposched.snapshot.capacity import per_slot_requests
 from toposched.topology import IntArray, TopologyTree
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Why a request does not fit: Kueue's message plus the structured facts."""
-
-    group: str
-    message: str
-    level: str | None = None
-    best_domain: tuple[str, ...] | None = None
-    fit: int | None = None
-    needed: int | None = None
-    unit: str = "pod"
-    stats: ExclusionStats | None = None
-    shortfall: dict[str, int] = field(default_factory=dict)
-    layers: tuple[LayerFit, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -117,7 +102,9 @@ class Workspace:
         np.subtract.at(self.free, rows, counts[:, None] * vec[None, :])
 
 
-def solve(ws: Workspace, req: Request, allowed_leaves: BoolArray | None = None) -> Solved | Failure:
+def solve(
+    ws: Workspace, req: Request, reasons: Reasons, allowed_leaves: BoolArray | None = None
+) -> Solved | Unschedulable:
     """Place one request (Kueue's findTopologyAssignment) on the workspace's free capacity."""
     tree, snapshot = ws.tree, ws.snapshot
     columns = snapshot.columns
@@ -163,13 +150,13 @@ def solve(ws: Workspace, req: Request, allowed_leaves: BoolArray | None = None) 
         leaves = descend(tree, counts, req, level, chosen, balanced=placed is not None)
     except NoDomainsError as exc:
         key = tree.levels[exc.level]
-        return Failure(req.name, f"no topology domains at level: {key}", level=key)
+        return reasons.refuse(f"no topology domains at level: {key}", group=req.name, level=key)
     except NoFitError as exc:
         stats = exclusion_stats(tree, ws.free, columns, req.shape, raw, allowed_leaves)
-        return _no_fit(tree, counts, req, exc, stats, ws)
+        return _no_fit(tree, counts, req, exc, stats, ws, reasons)
     except InconsistentError as exc:
-        return Failure(req.name, f"internal placement error for {req.name!r}: {exc}")
-    return _result(tree, counts[-1], req, leaves, node_pods, leader_fits, with_leader)
+        return reasons.refuse(f"internal placement error for {req.name!r}: {exc}", group=req.name)
+    return _result(tree, counts[-1], req, leaves, node_pods, leader_fits, with_leader, reasons)
 
 
 def _no_fit(
@@ -179,7 +166,8 @@ def _no_fit(
     exc: NoFitError,
     stats: ExclusionStats,
     ws: Workspace,
-) -> Failure:
+    reasons: Reasons,
+) -> Unschedulable:
     name = tree.topology.name
     key = tree.levels[exc.level]
     best = None if exc.best is None else tree.path(exc.level, exc.best)
@@ -188,9 +176,9 @@ def _no_fit(
         layers = _layer_fits(tree, counts, req, exc.level)
         text = messages.layers_text(name, layers, stats)
         top = _best_by_slices(counts[exc.level])
-        return Failure(
-            req.name,
+        return reasons.refuse(
             text,
+            group=req.name,
             level=key,
             best_domain=None if top is None else tree.path(exc.level, top),
             fit=exc.fit,
@@ -202,7 +190,17 @@ def _no_fit(
         )
     text = messages.not_fit_text(name, exc.fit, exc.needed, req.slice_size, stats)
     unit = "pod" if req.slice_size == 1 else "slice"
-    return Failure(req.name, text, key, best, exc.fit, exc.needed, unit, stats, shortfall)
+    return reasons.refuse(
+        text,
+        group=req.name,
+        level=key,
+        best_domain=best,
+        fit=exc.fit,
+        needed=exc.needed,
+        unit=unit,
+        stats=stats,
+        shortfall=shortfall,
+    )
 
 
 def _best_by_slices(lc: LevelCounts) -> int | None:
@@ -262,7 +260,8 @@ def _result(
     node_pods: IntArray,
     leader_fits: npt.NDArray[np.bool_] | None,
     with_leader: IntArray | None,
-) -> Solved | Failure:
+    reasons: Reasons,
+) -> Solved | Unschedulable:
     leaves = leaves.copy()
     leaves.sort()
     loc = leaves_counts.loc(leaves)
@@ -270,7 +269,9 @@ def _result(
     leads = leaves_counts.lead[loc] if req.leader is not None else None
     lost = int(workers.sum()) != req.count
     if lost or (0 if leads is None else int(leads.sum())) != req.leader_count:
-        return Failure(req.name, f"internal placement error for {req.name!r}: pods lost on the way down")
+        return reasons.refuse(
+            f"internal placement error for {req.name!r}: pods lost on the way down", group=req.name
+        )
     leader: tuple[int, int] | None = None
     if tree.one_node_per_leaf:
         first = tree.leaf_start
@@ -308,5 +309,7 @@ def _result(
             if left == 0:
                 break
         if left:
-            return Failure(req.name, f"internal placement error for {req.name!r}: leaf without room")
+            return reasons.refuse(
+                f"internal placement error for {req.name!r}: leaf without room", group=req.name
+            )
     return Solved.of(req, placed, nodes, leader)
