@@ -8,8 +8,8 @@ import pytest
 
 from builders import GPU, RACK, ZONE, node, running, topology
 from toposched.engine import place_gang
-from toposched.engine.policies import BEST_FIT, LEAST_FREE, Strategy
-from toposched.engine.policies.profile import greedy_pick, hierarchy_strategy
+from toposched.engine.greedy import greedy_pick
+from toposched.engine.policies import BEST_FIT, LEAST_FREE, Strategy, hierarchy_strategy
 from toposched.model import (
     Gang,
     Group,

@@ -25,12 +25,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from toposched.engine.candidates import candidates
+from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment
-from toposched.engine.policies.base import Strategy
+from toposched.engine.policies import Strategy, hierarchy_strategy
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
-from toposched.engine.policies.profile import greedy_pick, hierarchy_strategy
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement

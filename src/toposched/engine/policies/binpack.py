@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from toposched.engine.greedy import expand
+from toposched.engine.ranges import expand
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
