@@ -236,8 +236,8 @@ def fill_one_by_one(
     count: int,
 ) -> list[tuple[int, int]]:
     """Each pod on the best row that still fits: highest score, least free ``pack``, then row."""
-    free = space.free.copy()
-    col = space.columns.get(pack)
+    free = space.ledger.free.copy()
+    col = space.ledger.columns.get(pack)
     out: list[tuple[int, int]] = []
     for _ in range(count):
         fitting = [int(r) for r in rows if allowed[r] and (free[r] >= vec).all()]
@@ -263,7 +263,7 @@ def fill_one_by_one(
 @given(trees(), st.data())
 def test_fill_nodes_agrees_with_placing_pods_one_at_a_time(tree: TopologyTree, data: st.DataObject) -> None:
     space = NodeSpace(Snapshot.build(tree))
-    vec = space.vector(Resources({CPU: data.draw(st.integers(1, 3)) * 1000}))
+    vec = space.ledger.vector(Resources({CPU: data.draw(st.integers(1, 3)) * 1000}))
     rows = ints(sorted(data.draw(st.sets(st.integers(0, space.size - 1), min_size=1))))
     allowed = np.asarray([data.draw(st.booleans()) for _ in range(space.size)], dtype=np.bool_)
     scores = (

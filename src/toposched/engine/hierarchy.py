@@ -84,7 +84,8 @@ class Solver:
                 self.progress.active.setdefault(leaf.name, set()).add(pod.name)
                 row = self.space.row.get(pod.node)
                 if row is not None:
-                    self.space.charge(row, self.space.vector(pod.requests))
+                    ledger = self.space.ledger
+                    ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))
                     self.where[(leaf.leaf, pod.name)] = row
 
     def _record(self, node: SNode, pod: PodSpec, row: int) -> None:
@@ -93,10 +94,10 @@ class Solver:
         self.log.append((node.name, node.leaf, pod.name))
 
     def mark(self) -> tuple[int, int]:
-        return self.space.mark(), len(self.log)
+        return self.space.ledger.mark(), len(self.log)
 
     def undo(self, mark: tuple[int, int]) -> None:
-        self.space.rollback(mark[0])
+        self.space.ledger.undo(mark[0])
         while len(self.log) > mark[1]:
             name, leaf, pod = self.log.pop()
             self.progress.active[name].discard(pod)
@@ -157,15 +158,20 @@ class Solver:
         while i < len(pods):
             first = pods[i]
             run = _same_shape_run(pods, i)
-            vec = space.vector(first.requests)
+            vec = space.ledger.vector(first.requests)
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
             strategy = self.strategy[node.name]
             if strategy is None:
                 fill = fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run)
             else:
                 fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
+            if fill:
+                space.ledger.charge(
+                    np.asarray([row for row, _ in fill], dtype=np.int64),
+                    np.asarray([count for _, count in fill], dtype=np.int64),
+                    vec,
+                )
             for row, count in fill:
-                space.charge(row, vec * count)
                 for pod in pods[i : i + count]:
                     self._record(node, pod, row)
                 i += count
@@ -207,7 +213,7 @@ def fill_greedy(
     if len(rows) == 0 or count <= 0:
         return []
     wanted = np.flatnonzero(vec > 0)
-    room = np.min(space.free[rows][:, wanted] // vec[wanted], axis=1) if len(wanted) else None
+    room = np.min(space.ledger.free[rows][:, wanted] // vec[wanted], axis=1) if len(wanted) else None
     if room is None:
         room = np.full(len(rows), count, dtype=np.int64)  # a pod asking for nothing fits anywhere
     ok = allowed[rows] & (room > 0)

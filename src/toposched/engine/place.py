@@ -7,10 +7,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from toposched.engine.hierarchy import place_hierarchical
+from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.request import compile_unit, units_of
-from toposched.engine.solver import Solved, Workspace, solve
+from toposched.engine.solver import Solved, solve
 from toposched.model import (
     Cluster,
     Gang,
@@ -50,7 +51,7 @@ def place_gang(
     units = units_of(gang.root, reasons)
     if isinstance(units, Unschedulable):
         return units
-    ws = Workspace(snapshot)
+    ledger = Ledger(snapshot.free, snapshot.columns)
     solved: list[Solved] = []
     for unit in units:
         if not unit.workers.pods and unit.leader is None:
@@ -59,8 +60,8 @@ def place_gang(
         if isinstance(req, Unschedulable):
             return req
         if solved:
-            commit(ws, solved[-1])  # only a later request needs the capacity an earlier one took
-        result = solve(ws, req, reasons)
+            commit(ledger, solved[-1])  # only a later request needs the capacity an earlier one took
+        result = solve(tree, ledger, req, reasons)
         if isinstance(result, Unschedulable):
             return result
         solved.append(result)
@@ -135,12 +136,13 @@ def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:
     return {node: Resources(amounts) for node, amounts in usage.items()}
 
 
-def commit(ws: Workspace, result: Solved) -> None:
+def commit(ledger: Ledger, result: Solved) -> None:
     """Count a placed request as used before the next request of the same gang."""
     req = result.request
-    ws.charge(list(result.nodes), per_slot_requests(req.shape.requests))
+    ledger.charge(result.node_ids, result.node_pods, ledger.vector(req.shape.requests))
     if result.leader is not None and req.leader_requests is not None:
-        ws.charge([(result.leader[1], 1)], per_slot_requests(req.leader_requests))
+        one = np.ones(1, dtype=np.int64)
+        ledger.charge(np.asarray([result.leader[1]], dtype=np.int64), one, ledger.vector(req.leader_requests))
 
 
 def node_slots(tree: TopologyTree, nodes: Sequence[tuple[int, int]]) -> list[tuple[int, int | None]]:

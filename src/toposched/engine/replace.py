@@ -13,11 +13,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, ordered_pods, place_pods, slots_in_leaf
 from toposched.engine.place import commit, node_slots
 from toposched.engine.request import Unit, compile_unit, units_of
-from toposched.engine.solver import Solved, Workspace, solve
+from toposched.engine.solver import Solved, solve
 from toposched.model import Gang, Group, PodPlacement, Policy, SliceLayer, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import BoolArray, Snapshot
@@ -40,7 +41,7 @@ def replace_failed_node(
     units = units_of(gang.root, reasons)
     if isinstance(units, Unschedulable):
         return units
-    ws = Workspace(snapshot)
+    ledger = Ledger(snapshot.free, snapshot.columns)
     assignments: dict[str, TopologyAssignment] = {}
     pods: list[PodPlacement] = []
     for unit in units:
@@ -61,11 +62,11 @@ def replace_failed_node(
                 assignments[leaf.name] = ta
                 pods += _moved_pods(snapshot, leaf, old, None, [])
                 continue
-            outcome = _repair(ws, unit.alone(leaf), ta, failed_hostname, policy, reasons)
+            outcome = _repair(tree, ledger, unit.alone(leaf), ta, failed_hostname, policy, reasons)
             if isinstance(outcome, Unschedulable):
                 return outcome
             result, kept = outcome
-            commit(ws, result)
+            commit(ledger, result)
             moved = node_slots(tree, result.nodes)
             assignments[leaf.name] = assignment(tree, [*kept, *result.leaves])
             pods += _moved_pods(snapshot, leaf, old, failed_hostname, moved)
@@ -91,9 +92,14 @@ def _stale(reasons: Reasons, leaf: Group, ta: TopologyAssignment, tree: Topology
 
 
 def _repair(
-    ws: Workspace, unit: Unit, ta: TopologyAssignment, failed: str, policy: Policy, reasons: Reasons
+    tree: TopologyTree,
+    ledger: Ledger,
+    unit: Unit,
+    ta: TopologyAssignment,
+    failed: str,
+    policy: Policy,
+    reasons: Reasons,
 ) -> tuple[Solved, list[tuple[int, int]]] | Unschedulable:
-    tree = ws.tree
     missing = sum(d.count for d in ta.domains if d.values[-1] == failed)
     kept: list[tuple[int, int]] = []
     for domain in ta.domains:
@@ -120,7 +126,7 @@ def _repair(
     if isinstance(req, Unschedulable):
         return req
     allowed = _allowed(tree, within, failed)
-    result = solve(ws, req, reasons, allowed)
+    result = solve(tree, ledger, req, reasons, allowed)
     if isinstance(result, Unschedulable):
         return result
     if not result.leaves:
