@@ -18,6 +18,7 @@ from toposched.model import (
     Policy,
     Resources,
     Role,
+    Semantics,
     SliceLayer,
     TopologyAssignment,
     Unschedulable,
@@ -312,3 +313,14 @@ def test_slice_layer_levels_may_be_aliases() -> None:
     )
     result = placed(place_gang(gang(leaf), Snapshot.build(tree)))
     assert result.assignments["main"].count == 4
+
+
+def test_semantics_not_policy_chooses_the_solver() -> None:
+    job = gang(podset("main", 20).requests(gpu=1).required("rack").build())
+    kueue = unschedulable(place_gang(job, snapshot(), policy=Policy.BESTFIT))
+    kai = unschedulable(
+        place_gang(replace(job, semantics=Semantics.HIERARCHY), snapshot(), policy=Policy.BESTFIT)
+    )
+    assert kueue.message.startswith('topology "default" allows to fit only 8 out of 20 pod(s)')
+    assert kai.message == "not enough resources in the cluster to allocate the job"
+    assert kai.policy is kueue.policy is Policy.BESTFIT

@@ -1,10 +1,11 @@
 """Every hand-optimised path agrees with its short readable reference.
 
 Pairs: ``distribute_each`` / ``distribute`` per list; ``BestFit.last_domains`` /
-``BestFit.last_domain`` per list; ``place_on_rows`` / ``place_pods``; ``leaf_assignment`` /
-``assignment``; the leaderless ``fill_counts`` / ``aggregate`` level by level; the vectorised
-descent below the slice level (``_share_all``) / the per-parent loop; ``fill_nodes`` (one sort) /
-placing pods one at a time; ``Group.same_shape`` / comparing every pod's shape.
+``BestFit.last_domain`` per list; ``place_on_rows`` / ``place_pods``; ``leaf_assignment`` and
+``assignment``'s shortcut / merging the pairs; the leaderless ``fill_counts`` / ``aggregate``
+level by level; the vectorised descent below the slice level (``_share_all``) / the per-parent
+loop; ``fill_nodes`` (one sort) / placing pods one at a time; ``Group.same_shape`` and the
+hierarchical solver's same-shape runs / comparing every pod's shape.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from builders import GPU, node, topology
 from toposched.engine.counts import LevelCounts, aggregate, fill_counts, leaf_counts
 from toposched.engine.descend import _share_all
 from toposched.engine.greedy import distribute, distribute_each
+from toposched.engine.hierarchy import _same_shape_run
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.policies import BEST_FIT, LEAST_FREE, Strategy
 from toposched.engine.policies.binpack import fill_nodes
@@ -159,6 +161,19 @@ def test_leaf_assignment_agrees_with_assignment(tree: TopologyTree, data: st.Dat
     assert leaf_assignment(tree, ints(leaves), ints(pods)) == expected
 
 
+@SETTINGS
+@given(trees(), st.data())
+def test_assignment_merges_repeats_and_drops_zeros(tree: TopologyTree, data: st.DataObject) -> None:
+    count = len(tree.leaf_start)
+    pairs = data.draw(st.lists(st.tuples(st.integers(0, count - 1), st.integers(0, 3)), max_size=8))
+    merged: dict[int, int] = {}
+    for leaf, pods in pairs:
+        merged[leaf] = merged.get(leaf, 0) + pods
+    kept = [(leaf, merged[leaf]) for leaf in sorted(merged) if merged[leaf] > 0]
+    expected = [(tree.leaf_values[leaf], pods) for leaf, pods in kept]
+    assert [(d.values, d.count) for d in assignment(tree, pairs).domains] == expected
+
+
 # -- phase 1 without a leader ---------------------------------------------------------------------
 
 
@@ -284,10 +299,25 @@ SHAPES = [
 ]
 
 
+def pods_of(kinds: list[int]) -> tuple[PodSpec, ...]:
+    return tuple(
+        PodSpec(f"p{i}", i, SHAPES[k][0], SHAPES[k][1], dict(SHAPES[k][2])) for i, k in enumerate(kinds)
+    )
+
+
 @SETTINGS
 @given(st.lists(st.sampled_from(range(len(SHAPES))), max_size=8))
 def test_same_shape_agrees_with_comparing_every_pod(kinds: list[int]) -> None:
-    pods = tuple(
-        PodSpec(f"p{i}", i, SHAPES[k][0], SHAPES[k][1], dict(SHAPES[k][2])) for i, k in enumerate(kinds)
-    )
+    pods = pods_of(kinds)
     assert Group("leaf", pods=pods).same_shape is all(p.shape == pods[0].shape for p in pods)
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(range(len(SHAPES))), min_size=1, max_size=8), st.data())
+def test_same_shape_run_agrees_with_comparing_shapes(kinds: list[int], data: st.DataObject) -> None:
+    pods = list(pods_of(kinds))
+    start = data.draw(st.integers(0, len(pods) - 1))
+    end = start + 1
+    while end < len(pods) and pods[end].shape == pods[start].shape:
+        end += 1
+    assert _same_shape_run(pods, start) == end - start

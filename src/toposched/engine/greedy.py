@@ -16,7 +16,8 @@ from toposched.topology import IntArray
 
 
 class InconsistentError(Exception):
-    """Phase-2 bookkeeping found less room than phase 1 promised (cannot happen by design)."""
+    """Phase-2 bookkeeping found less room than phase 1 promised (cannot happen by design);
+    ``solver.solve`` returns it as an ``Unschedulable``."""
 
 
 def prioritize_leader(

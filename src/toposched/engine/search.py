@@ -16,7 +16,8 @@ from toposched.topology import IntArray, TopologyTree
 
 
 class NoFitError(Exception):
-    """``fit`` of ``needed`` units fit at ``level``; ``best`` is the domain the count refers to."""
+    """``fit`` of ``needed`` units fit at ``level``; ``best`` is the domain the count refers to.
+    Control flow inside the engine only: ``solver.solve`` returns it as an ``Unschedulable``."""
 
     def __init__(self, fit: int, needed: int, level: int, best: int | None) -> None:
         super().__init__(f"{fit}/{needed} at level {level}")
@@ -27,7 +28,8 @@ class NoFitError(Exception):
 
 
 class NoDomainsError(Exception):
-    """The topology has no domain at ``level`` (no member node at all)."""
+    """The topology has no domain at ``level`` (no member node at all); ``solver.solve`` returns
+    it as an ``Unschedulable``."""
 
     def __init__(self, level: int) -> None:
         super().__init__(level)
