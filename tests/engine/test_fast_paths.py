@@ -20,9 +20,11 @@ from toposched.engine.descend import _share_all
 from toposched.engine.greedy import distribute, distribute_each
 from toposched.engine.hierarchy import _same_shape_run
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
-from toposched.engine.policies import BEST_FIT, LEAST_FREE, Strategy
+from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.binpack import fill_nodes
+from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.space import NodeSpace
+from toposched.engine.strategy import Strategy
 from toposched.model import CPU, Group, Node, PodSpec, Resources, Toleration
 from toposched.snapshot import Snapshot
 from toposched.topology import IntArray, TopologyTree

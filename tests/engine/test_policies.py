@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.policies import BEST_FIT, LEAST_FREE, strategy_for
+from toposched.engine.policies.bestfit import BEST_FIT
+from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
+from toposched.engine.profiles import strategy_for
 from toposched.model import Mode, Policy
 from toposched.topology import IntArray
 

@@ -25,9 +25,9 @@ import numpy as np
 
 from toposched.engine.members import SNode
 from toposched.engine.messages import Reasons
-from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
 from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.strategy import Strategy
 from toposched.model import PodSpec, Unschedulable
 from toposched.topology import IntArray
 

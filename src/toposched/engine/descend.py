@@ -12,9 +12,9 @@ import numpy as np
 
 from toposched.engine.counts import LevelCounts
 from toposched.engine.greedy import distribute, distribute_each
-from toposched.engine.policies import Strategy
 from toposched.engine.ranges import expand
 from toposched.engine.request import Request
+from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.policies import Strategy
+from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray
 
 

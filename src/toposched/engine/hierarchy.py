@@ -29,9 +29,10 @@ from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment
-from toposched.engine.policies import Strategy, hierarchy_strategy
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
+from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.strategy import Strategy
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import BoolArray, Snapshot

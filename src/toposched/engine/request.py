@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from toposched.engine.messages import Reasons
-from toposched.engine.policies import Strategy, strategy_for
+from toposched.engine.profiles import strategy_for
+from toposched.engine.strategy import Strategy
 from toposched.model import Group, Mode, Policy, Resources, Role, SliceLayer, Toleration, Unschedulable
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree

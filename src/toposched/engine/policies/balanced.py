@@ -16,8 +16,8 @@ from typing import Protocol
 import numpy as np
 
 from toposched.engine.counts import LevelCounts, aggregate
-from toposched.engine.policies.base import Strategy
 from toposched.engine.ranges import expand
+from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
 

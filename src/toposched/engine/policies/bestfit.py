@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.policies.base import descent_sorted, search_sorted
+from toposched.engine.strategy import descent_sorted, search_sorted
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 

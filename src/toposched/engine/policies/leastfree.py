@@ -5,7 +5,7 @@ the requested level the first domain in that order that holds the whole request 
 from __future__ import annotations
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.policies.base import descent_sorted, search_sorted
+from toposched.engine.strategy import descent_sorted, search_sorted
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 

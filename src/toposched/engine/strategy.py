@@ -1,4 +1,5 @@
-"""The protocol every greedy domain ordering follows, and the sort keys they share.
+"""The protocol every greedy domain ordering (``toposched.engine.policies``) follows, and the
+sort keys they share.
 
 A Kueue-style placement asks an ordering three things: the order to search domains in (at the
 requested level), the order to share pods among children (descent), and which domain takes the

@@ -1,12 +1,13 @@
 """Which ordering each request uses under each ``Policy`` (Kueue's TAS profiles): the one place
-that composes the policy modules, which know nothing of each other."""
+that composes the policy modules (``toposched.engine.policies``), which know nothing of each
+other."""
 
 from __future__ import annotations
 
-from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
+from toposched.engine.strategy import Strategy
 from toposched.model import Mode, Policy
 
 MIXED = Mixed(constrained=BEST_FIT, unconstrained=LEAST_FREE)
