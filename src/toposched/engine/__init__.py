@@ -1,5 +1,5 @@
-"""Place gangs on a snapshot: Kueue's topology-aware semantics for Kueue-shaped gangs, KAI's
-(``Policy.BINPACK``, hierarchical subgroups, minimums, several topologies) for the rest.
+"""Place gangs on a snapshot: Kueue's topology-aware semantics for Kueue gangs, KAI's group tree
+(``Semantics.HIERARCHY``: subgroups, minimums, several topologies) for the rest.
 
 ``place_gang`` (on a snapshot, plus ``snapshots`` by topology name for groups naming another
 Topology) and ``place`` (on a cluster) return a ``Placement`` or an ``Unschedulable`` value;

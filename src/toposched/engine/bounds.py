@@ -33,7 +33,7 @@ def shape_runs(pods: Sequence[PodSpec]) -> Runs:
 def capacity(space: NodeSpace, rows: IntArray, pod: PodSpec) -> IntArray:
     """Pods like ``pod`` each row still holds (0 where its taints or selector rule it out)."""
     allowed = space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
-    cap = fits_count(space.free[rows], space.columns, pod.requests)
+    cap = fits_count(space.ledger.free[rows], space.ledger.columns, pod.requests)
     return np.where(allowed[rows], cap, 0)
 
 
@@ -56,18 +56,18 @@ def room_left(space: NodeSpace, groups: Sequence[tuple[Runs, IntArray]]) -> bool
         if not fits(space, rows, list(by_shape.values())):
             return False
         for pods in by_shape.values():
-            same, parts = pooled.setdefault(space.vector(pods[0].requests).tobytes(), ([], []))
+            same, parts = pooled.setdefault(space.ledger.vector(pods[0].requests).tobytes(), ([], []))
             same += pods
             parts.append(rows)
     for pods, parts in pooled.values():
         if len(parts) > 1:
             union = np.unique(np.concatenate(parts))
-            if fits_count(space.free[union], space.columns, pods[0].requests).sum() < len(pods):
+            if fits_count(space.ledger.free[union], space.ledger.columns, pods[0].requests).sum() < len(pods):
                 return False
     if len(pooled) > 1:
-        need = sum(space.vector(pods[0].requests) * len(pods) for pods, _ in pooled.values())
+        need = sum(space.ledger.vector(pods[0].requests) * len(pods) for pods, _ in pooled.values())
         union = np.unique(np.concatenate([rows for _, parts in pooled.values() for rows in parts]))
-        room = np.maximum(space.free[union], 0).sum(axis=0)
+        room = np.maximum(space.ledger.free[union], 0).sum(axis=0)
         if (need > room).any():
             return False
     return True

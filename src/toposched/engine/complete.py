@@ -16,8 +16,9 @@ from dataclasses import replace
 from toposched.engine.budget import SearchBudget
 from toposched.engine.exact import MAX_GROUPS, ExactSearch
 from toposched.engine.members import build
+from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment
-from toposched.engine.request import Invalid, compile_unit, units_of
+from toposched.engine.request import compile_unit, units_of
 from toposched.engine.space import NodeSpace
 from toposched.model import Gang, Group, PodPlacement, Policy, Search, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
@@ -42,7 +43,7 @@ def search_complete(
     and leaves a request Kueue rejects as invalid refused."""
     root = gang.root
     if kueue:
-        podsets = _kueue_podsets(root, snapshot, policy)
+        podsets = _kueue_podsets(root, snapshot, Reasons(gang.name, snapshot.tree.topology.name, policy))
         if podsets is None:
             return faithful
         root = podsets
@@ -65,11 +66,11 @@ def search_complete(
     return replace(faithful, note=note, budget_exhausted=outcome.exhausted)
 
 
-def _kueue_podsets(root: Group, snapshot: Snapshot, policy: Policy) -> Group | None:
+def _kueue_podsets(root: Group, snapshot: Snapshot, reasons: Reasons) -> Group | None:
     """The gang as Kueue places it, one child per PodSet or PodSet group, under that unit's level
     (the workers carry the unit's slices); None when Kueue rejects a request as invalid."""
-    units = units_of(root)
-    if isinstance(units, Invalid):
+    units = units_of(root, reasons)
+    if isinstance(units, Unschedulable):
         return None
     children: list[Group] = []
     for unit in units:
@@ -80,7 +81,7 @@ def _kueue_podsets(root: Group, snapshot: Snapshot, policy: Policy) -> Group | N
         if not unit.workers.pods and unit.leader is None:
             children.append(Group(f"{unit.name}/podset", children=members))  # needs no domain
             continue
-        if isinstance(compile_unit(unit, snapshot.tree, policy), Invalid):
+        if isinstance(compile_unit(unit, snapshot.tree, reasons.policy, reasons), Unschedulable):
             return None
         children.append(Group(f"{unit.name}/podset", unit.required, unit.preferred, children=members))
     return Group(f"{root.name}/podsets", children=tuple(children))

@@ -29,6 +29,7 @@ import numpy as np
 
 from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, tree_order
 from toposched.engine.budget import ExhaustedError, SearchBudget, Steps
+from toposched.engine.ledger import Ledger
 from toposched.engine.members import Progress, SNode
 from toposched.engine.space import NodeSpace
 from toposched.engine.splits import splits
@@ -83,6 +84,14 @@ class ExactSearch:
 
     # -- set-up and bookkeeping -----------------------------------------------------------------
 
+    @property
+    def ledger(self) -> Ledger:
+        return self.space.ledger
+
+    def _charge(self, row: int, pods: int, vec: IntArray) -> None:
+        """``pods`` pods of ``vec`` on one row (negative: give them back)."""
+        self.ledger.charge(np.asarray([row], dtype=np.int64), np.asarray([pods], dtype=np.int64), vec)
+
     def _pin(self) -> None:
         """Charge pods that already run and note, per group, the rows they hold. Every resource
         the gang asks for gets its ledger column first, so request vectors keep one length."""
@@ -90,13 +99,13 @@ class ExactSearch:
         for node in reversed(self.root.walk()):  # children before parents
             rows = [r for child in node.children for r in rows_of[child.name]]
             for pod in node.pods if node.is_leaf else ():
-                self.space.vector(pod.requests)
+                self.ledger.vector(pod.requests)
                 if pod.node is None:
                     continue
                 self.progress.active.setdefault(node.name, set()).add(pod.name)
                 row = self.space.row.get(pod.node)
                 if row is not None:
-                    self.space.charge(row, self.space.vector(pod.requests))
+                    self._charge(row, 1, self.ledger.vector(pod.requests))
                     self.where[(node.leaf, pod.name)] = row
                     rows.append(row)
             rows_of[node.name] = rows
@@ -173,21 +182,21 @@ class ExactSearch:
         ordered = rows[np.argsort(self._order[rows], kind="stable")]
         cap = capacity(self.space, ordered, run[0])
         usable, cap = ordered[cap > 0], cap[cap > 0]
-        vec = self.space.vector(run[0].requests)
-        mark = self.space.mark()
+        vec = self.ledger.vector(run[0].requests)
+        mark = self.ledger.mark()
         charged = [0] * len(usable)
         for take, first, end in splits(cap.tolist(), len(run)):
             self.steps.tick()
             for position in range(first, end):
                 change = take[position] - charged[position]
                 if change:
-                    self.space.charge(int(usable[position]), vec * change)
+                    self._charge(int(usable[position]), change, vec)
                     charged[position] = take[position]
             self.placed.append((leaf, run, usable, take))
             if self._place(runs[1:], rows, leaf, rest):
                 return True
             self.placed.pop()
-        self.space.rollback(mark)
+        self.ledger.undo(mark)
         return False
 
     def _record(self) -> None:
@@ -276,7 +285,7 @@ class ExactSearch:
                 if not len(room):
                     break
                 row = int(rows[room[0]])
-                self.space.charge(row, self.space.vector(pod.requests))
+                self._charge(row, 1, self.ledger.vector(pod.requests))
                 self.where[(leaf.leaf, pod.name)] = row
 
 
