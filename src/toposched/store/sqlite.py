@@ -53,6 +53,19 @@ R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
 
 
+def _workload_filter(owner: str | None, states: Collection[WorkloadState] | None) -> tuple[str, list[Any]]:
+    """The WHERE clause (and its parameters) for one owner's workloads in some states."""
+    where = ["1"]
+    params: list[Any] = []
+    if owner is not None:
+        where.append("owner = ?")
+        params.append(owner)
+    if states is not None:
+        where.append(f"state IN ({', '.join('?' for _ in states)})" if states else "0")
+        params.extend(str(WorkloadState(s)) for s in states)
+    return " AND ".join(where), params
+
+
 class SqliteStore:
     """The scheduler's state in one SQLite file (created and migrated on open)."""
 
@@ -243,18 +256,27 @@ class SqliteStore:
         self, owner: str | None = None, states: Collection[WorkloadState] | None = None
     ) -> list[WorkloadRecord]:
         """Workloads in arrival order, optionally only one owner's and only some states."""
-        where: list[str] = []
-        params: list[Any] = []
-        if owner is not None:
-            where.append("owner = ?")
-            params.append(owner)
-        if states is not None:
-            where.append(f"state IN ({', '.join('?' for _ in states)})" if states else "0")
-            params.extend(str(WorkloadState(s)) for s in states)
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        clause, params = _workload_filter(owner, states)
         with self._tx("listing workloads") as db:
             rows = db.execute(
-                f"SELECT {_WORKLOAD_COLUMNS} FROM workloads{clause} ORDER BY sequence, id", params
+                f"SELECT {_WORKLOAD_COLUMNS} FROM workloads WHERE {clause} ORDER BY sequence, id", params
+            ).fetchall()
+        return [workload_from_row(row) for row in rows]
+
+    def page_workloads(
+        self,
+        *,
+        owner: str | None = None,
+        states: Collection[WorkloadState] | None = None,
+        after: int = 0,
+        limit: int,
+    ) -> list[WorkloadRecord]:
+        """One page of workloads in id order: ids above ``after``, at most ``limit`` (in SQL)."""
+        clause, params = _workload_filter(owner, states)
+        with self._tx("listing workloads") as db:
+            rows = db.execute(
+                f"SELECT {_WORKLOAD_COLUMNS} FROM workloads WHERE id > ? AND {clause} ORDER BY id LIMIT ?",
+                [after, *params, limit],
             ).fetchall()
         return [workload_from_row(row) for row in rows]
 
@@ -448,12 +470,22 @@ class SqliteStore:
             return self._events(db, "seq = ?", [seq])[0]
 
     def list_events(
-        self, since: int = 0, workload: int | None = None, limit: int | None = None
+        self,
+        since: int = 0,
+        workload: int | None = None,
+        limit: int | None = None,
+        *,
+        owner: str | None = None,
     ) -> list[EventRecord]:
-        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
-        where, params = "seq > ?", [since]
+        """Events with ``seq > since`` in order, optionally for one workload or only for the
+        workloads of ``owner`` (filtered in SQL), at most ``limit``."""
+        where = "seq > ?"
+        params: list[Any] = [since]
         if workload is not None:
             where, params = where + " AND workload = ?", [*params, workload]
+        if owner is not None:
+            where += " AND workload IN (SELECT id FROM workloads WHERE owner = ?)"
+            params = [*params, owner]
         with self._tx("reading events") as db:
             return self._events(db, where, params, limit)
 
