@@ -39,6 +39,12 @@ def serve_command(
             "--cluster", metavar="FILE", help="Import nodes and topologies from a kubectl dump at start."
         ),
     ] = None,
+    backoff_max: Annotated[
+        float,
+        typer.Option(
+            "--backoff-max", help="Longest wait (seconds) before retrying a workload that did not fit."
+        ),
+    ] = 60.0,
     read_timeout: Annotated[
         float,
         typer.Option("--read-timeout", help="Seconds a client has to send a whole request (head and body)."),
@@ -65,13 +71,14 @@ def serve_command(
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
     from toposched.frontends.cluster import load_cluster_report
-    from toposched.scheduler import Scheduler, SystemClock
+    from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
     try:
+        config = SchedulerConfig(backoff_max_seconds=backoff_max)
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
-        scheduler = Scheduler(store, SystemClock())
+        scheduler = Scheduler(store, SystemClock(), config)
         if cluster is not None:
             parsed, warnings = load_cluster_report(_read(cluster), source=cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)
@@ -105,9 +112,7 @@ def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
 
 
-def _auth(
-    tokens: str | None, db: Path
-) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
+def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
     """The tokens file (``--tokens``, else the one beside the database, created on first use
     with owner-only permissions), refused when others may read it or another user owns it.
     With a new file, also its path and the tokens it was made from, to show once."""
