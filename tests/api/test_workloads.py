@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from tests.api.conftest import ADMIN, ALICE, Api, bearer
 from tests.api.specs import RACK, job_yaml, node_names
 
@@ -24,7 +26,8 @@ def test_submit_is_pending_then_admitted_with_placement(api: Api) -> None:
     nodes = [p["node"] for p in got["placement"]["pods"]]
     assert len(nodes) == 2
     assert len({n.rsplit("-", 1)[0] for n in nodes}) == 1  # both in one rack
-    assert got["spec"].startswith("apiVersion: batch/v1")
+    (document,) = json.loads(got["spec"])  # the submitted documents, as the service parsed them
+    assert (document["apiVersion"], document["kind"]) == ("batch/v1", "Job")
 
 
 def test_too_big_waits_with_explanation(api: Api) -> None:

@@ -18,9 +18,10 @@ import json
 import pytest
 import yaml
 
-from toposched.cli.output import result_document, to_json, to_yaml
+from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import explanation_rows, index_ranges, pods_label
 from toposched.cli.view import build_view, display_resource, level_name
+from toposched.emit.result import result_document
 from toposched.model import (
     HOSTNAME,
     Cluster,

@@ -9,14 +9,10 @@ from typing import Any
 import pytest
 
 from conformance.loader import Case, missing_facts, params, skip_if_conflicted, wildcard_match
-from toposched.frontends.kai import (
-    compile_workload,
-    parse_podgroup,
-    resolved_levels,
-    topology_from_object,
-)
+from toposched.frontends.kai import compile_workload, resolved_levels, topology_from_object
 from toposched.frontends.kai.keys import SUBGROUP_NAME
 from toposched.model import WorkloadSpecError
+from toposched.wire.kai import parse_podgroup
 
 LEVEL_KEYS = {
     "requiredTopologyLevel": "required",

@@ -1,21 +1,12 @@
-"""Kueue objects: Topology, the Workload admission patch and the ungater's pod patches."""
+"""Kueue results: the Workload admission patch and the ungater's pod patches."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 
-from toposched.emit.kueue import (
-    TOPOLOGY_GATE,
-    apply_pod_patch,
-    from_v1beta1,
-    from_v1beta2,
-    node_selector_patches,
-    topology_object,
-    workload_status_patch,
-)
+from toposched.emit.kueue import from_v1beta1, from_v1beta2, node_selector_patches, workload_status_patch
 from toposched.model import (
     HOSTNAME,
     DomainCount,
@@ -26,6 +17,7 @@ from toposched.model import (
     Topology,
     TopologyAssignment,
 )
+from toposched.wire.kueue import TOPOLOGY_GATE, apply_pod_patch
 
 BLOCK = "cloud.provider.com/topology-block"
 RACK = "cloud.provider.com/topology-rack"
@@ -44,25 +36,6 @@ def placement(*pods: tuple[str, tuple[str, ...]]) -> Placement:
         pods=tuple(PodPlacement(name, "workers", i, None, domain) for i, (name, domain) in enumerate(pods)),
         assignments={},
     )
-
-
-def test_topology_object_lists_levels_coarsest_first() -> None:
-    assert topology_object(WITH_HOSTS) == {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "Topology",
-        "metadata": {"name": "hosts"},
-        "spec": {"levels": [{"nodeLabel": BLOCK}, {"nodeLabel": RACK}, {"nodeLabel": HOSTNAME}]},
-    }
-
-
-@pytest.mark.parametrize("version", ["kueue.x-k8s.io/v1alpha1", "kueue.x-k8s.io/v1beta1", "v1beta1"])
-def test_topology_object_older_versions(version: str) -> None:
-    assert topology_object(RACKS_ONLY, version)["apiVersion"] == "kueue.x-k8s.io/" + version.split("/")[-1]
-
-
-def test_topology_object_rejects_unknown_version() -> None:
-    with pytest.raises(SpecError, match=re.escape("unsupported Kueue API version 'kai.scheduler/v1alpha1'")):
-        topology_object(RACKS_ONLY, "kai.scheduler/v1alpha1")
 
 
 ASSIGNMENTS = {

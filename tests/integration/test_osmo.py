@@ -25,8 +25,17 @@ def place(
     )  # fmt: skip
     assert run.exit_code == 0, run.stdout + run.stderr
     doc = run.json()
-    assert {p["podSet"] for p in doc["pods"]} == {"group1"}  # podSet = the OSMO group
+    assert {p["podSet"] for p in doc["pods"]} <= podgroup_names(case)  # podSet = the leaf (sub)group
     return {p["name"]: p["node"] for p in doc["pods"]}, node_labels(cluster_file)
+
+
+def podgroup_names(case: str) -> set[str]:
+    """The names of the PodGroups ``compile osmo`` prints for a case and of their subgroups."""
+    run = run_process("compile", "osmo", OSMO / f"{case}.workflow.yaml", "--pool", OSMO / f"{case}.pool.yaml")
+    groups = yaml.safe_load(run.stdout)["podGroups"].values()
+    return {g["metadata"]["name"] for g in groups} | {
+        s["name"] for g in groups for s in g["spec"].get("subGroups", [])
+    }
 
 
 def test_use_case_1_all_tasks_on_one_nvl72_rack(invoke: Invoke) -> None:

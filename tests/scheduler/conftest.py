@@ -7,10 +7,12 @@ b1 ── r1 ── x1 (2 gpu)  x2 (2 gpu)  x3 (2 gpu)
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from builders import BLOCK, GPU, HOST, RACK, node
+from toposched.frontends.parse import parse_documents
 from toposched.model import Node, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore, Store
@@ -33,13 +35,15 @@ def job(
     gpu: int = 1,
     required: str | None = RACK,
     tolerations: Sequence[str] = (),
-) -> str:
-    """A Kueue-annotated batch Job of ``pods`` pods, each requesting ``gpu`` GPUs.
-    ``tolerations`` are YAML flow mappings, e.g. ``{key: k, operator: Exists, effect: NoExecute}``."""
+) -> list[Any]:
+    """A Kueue-annotated batch Job of ``pods`` pods, each requesting ``gpu`` GPUs, parsed as the
+    service's edge parses a submission. ``tolerations`` are YAML flow mappings, e.g.
+    ``{key: k, operator: Exists, effect: NoExecute}``."""
     annotation = f"\n        kueue.x-k8s.io/podset-required-topology: {required}" if required else " {}"
     tols = "".join(f"\n      - {t}" for t in tolerations)
     tol_block = f"\n      tolerations:{tols}" if tolerations else ""
-    return f"""apiVersion: batch/v1
+    return parse_documents(
+        f"""apiVersion: batch/v1
 kind: Job
 metadata:
   name: {name}
@@ -57,7 +61,9 @@ spec:
         resources:
           requests:
             {GPU}: "{gpu}"
-"""
+""",
+        source="spec",
+    )
 
 
 class Env:
@@ -73,7 +79,7 @@ class Env:
             self.store.put_topology(TOPOLOGY)
         self.sched = Scheduler(self.store, self.clock, config or SchedulerConfig())
 
-    def submit(self, spec: str, owner: str = "alice", priority: int = 0) -> int:
+    def submit(self, spec: list[Any], owner: str = "alice", priority: int = 0) -> int:
         return self.sched.submit(spec, owner=owner, priority=priority).id
 
     def nodes_of(self, workload: int) -> dict[str, str]:

@@ -13,14 +13,14 @@ from toposched.store import WorkloadState
 
 def test_submit_logs_its_event_and_the_loop_reuses_the_compiled_gang(env: Env) -> None:
     calls = 0
-    real = env.sched.intake.load
+    real = env.sched.registry.compile
 
     def counting(*args: object, **kwargs: object) -> object:
         nonlocal calls
         calls += 1
         return real(*args, **kwargs)  # type: ignore[arg-type]  # forwarding the same call
 
-    env.sched._state.intake.load = counting  # type: ignore[method-assign]  # spy on the registry
+    env.sched._state.registry.compile = counting  # type: ignore[method-assign]  # spy on the registry
     wid = env.submit(job("a", 1))
     assert calls == 1  # one topology defined: compiled once, against it
     assert env.events(wid) == ["submitted"]

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from toposched.frontends.cluster import load_cluster
+from toposched.frontends.parse import parse_documents
 from toposched.model import ConflictError
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore, WorkloadState
@@ -44,7 +45,7 @@ def test_pool_with_keys_gets_its_osmo_topology(scheduler: Scheduler) -> None:
 
 
 def test_submitted_workflow_is_placed_in_one_gpu_clique(scheduler: Scheduler) -> None:
-    workflow = (EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8")
+    workflow = parse_documents((EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8"), source="wf")
     record = scheduler.submit(workflow, owner="alice")
     assert record.topology == "osmo-pool-osmo-workflows-my-pool-topology"
     report = scheduler.cycle()
@@ -59,7 +60,7 @@ def test_submitted_workflow_is_placed_in_one_gpu_clique(scheduler: Scheduler) ->
 
 
 def test_pool_topology_levels_cannot_change_under_admitted_workloads(scheduler: Scheduler) -> None:
-    workflow = (EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8")
+    workflow = parse_documents((EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8"), source="wf")
     scheduler.submit(workflow, owner="alice")
     scheduler.cycle()
     pool = yaml.safe_load((EXAMPLES / f"{CASE}.pool.yaml").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""The smaller parts: codec round trip, the front-end registry, topology guards, the clock."""
+"""The smaller parts: placement JSON round trip, topology guards, the clock."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import threading
 import pytest
 
 from builders import BLOCK, HOST, RACK
-from toposched.model import ConflictError, Gang, Group, NotFoundError, Topology, WorkloadSpecError
-from toposched.scheduler import FrontEnd, ManualClock, default_intake
-from toposched.scheduler.codec import placement_from_json, placement_to_json
+from toposched.emit.result import placement_from_json, placement_to_json
+from toposched.model import ConflictError, NotFoundError, Topology
+from toposched.scheduler import ManualClock
 from toposched.store import WorkloadState
 
 from .conftest import Env, job
@@ -22,36 +22,6 @@ def test_placement_json_round_trip(env: Env) -> None:
     assert set(stored) == {"topology", "policy", "pods", "assignments"}
     assert set(stored["pods"][0]) == {"name", "podSet", "index", "node"}
     assert placement_to_json(placement_from_json(stored)) == stored
-
-
-@pytest.mark.parametrize(
-    ("spec", "hint", "chosen"),
-    [
-        ("apiVersion: batch/v1\nkind: Job\n", None, "kueue"),
-        ("apiVersion: example.com/v1\nkind: Widget\n", "kueue", "kueue"),
-        ("apiVersion: example.com/v1\nkind: Widget\n", None, "widgets"),
-        ("apiVersion: batch/v1\nkind: Job\n", "Widget", "widgets"),
-    ],
-    ids=["by-kind", "by-front-end-hint", "registered-later", "by-kind-hint"],
-)
-def test_intake_registry_chooses_front_end(spec: str, hint: str | None, chosen: str) -> None:
-    intake = default_intake()
-    widget = FrontEnd(
-        "widgets",
-        frozenset({"Widget"}),
-        lambda text, topology: Gang("w", Group("main")),
-        lambda doc: doc.get("kind") == "Widget",
-    )
-    intake.register(widget)
-    assert intake.choose(spec, hint).name == chosen
-
-
-def test_intake_rejects_unknown_kinds() -> None:
-    with pytest.raises(WorkloadSpecError) as err:
-        default_intake().load("apiVersion: example.com/v1\nkind: Widget\n")
-    assert err.value.problems[0].path == "kind"
-    with pytest.raises(WorkloadSpecError):
-        default_intake().choose("kind: Job", "Widget")
 
 
 def test_topology_in_use_cannot_be_deleted_or_relevelled(env: Env) -> None:

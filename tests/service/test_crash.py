@@ -8,6 +8,7 @@ import threading
 import time
 
 import httpx
+import pytest
 from tests.api.specs import job_yaml
 from tests.service.checks import holding_capacity, overcommitted
 from tests.service.server import ADMIN, USERS, Server, headers
@@ -15,6 +16,9 @@ from tests.service.server import ADMIN, USERS, Server, headers
 WANTED = 200  # acknowledged submissions
 KILLS = 6
 MAX_ATTEMPTS = 1500  # bounds the loop even if the server never comes back
+
+# Tens of seconds each: marked so a quick local run can leave them out; CI runs everything.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def test_sigkill_during_submissions_loses_nothing(server: Server) -> None:

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from tests.service.checks import holding_capacity, overcommitted
 from tests.service.load import run_load
 from tests.service.server import ADMIN, USERS, Server
 
 CLIENTS = 100
 ROUNDS = 3
+
+# Tens of seconds each: marked so a quick local run can leave them out; CI runs everything.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def test_hundred_concurrent_clients(server: Server) -> None:

@@ -84,7 +84,7 @@ def test_client_commands(server: Server, tmp_path: Path) -> None:
     shown = runner.invoke(app, ["get", str(workload_id), *common], env=owner)
     assert shown.exit_code == 0 and "cli-job" in shown.output
     denied = runner.invoke(app, ["get", str(workload_id), *common], env={"TOPOSCHED_TOKEN": OTHER})
-    assert denied.exit_code == 1
+    assert denied.exit_code == 2  # another user's workload: not found, like a bad id
     assert "error 404" in denied.output
     cancelled = runner.invoke(app, ["cancel", str(workload_id), *common], env=owner)
     assert cancelled.exit_code == 0 and "cancelled" in cancelled.output

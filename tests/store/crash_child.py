@@ -1,5 +1,6 @@
 """Child process for the crash-safety test: submits, admits and releases workloads as fast as it
-can, printing each id only after the call returned (the write is committed), until it is killed.
+can, printing each id only after the call returned (the write is committed), until it is killed
+(or, should the parent die first, for at most ``LIFETIME`` seconds).
 
 Usage: python crash_child.py STORE_FILE SEED
 """
@@ -8,9 +9,12 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 
 from toposched.model import ConflictError, Node, Resources
 from toposched.store import EventRecord, SqliteStore, WorkloadRecord, WorkloadState
+
+LIFETIME = 60.0
 
 NODES = [
     Node.create(f"n{i}", {"kubernetes.io/hostname": f"n{i}"}, Resources({"nvidia.com/gpu": 8, "pods": 4}))
@@ -24,7 +28,8 @@ def main(path: str, seed: int) -> None:
     if not store.get_nodes():
         store.put_nodes(NODES)
     print("ready", flush=True)
-    while True:
+    deadline = time.monotonic() + LIFETIME
+    while time.monotonic() < deadline:
         record = store.submit_workload(
             WorkloadRecord(
                 name=f"w{seed}", kind="Job", owner="crash", spec="kind: Job", priority=rng.randint(0, 3)

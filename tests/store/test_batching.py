@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from polling import wait_until
 from toposched.store import SqliteStore, WorkloadRecord
 from toposched.store.batching import GroupCommit
 
@@ -40,13 +41,11 @@ def run_callers(group: GroupCommit[int, int], items: list[int], recorder: Record
 
     first = threading.Thread(target=call, args=(items[0],))
     first.start()
-    while group._queue or not group._committing:  # wait until the first caller commits
-        threading.Event().wait(0.001)
+    wait_until(lambda: not group._queue and group._committing, what="the first caller commits")
     rest = [threading.Thread(target=call, args=(item,)) for item in items[1:]]
     for thread in rest:
         thread.start()
-    while len(group._queue) < len(rest):  # every later caller is queued behind the first batch
-        threading.Event().wait(0.001)
+    wait_until(lambda: len(group._queue) >= len(rest), what="every later caller queues behind the first batch")
     recorder.release.set()
     for thread in [first, *rest]:
         thread.join(timeout=10)

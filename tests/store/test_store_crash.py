@@ -9,10 +9,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from toposched.store import SqliteStore, WorkloadState
 
 CHILD = Path(__file__).with_name("crash_child.py")
 KILLS = 30
+
+# Tens of seconds each: marked so a quick local run can leave them out; CI runs everything.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def _check(path: Path, acked: dict[str, set[int]]) -> None:

@@ -1,6 +1,8 @@
 """``toposched submit / get / list / cancel``: thin HTTP clients of ``toposched serve``.
 
-Exit codes: 0 done, 1 the server refused or could not be reached, 2 invalid input.
+Exit codes: 0 done; 2 the request is wrong (invalid spec, missing or rejected token, another
+user's or an unknown id: any 4xx but a conflict or rate limit); 1 the server could not do it now
+(unreachable, 5xx, a conflict with the workload's state, too many requests).
 """
 
 from __future__ import annotations
@@ -11,10 +13,19 @@ from typing import Annotated, Any
 
 import httpx
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
 
 from toposched.cli.errors import ExitCode
+from toposched.cli.hints import taint_hint
 
-ServerOpt = Annotated[str, typer.Option("--server", "-s", metavar="URL", help="The toposched server.")]
+ServerOpt = Annotated[
+    str,
+    typer.Option(
+        "--server", "-s", envvar="TOPOSCHED_SERVER", metavar="URL", help="The server (or TOPOSCHED_SERVER)."
+    ),
+]
 TokenOpt = Annotated[
     str | None,
     typer.Option(
@@ -23,7 +34,8 @@ TokenOpt = Annotated[
 ]
 OutputOpt = Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help="table or json.")]
 DEFAULT_SERVER = "http://127.0.0.1:8080"
-REFUSED = 1
+# 4xx answers that depend on the server's state rather than on what was asked.
+_RETRYABLE = frozenset({408, 409, 429})
 
 
 def submit_command(
@@ -59,13 +71,17 @@ def get_command(
     if output == "json":
         typer.echo(json.dumps(record, indent=2))
         return
-    typer.echo(_line(record))
+    console = Console(highlight=False)
+    console.print(_workloads_table([record]))
     placement = record.get("placement") or {}
-    for pod in placement.get("pods") or []:
-        typer.echo(f"  {pod.get('name')}  ->  {pod.get('node')}")
-    explanation = record.get("explanation") or {}
-    if explanation:
-        typer.echo(f"  waiting: {explanation.get('reason') or explanation}")
+    pods = placement.get("pods") or []
+    if pods:
+        table = Table("POD", "NODE", box=None, pad_edge=False, header_style="bold")
+        for pod in pods:
+            table.add_row(escape(str(pod.get("name"))), escape(str(pod.get("node"))))
+        console.print(table)
+    for line in _waiting_lines(record.get("explanation")):
+        typer.echo(line)
 
 
 def list_command(
@@ -89,8 +105,8 @@ def list_command(
         return
     if not records:
         typer.echo("no workloads")
-    for record in records:
-        typer.echo(_line(record))
+        return
+    Console(highlight=False).print(_workloads_table(records))
 
 
 def cancel_command(
@@ -104,11 +120,30 @@ def cancel_command(
     _show(record, output, f"workload {record.get('id')} ({record.get('name')}): {record.get('state')}")
 
 
-def _line(record: dict[str, Any]) -> str:
-    return (
-        f"{record.get('id'):>5}  {record.get('state', ''):<9}  {record.get('owner', ''):<10}  "
-        f"{record.get('kind', ''):<12}  {record.get('name', '')}"
-    )
+def _workloads_table(records: list[dict[str, Any]]) -> Table:
+    """One row per workload under a header, columns aligned as ``kubectl get`` aligns them."""
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    table.add_column("ID", justify="right", no_wrap=True)
+    for title in ("STATE", "OWNER", "PRIORITY", "KIND"):
+        table.add_column(title, no_wrap=True)
+    table.add_column("NAME", overflow="fold")
+    for record in records:
+        cells = (record.get(key) for key in ("id", "state", "owner", "priority", "kind", "name"))
+        table.add_row(*(escape("" if cell is None else str(cell)) for cell in cells))
+    return table
+
+
+def _waiting_lines(explanation: object) -> list[str]:
+    """Why a workload waits, led by the taint hint when taints alone keep it off every node."""
+    if not isinstance(explanation, dict) or not explanation:
+        return []
+    excluded = explanation.get("excluded")
+    total = explanation.get("totalNodes")
+    hint = None
+    if isinstance(excluded, dict) and isinstance(total, int):
+        hint = taint_hint({str(k): v for k, v in excluded.items() if isinstance(v, int)}, total)
+    lines = [f"waiting: {explanation.get('reason') or explanation}"]
+    return [*(hint.lines() if hint is not None else []), *lines]
 
 
 def _show(record: dict[str, Any], output: str, line: str) -> None:
@@ -157,7 +192,7 @@ def _call(
         )
     except httpx.HTTPError as exc:
         typer.echo(f"cannot reach {server}: {exc} (is `toposched serve` running?)", err=True)
-        raise typer.Exit(REFUSED) from None
+        raise typer.Exit(ExitCode.FAILED) from None
     try:
         payload = response.json()
     except ValueError:
@@ -166,7 +201,12 @@ def _call(
         return payload
     for line in _error_lines(response.status_code, payload):
         typer.echo(line, err=True)
-    raise typer.Exit(ExitCode.INVALID if response.status_code in (413, 422) else REFUSED)
+    raise typer.Exit(_exit_code(response.status_code))
+
+
+def _exit_code(status: int) -> ExitCode:
+    """A request the server rejects as wrong is invalid input, like a bad file or flag."""
+    return ExitCode.INVALID if 400 <= status < 500 and status not in _RETRYABLE else ExitCode.FAILED
 
 
 def _error_lines(status: int, payload: Any) -> list[str]:

@@ -9,17 +9,18 @@ Nothing is placed; exit 0 on success, 2 for invalid input.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
 import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.pipeline import parse_cluster, read_text
-from toposched.cli.workloads import grove_topologies, parse_documents
-from toposched.frontends import grove, kai, osmo
-from toposched.model import Problem, SpecError, ToposchedError, WorkloadSpecError
+from toposched.cli.inputs import cluster_of, pool_option, read_documents
+from toposched.cli.workloads import REGISTRY
+from toposched.frontends.cluster import topologies_from_documents
+from toposched.frontends.registry import CompileContext
+from toposched.model import Problem, SpecError, Topology, ToposchedError
 
 compile_app = typer.Typer(
     help="Print the Kubernetes objects a front end would create (YAML), without placing anything.",
@@ -34,15 +35,28 @@ ClusterOption = Annotated[
 ]
 
 
-def _run(build: Callable[[], list[Any]]) -> None:
-    """Build the documents and print them as a YAML stream; errors are exit 2."""
+def _run(frontend: str, path: str, what: str, context: Callable[[], CompileContext]) -> None:
+    """Compile the file with ``frontend`` and print the objects as a YAML stream; errors are exit 2."""
     try:
-        documents = build()
+        compiled = REGISTRY.compile(read_documents(path, what=what), context(), hint=frontend)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-    typer.echo(yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False).rstrip("\n"))
+    for warning in compiled.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    documents: Sequence[Mapping[str, Any]] = compiled.objects
+    typer.echo(yaml.safe_dump_all([dict(d) for d in documents], sort_keys=False).rstrip("\n"))
+
+
+def _topologies(cluster: str | None, topology: str | None = None) -> tuple[Topology, ...]:
+    """The topologies of the cluster file and of a topology file."""
+    found: list[Topology] = []
+    if cluster is not None:
+        found += cluster_of(read_documents(cluster, what="cluster"), source=cluster)[0].topologies
+    if topology is not None:
+        found += topologies_from_documents(read_documents(topology, what="topology"), source=topology)
+    return tuple(found)
 
 
 @compile_app.command("kai")
@@ -51,31 +65,7 @@ def compile_kai(
     cluster: ClusterOption = None,
 ) -> None:
     """The PodGroup(s) and pod metadata the KAI PodGrouper would create for WORKLOAD."""
-
-    def build() -> list[Any]:
-        topologies = (
-            parse_cluster(read_text(cluster, what="cluster"), source=cluster)[0].topologies if cluster else ()
-        )
-        loaded = kai.load_kai(
-            parse_documents(read_text(workload, what="workload"), source=workload), topologies
-        )
-        pods = [
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {
-                    "name": pod.spec.name,
-                    "namespace": next(g.namespace for g in loaded.pod_groups if g.name == pod.pod_group),
-                    **loaded.pod_metadata()[pod.spec.name],
-                },
-            }
-            for pod in loaded.pods
-        ]
-        for warning in loaded.warnings:
-            typer.echo(f"warning: {warning}", err=True)
-        return [*(g.to_object() for g in loaded.pod_groups), *pods]
-
-    _run(build)
+    _run("kai", workload, "workload", lambda: CompileContext(topologies=_topologies(cluster)))
 
 
 @compile_app.command("osmo")
@@ -88,13 +78,12 @@ def compile_osmo_command(
 ) -> None:
     """The PodGroup per group, the pod metadata per task and the pool's KAI Topology."""
 
-    def build() -> list[Any]:
+    def context() -> CompileContext:
         if pool is None:
             raise SpecError([Problem("--pool", "is missing", "give the pool: --pool POOL.yaml")])
-        out = osmo.compile_osmo(read_text(workflow, what="workflow"), read_text(pool, what="pool"), priority)
-        return [out]
+        return CompileContext(pools=pool_option(pool), priority=priority)
 
-    _run(build)
+    _run("osmo", workflow, "workflow", context)
 
 
 @compile_app.command("grove")
@@ -109,17 +98,4 @@ def compile_grove(
     cluster: ClusterOption = None,
 ) -> None:
     """The PodGangs of a PodCliqueSet and their KAI PodGroups, after admission."""
-
-    def build() -> list[Any]:
-        sources = [
-            (read_text(f, what=what), f) for f, what in ((topology, "topology"), (cluster, "cluster")) if f
-        ]
-        documents = parse_documents(read_text(pcs, what="PodCliqueSet"), source=pcs)
-        if not documents:
-            raise WorkloadSpecError([Problem(pcs, "is empty", "give a PodCliqueSet")])
-        loaded = grove.load_grove(documents, grove_topologies(*sources))
-        for warning in loaded.warnings:
-            typer.echo(f"warning: {warning}", err=True)
-        return [*loaded.podgangs, *loaded.podgroups]
-
-    _run(build)
+    _run("grove", pcs, "PodCliqueSet", lambda: CompileContext(topologies=_topologies(cluster, topology)))

@@ -16,9 +16,9 @@ from rich.text import Text
 
 from toposched.cli.errors import error_lines
 from toposched.cli.kep import EXAMPLES, Capacities, Example, ExampleTable, assigned, notation, same_assignment
-from toposched.cli.pipeline import Outcome, place_job
 from toposched.cli.render import describe_gang, plural, print_result
 from toposched.cli.view import free_amounts, level_name
+from toposched.cli.workloads import Outcome, place_text
 from toposched.frontends.cluster import load_cluster
 from toposched.model import Cluster, Placement, Topology, ToposchedError
 from toposched.samples import read_sample, sample_names
@@ -132,7 +132,7 @@ def _run_sample(console: Console) -> int:
             console.print(Text(description, style="italic"))
         console.print(Text(f"$ toposched place {name} --cluster cluster.yaml", style="dim"))
         try:
-            outcome = place_job(text, cluster, source=name)
+            outcome = place_text(text, cluster, source=name)
         except ToposchedError as exc:
             failures += _report_error(console, exc)
             continue
@@ -150,7 +150,7 @@ def _run_sample(console: Console) -> int:
 
 def _place_example(example: Example) -> Outcome:
     cluster = load_cluster(example.cluster_yaml(), source="kep-example")
-    return place_job(example.job_yaml(), cluster, policy=example.policy, source="kep-example")
+    return place_text(example.job_yaml(), cluster, policy=example.policy, source="kep-example")
 
 
 def _assignment(example: Example, outcome: Outcome) -> Capacities:

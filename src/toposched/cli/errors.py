@@ -8,10 +8,11 @@ from toposched.model import NotFoundError, SpecError, ToposchedError
 
 
 class ExitCode(IntEnum):
-    """What ``toposched place`` returns; scripts depend on these values."""
+    """What the commands return; scripts depend on these values."""
 
     PLACED = 0
-    INVALID = 2  # the input is wrong: a file, a field, an option
+    FAILED = 1  # the service could not do it now: unreachable, a server error, a state conflict
+    INVALID = 2  # the input is wrong: a file, a field, an option, a token, a workload id
     UNSCHEDULABLE = 3  # the input is fine but the gang does not fit
 
 

@@ -10,10 +10,9 @@ from rich.console import Console
 from rich.table import Table
 
 from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.inputs import read_documents, read_pool
 from toposched.cli.output import to_json, to_yaml
-from toposched.cli.pipeline import read_text
-from toposched.cli.workloads import parse_documents
-from toposched.frontends.osmo import pool_keys_text
+from toposched.frontends.osmo import pool_keys
 from toposched.model import Problem, SpecError, ToposchedError
 from toposched.scheduler.registry import TopologyRegistry, format_usage, usage
 
@@ -43,7 +42,7 @@ def pool_keys_command(
     """The topology keys workflows may use in this pool: key, node label, order (0 = coarsest)."""
     try:
         _check_format(output)
-        keys = pool_keys_text(read_text(pool, what="pool"))
+        keys = pool_keys(read_pool(pool))
     except ToposchedError as exc:
         raise _fail(exc) from None
     if output == "json":
@@ -73,7 +72,7 @@ def topology_usage_command(
     try:
         _check_format(output)
         for path in files:
-            for doc in parse_documents(read_text(path, what="workload"), source=path):
+            for doc in read_documents(path, what="workload"):
                 if isinstance(doc, dict) and doc.get("kind") in ("PodCliqueSet", "ClusterTopology"):
                     registry.store(doc)
     except ToposchedError as exc:

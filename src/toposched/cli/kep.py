@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from toposched.model import HOSTNAME, Policy
+from toposched.model import HOSTNAME, Policy, Topology
+from toposched.wire.kueue import topology_object
 
 BLOCK = "cloud.provider.com/topology-block"
 RACK = "cloud.provider.com/topology-rack"
@@ -89,14 +90,7 @@ def cluster_yaml(levels: tuple[str, ...], capacities: Capacities) -> str:
                 "status": {"allocatable": allocatable, "conditions": [{"type": "Ready", "status": "True"}]},
             }
         )
-    docs.append(
-        {
-            "apiVersion": "kueue.x-k8s.io/v1beta1",
-            "kind": "Topology",
-            "metadata": {"name": "default"},
-            "spec": {"levels": [{"nodeLabel": level} for level in levels]},
-        }
-    )
+    docs.append(topology_object(Topology.create("default", levels), "kueue.x-k8s.io/v1beta1"))
     return yaml.safe_dump_all(docs, sort_keys=False)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated
+
 import typer
 
 from toposched.cli.client import cancel_command, get_command, list_command, submit_command
@@ -28,3 +31,22 @@ app.command("submit")(submit_command)
 app.command("get")(get_command)
 app.command("list")(list_command)
 app.command("cancel")(cancel_command)
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        try:
+            typer.echo(f"toposched {version('toposched')}")
+        except PackageNotFoundError:  # run from a source tree that was never installed
+            typer.echo("toposched (not installed: version unknown)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Show the version and exit."),
+    ] = False,
+) -> None:
+    """Options that come before any command (the app's help text is set on ``app``)."""

@@ -1,14 +1,4 @@
-"""The machine-readable result of ``toposched place`` (``-o json`` / ``-o yaml``).
-
-One object, the same keys whether the gang was placed or not::
-
-    {"placed": bool, "policy": str, "topology": str,
-     "pods": [{"name", "podSet", "index", "node"}],
-     "assignments": {"<podSet>": {"levels": [...], "domains": [{"values": [...], "count": int}]}},
-     "reason": str | null, "explanation": object | null}
-
-Other tools parse this; change it only in a backwards-compatible way.
-"""
+"""Printing documents as JSON or YAML (the result document itself: ``toposched.emit.result``)."""
 
 from __future__ import annotations
 
@@ -16,37 +6,6 @@ import json
 from typing import Any
 
 import yaml
-
-from toposched.model import Placement, Unschedulable
-from toposched.scheduler.codec import placement_to_json, unschedulable_to_json
-
-# What the scheduler stores on an explanation but this document already says at its top level.
-_TOP_LEVEL = frozenset({"reason", "gang", "topology", "policy"})
-
-
-def result_document(result: Placement | Unschedulable) -> dict[str, Any]:
-    """The JSON contract for one placement attempt, built from the encoding the service stores."""
-    if isinstance(result, Placement):
-        stored = placement_to_json(result)
-        return {
-            "placed": True,
-            "policy": stored["policy"],
-            "topology": stored["topology"],
-            "pods": stored["pods"],
-            "assignments": stored["assignments"],
-            "reason": None,
-            "explanation": None,
-        }
-    explanation = {k: v for k, v in unschedulable_to_json(result).items() if k not in _TOP_LEVEL}
-    return {
-        "placed": False,
-        "policy": str(result.policy),
-        "topology": result.topology,
-        "pods": [],
-        "assignments": {},
-        "reason": result.message,
-        "explanation": explanation,
-    }
 
 
 def to_json(document: dict[str, Any]) -> str:

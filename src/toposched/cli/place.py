@@ -1,23 +1,27 @@
 """``toposched place JOB.yaml --cluster CLUSTER.yaml``: place one workload and show where it goes.
 
 The input may be a Kueue-annotated workload, a KAI-annotated workload or PodGroup with its pods,
-an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; ``workloads.detect`` tells them apart."""
+an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; the front-end registry tells them apart."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from dataclasses import replace
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.output import result_document, to_json, to_yaml
-from toposched.cli.pipeline import POLICIES, parse_cluster, parse_policy, read_texts
+from toposched.cli.inputs import POLICIES, cluster_of, parse_policy, pool_option, read_all, topology_option
+from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import print_result
-from toposched.cli.workloads import place_input
-from toposched.model import Policy, Problem, SpecError, ToposchedError
+from toposched.cli.workloads import Outcome, place_documents
+from toposched.emit.result import result_document
+from toposched.frontends.cluster import check_labels
+from toposched.model import Cluster, NotFoundError, Policy, Problem, SpecError, ToposchedError
 
 FORMATS = ("table", "json", "yaml")
+OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
 
 
 def place_command(
@@ -90,19 +94,14 @@ def place_command(
             problems.append(
                 Problem("--cluster", "is missing", "give the cluster file: --cluster CLUSTER.yaml")
             )
-        texts = read_texts({"job": job, "cluster": cluster}, problems)
+        documents = read_all({"job": job, "cluster": cluster}, problems)
         if problems or cluster is None:
             raise SpecError(problems)
-        loaded, warnings = parse_cluster(texts["cluster"], source=cluster)
-        outcome = place_input(
-            texts["job"],
-            loaded,
-            topology=topology,
-            policy=chosen_policy,
-            pool=pool,
-            source=job,
-            cluster_text=texts["cluster"],
-        )
+        loaded, warnings = cluster_of(documents["cluster"], source=cluster)
+        if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
+            hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
+            raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
+        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -117,3 +116,31 @@ def place_command(
         document = result_document(outcome.result)
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
+
+
+def _place(
+    documents: list[Any], cluster: Cluster, topology: str | None, pool: str | None, policy: Policy | None
+) -> Outcome:
+    """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
+    option error."""
+    choice = topology_option(cluster, topology)
+    try:
+        outcome = place_documents(
+            documents,
+            choice.cluster,
+            topology=choice.requested,
+            default=choice.default,
+            pools=pool_option(pool),
+            policy=policy,
+        )
+    except NotFoundError as exc:
+        raise SpecError([Problem("--topology", f"{exc.kind} {exc.name!r} not found", exc.hint)]) from None
+    except SpecError as exc:  # the registry's "topology" and "pool" are this command's options
+        problems = [replace(p, path=OPTIONS.get(p.path, p.path)) for p in exc.problems]
+        raise type(exc)(problems) from None
+    if pool is not None and outcome.frontend != "osmo":
+        raise SpecError([Problem("--pool", "is only used with OSMO workflows", "leave it out")])
+    if not choice.from_file:
+        return outcome
+    labels = tuple(str(p) for p in check_labels(outcome.cluster, outcome.topology))
+    return replace(outcome, warnings=(*outcome.warnings, *labels))

@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from toposched.cli.hints import taint_hint
 from toposched.cli.view import DomainView, NodeView, PlacementView, build_view, level_name
 from toposched.model import Cluster, Gang, Placement, PodPlacement, Topology, Unschedulable, format_quantity
 
@@ -111,13 +112,25 @@ def summary_line(view: PlacementView, topology: Topology, gang: Gang) -> Text:
 
 
 def unschedulable_panel(gang: Gang, result: Unschedulable, topology: Topology | None = None) -> Panel:
-    """A red panel: the reason, then every structured fact the engine gave."""
+    """A red panel: the reason, then every structured fact the engine gave.
+
+    When taints alone keep the gang off every node, the panel leads with them and the tolerations
+    to add, and leaves out the best domain and shortfall, which no capacity would change."""
+    hint = taint_hint(result.excluded, result.total_nodes)
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
     facts.add_column()
-    for key, value in explanation_rows(result, topology):
+    for key, value in explanation_rows(result, topology, capacity=hint is None):
         facts.add_row(key, escape(value))
     body: list[RenderableType] = [Text(result.message)]
+    if hint is not None:
+        body = [
+            Text(hint.headline(), style="bold"),
+            Text(hint.advice()),
+            Text(hint.tolerations_yaml(), style="cyan"),
+            Text(""),
+            Text(result.message, style="dim"),
+        ]
     if facts.row_count:
         body += [Text(""), facts]
     return Panel(
@@ -129,8 +142,11 @@ def unschedulable_panel(gang: Gang, result: Unschedulable, topology: Topology | 
     )
 
 
-def explanation_rows(result: Unschedulable, topology: Topology | None = None) -> list[tuple[str, str]]:
-    """The structured reasons of an ``Unschedulable`` as (label, text) rows, empty ones left out."""
+def explanation_rows(
+    result: Unschedulable, topology: Topology | None = None, *, capacity: bool = True
+) -> list[tuple[str, str]]:
+    """The structured reasons of an ``Unschedulable`` as (label, text) rows, empty ones left out;
+    ``capacity=False`` leaves out the best domain and the shortfall."""
 
     def level(key: str) -> str:
         short = level_name(topology, key) if topology is not None else key
@@ -141,7 +157,7 @@ def explanation_rows(result: Unschedulable, topology: Topology | None = None) ->
         rows.append(("pod set", result.group))
     if result.level is not None:
         rows.append(("level", level(result.level)))
-    if result.best_domain:
+    if capacity and result.best_domain:
         rows.append(("best domain", " / ".join(result.best_domain)))
     if result.fit is not None and result.needed is not None:
         rows.append(("fits", f"{result.fit} of {plural(result.needed, result.unit)}"))
@@ -151,7 +167,7 @@ def explanation_rows(result: Unschedulable, topology: Topology | None = None) ->
         rows.append(("nodes", str(result.total_nodes)))
     for key, count in result.excluded.items():
         rows.append(("excluded", f"{plural(count, 'node')}: {key}"))
-    for resource, missing in result.shortfall.items():
+    for resource, missing in result.shortfall.items() if capacity else ():
         rows.append(("short of", f"{format_quantity(missing, resource)} {resource}"))
     return rows
 

@@ -7,7 +7,7 @@ Topology) and ``place`` (on a cluster) return a ``Placement`` or an ``Unschedula
 per-node usage to commit with ``Snapshot.add_usage``.
 """
 
-from toposched.engine.place import place, place_gang, usage_of
+from toposched.engine.place import named_topologies, place, place_gang, usage_of
 from toposched.engine.replace import replace_failed_node
 
-__all__ = ["place", "place_gang", "replace_failed_node", "usage_of"]
+__all__ = ["named_topologies", "place", "place_gang", "replace_failed_node", "usage_of"]

@@ -85,18 +85,20 @@ def place(
     """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
-    gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of every Topology
-    of the cluster.
+    gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of the main
+    topology and of every topology the gang's groups name (as the service gives them).
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
     if (chosen_policy is Policy.BINPACK or needs_hierarchy(gang.root)) and cluster.topologies:
+        by_name = {t.name: t for t in cluster.topologies}
+        if topology is not None:
+            by_name[topology.name] = topology
+        named = [n for n in named_topologies(gang) if n in by_name]
+        main = topology.name if topology is not None else (named or sorted(by_name))[0]
         snapshots = {
-            t.name: Snapshot.build(TopologyTree.build(t, cluster.nodes), cluster.pods)
-            for t in cluster.topologies
+            name: Snapshot.build(TopologyTree.build(by_name[name], cluster.nodes), cluster.pods)
+            for name in sorted({main, *named})
         }
-        main = topology.name if topology is not None else _main_topology(gang, snapshots)
-        if topology is not None and main not in snapshots:
-            snapshots[main] = Snapshot.build(TopologyTree.build(topology, cluster.nodes), cluster.pods)
         return place_gang(gang, snapshots[main], policy=chosen_policy, snapshots=snapshots)
     chosen = topology if topology is not None else cluster.topology(gang.topology)
     tree = TopologyTree.build(chosen, cluster.nodes)
@@ -104,13 +106,11 @@ def place(
     return place_gang(gang, snapshot, policy=chosen_policy)
 
 
-def _main_topology(gang: Gang, snapshots: Mapping[str, Snapshot]) -> str:
-    """The gang's topology, else the first one a group names, else the first by name."""
+def named_topologies(gang: Gang) -> tuple[str, ...]:
+    """The topologies the gang and its groups name, gang's first: the snapshots a placement
+    needs besides the main one."""
     names = [gang.topology, *(g.topology for g in _groups(gang.root))]
-    for name in names:
-        if name is not None and name in snapshots:
-            return name
-    return sorted(snapshots)[0]
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def _groups(group: Group) -> list[Group]:

@@ -22,6 +22,9 @@ from typing import Any
 
 import yaml
 
+from toposched.model import Topology
+from toposched.wire.kueue import topology_object
+
 ZONE = "topology.kubernetes.io/zone"
 BLOCK = "cloud.provider.com/topology-block"
 RACK = "cloud.provider.com/topology-rack"
@@ -126,12 +129,7 @@ def pod_manifest(node: str, gpus: int) -> dict[str, Any]:
 
 
 def topology_manifest() -> dict[str, Any]:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta1",
-        "kind": "Topology",
-        "metadata": {"name": "default"},
-        "spec": {"levels": [{"nodeLabel": level} for level in (ZONE, BLOCK, RACK, HOST)]},
-    }
+    return topology_object(Topology.create("default", (ZONE, BLOCK, RACK, HOST)), "kueue.x-k8s.io/v1beta1")
 
 
 def cluster_manifest() -> dict[str, Any]:

@@ -1,11 +1,10 @@
 """The scheduler loop: queue, admission, release, node failures and taints, on an injected clock.
 
-``Scheduler`` is the service the API and the CLI drive; ``codec`` turns what it stores into JSON;
-``intake`` picks the front end for a submitted spec.
+``Scheduler`` is the service the API and the CLI drive; it receives parsed documents and compiles
+them through the front-end registry (``toposched.frontends.registry``).
 """
 
 from toposched.scheduler.clock import Clock, ManualClock, SystemClock
-from toposched.scheduler.intake import FrontEnd, Intake, default_intake
 from toposched.scheduler.scheduler import Scheduler
 from toposched.scheduler.types import (
     CycleReport,
@@ -21,9 +20,7 @@ __all__ = [
     "Clock",
     "CycleReport",
     "EventType",
-    "FrontEnd",
     "ImportReport",
-    "Intake",
     "LoopHealth",
     "ManualClock",
     "PodStatus",
@@ -31,5 +28,4 @@ __all__ = [
     "SchedulerConfig",
     "Submission",
     "SystemClock",
-    "default_intake",
 ]

@@ -12,11 +12,14 @@ every change that may let a workload in wakes it, and a timeout covers backoffs 
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toposched.emit.result import pod_nodes
+from toposched.frontends.registry import Registry, default_registry
 from toposched.model import (
     Cluster,
     ConflictError,
@@ -30,8 +33,6 @@ from toposched.model import (
 )
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
-from toposched.scheduler.codec import pod_nodes
-from toposched.scheduler.intake import Intake, IntakeContext, PoolEntry, default_intake
 from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State, default_of, shared_of
 from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
@@ -62,14 +63,10 @@ class Scheduler:
         clock: Clock,
         config: SchedulerConfig = SchedulerConfig(),  # noqa: B008 - frozen, so sharing it is safe
         *,
-        intake: Intake | None = None,
+        registry: Registry | None = None,
     ) -> None:
         """Start from what ``store`` holds: node and pod facts are replayed from its event log."""
-        self._state = State(store, clock, config, intake or default_intake())
-        # An intake bound elsewhere keeps its own context provider; ours is built per submission.
-        self._owns_context = not self._state.intake.bound
-        if self._owns_context:
-            self._state.intake.bind(self._intake_context)
+        self._state = State(store, clock, config, registry or default_registry())
         self._state.tracker.replay(store.list_events())
         now = clock.now()
         for node in store.get_nodes():
@@ -84,33 +81,32 @@ class Scheduler:
         return self._state.config
 
     @property
-    def intake(self) -> Intake:
+    def registry(self) -> Registry:
         """The front-end registry (register more front ends here)."""
-        return self._state.intake
+        return self._state.registry
 
     # -- intake ----------------------------------------------------------------------------------
     def submit(
         self,
-        spec_text: str,
+        documents: Sequence[Any],
         *,
         owner: str,
         priority: int = 0,
         topology: str | None = None,
         kind: str | None = None,
     ) -> WorkloadRecord:
-        """Validate a spec (SpecError listing every problem) and queue it as pending; never places.
-
-        The topology is ``topology``, else the one the spec names, else the only one defined
-        (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority. Durable on return
-        (the store may commit it together with other submissions arriving at the same time).
+        """Validate a parsed spec (SpecError listing every problem) and queue it as pending; never
+        places. The topology is ``topology``, else the one the spec names, else the only one
+        defined (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority. Durable on
+        return (the store may commit it together with other submissions arriving at the same time).
         """
         return self.commit(
-            self.prepare(spec_text, owner=owner, priority=priority, topology=topology, kind=kind)
+            self.prepare(documents, owner=owner, priority=priority, topology=topology, kind=kind)
         )
 
     def prepare(
         self,
-        spec_text: str,
+        documents: Sequence[Any],
         *,
         owner: str,
         priority: int = 0,
@@ -118,13 +114,14 @@ class Scheduler:
         kind: str | None = None,
     ) -> Submission:
         """The validation half of ``submit`` (SpecError listing every problem); stores nothing.
-        The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk."""
-        chosen, gang = self._compile(spec_text, topology, kind)
+        The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk.
+        The spec is stored as the JSON of its documents."""
+        chosen, gang = self._compile(documents, topology, kind)
         record = WorkloadRecord(
             name=gang.name,
             kind=gang.kind or kind or "",
             owner=owner,
-            spec=spec_text,
+            spec=json.dumps(list(documents), separators=(",", ":")),
             priority=priority or gang.priority,
             topology=chosen.name,
             submitted_at=self._state.clock.now(),
@@ -401,45 +398,24 @@ class Scheduler:
         return min(interval, max(0.001, min(ends) - state.clock.now()))
 
     # -- helpers ---------------------------------------------------------------------------------
-    def _compile(self, text: str, topology: str | None, kind: str | None) -> tuple[Topology, Gang]:
-        """The topology a submission uses and its gang, compiled once in the common case: the
-        requested topology, else the one the spec names, else the only one defined. The stored
-        topologies and pools are read once per submission and shared by every step."""
-        state, intake = self._state, self._state.intake
-        pool_records, topologies = state.store.list_pools(), state.store.list_topologies()
-        context = self._context_of(pool_records, topologies) if self._owns_context else None
-        by_name = {t.name: t for t in topologies}
-        if topology:
-            chosen = by_name.get(topology) or state.store.get_topology(topology)  # NotFoundError
-            return chosen, intake.load(text, kind=kind, topology=chosen, context=context)
-        known = shared_of(pool_records, topologies)
-        only = known[0] if len(known) == 1 else None
-        gang: Gang | None = None
+    def _compile(
+        self, documents: Sequence[Any], topology: str | None, kind: str | None
+    ) -> tuple[Topology, Gang]:
+        """The topology a submission uses and its gang: the requested topology, else the one the
+        spec names, else the only shared one (pool topologies are their pool's own)."""
+        state = self._state
+        context = state.context()
+        known = shared_of(state.store.list_pools(), context.topologies)
+        default = known[0].name if len(known) == 1 else None
         try:
-            gang = intake.load(text, kind=kind, topology=only, context=context)
-        except SpecError:
-            if only is None:
-                raise
-        if gang is not None and only is not None and gang.topology in (None, "", only.name):
-            return only, gang
-        # No single topology, or the spec names another one (or does not compile against the only
-        # one): learn which topology it names, then compile against that.
-        probe = gang if gang is not None else intake.load(text, kind=kind, topology=None, context=context)
-        if probe.topology:
-            chosen = by_name.get(probe.topology) or state.store.get_topology(probe.topology)
-        else:
-            chosen = default_of(known)
-        return chosen, intake.load(text, kind=kind, topology=chosen, context=context)
-
-    def _intake_context(self) -> IntakeContext:
-        """What front ends may read at submission: the stored topologies and OSMO pools."""
-        store = self._state.store
-        return self._context_of(store.list_pools(), store.list_topologies())
-
-    @staticmethod
-    def _context_of(pool_records: Sequence[PoolRecord], topologies: Sequence[Topology]) -> IntakeContext:
-        entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
-        return IntakeContext(topologies=tuple(topologies), pool_config=entries)
+            chosen, compiled = state.registry.compile_for(
+                documents, context, topology=topology, default=default, hint=kind
+            )
+        except SpecError as exc:
+            if any(p.path == "topology" for p in exc.problems):
+                default_of(known)  # NotFoundError: none or several are defined; name one
+            raise
+        return chosen, compiled.gang
 
     def _put_topology(self, topology: Topology) -> None:
         store = self._state.store

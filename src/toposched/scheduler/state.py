@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
+from toposched.engine import named_topologies
+from toposched.frontends.parse import parse_documents
+from toposched.frontends.registry import CompileContext, PoolEntry, Registry
 from toposched.model import Gang, Node, NotFoundError, Topology
+from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
-from toposched.scheduler.intake import Intake
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import LoopHealth, SchedulerConfig
 from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
@@ -55,7 +60,7 @@ class State:
     store: Store
     clock: Clock
     config: SchedulerConfig
-    intake: Intake
+    registry: Registry
     tracker: Tracker = field(default_factory=Tracker)
     backoff: dict[int, Backoff] = field(default_factory=dict)
     reported: dict[int, str] = field(default_factory=dict)
@@ -85,14 +90,25 @@ class State:
         """The only shared topology; NotFoundError when there is none or several."""
         return default_of(self.shared_topologies())
 
+    def topologies_named(self, gang: Gang) -> list[Topology]:
+        """Every stored topology the gang's groups name (NotFoundError for one that is gone)."""
+        return [self.store.get_topology(name) for name in named_topologies(gang)]
+
+    def context(self) -> CompileContext:
+        """What front ends may read: the stored topologies and OSMO pools."""
+        pool_records = self.store.list_pools()
+        entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
+        return CompileContext(topologies=tuple(self.store.list_topologies()), pools=entries)
+
     def gang_of(self, record: WorkloadRecord, topology: Topology) -> Gang:
         """The workload's stored spec compiled against ``topology`` (cached; specs never change)."""
         key = topology_key(topology)
         cached = self.gangs.get(record.id)
         if cached is not None and cached[0] == key:
             return cached[1]
-        hint = record.kind if self.intake.knows(record.kind) else None
-        gang = self.intake.load(record.spec, kind=hint, topology=topology)
+        hint = record.kind if self.registry.knows(record.kind) else None
+        context = replace(self.context(), topology=topology)
+        gang = self.registry.compile(documents_of(record), context, hint=hint).gang
         self.remember(record.id, topology, gang)
         return gang
 
@@ -125,6 +141,16 @@ class State:
     def notify(self) -> None:
         """Wake the loop: something it may act on changed (submission, release, node, topology)."""
         self.wake.set()
+
+
+def documents_of(record: WorkloadRecord) -> list[Any]:
+    """The parsed documents a workload was submitted with (stored as JSON). A spec stored as YAML
+    text by an older toposched is read once more with the edge parser."""
+    try:
+        documents = json.loads(record.spec)
+    except ValueError:
+        return parse_documents(record.spec, source=f"workloads[{record.id}].spec")
+    return documents if isinstance(documents, list) else [documents]
 
 
 def shared_of(pool_records: Sequence[PoolRecord], topologies: Sequence[Topology]) -> list[Topology]:

@@ -20,6 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toposched.emit.result import (
+    assignments_from_json,
+    placement_to_json,
+    pod_nodes,
+    problems_to_json,
+    reason_to_json,
+    unschedulable_to_json,
+)
 from toposched.engine import place_gang, replace_failed_node, usage_of
 from toposched.model import (
     HOSTNAME,
@@ -31,14 +39,6 @@ from toposched.model import (
     Policy,
     SpecError,
     Unschedulable,
-)
-from toposched.scheduler.codec import (
-    assignments_from_json,
-    placement_to_json,
-    pod_nodes,
-    problems_to_json,
-    reason_to_json,
-    unschedulable_to_json,
 )
 from toposched.scheduler.health import NodeFailure, failed_nodes
 from toposched.scheduler.state import Backoff, State
@@ -260,7 +260,14 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
             EventType.INVALID,
         )
         return
-    result = place_gang(gang, view.snapshot(topology), policy=gang.policy or state.config.policy)
+    try:
+        snapshots = {t.name: view.snapshot(t) for t in state.topologies_named(gang)}
+    except NotFoundError as exc:
+        _unschedulable(state, record, reason_to_json(str(exc)), out)
+        return
+    result = place_gang(
+        gang, view.snapshot(topology), policy=gang.policy or state.config.policy, snapshots=snapshots
+    )
     if isinstance(result, Unschedulable):
         _unschedulable(state, record, unschedulable_to_json(result), out)
         return

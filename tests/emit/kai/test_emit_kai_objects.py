@@ -1,4 +1,4 @@
-"""KAI emitters: every object validated against the CRD's openAPIV3Schema."""
+"""The KAI PodGroup of a compiled gang, validated against the CRD's openAPIV3Schema."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import jsonschema  # type: ignore[import-untyped]  # no stubs among the test dep
 import pytest
 import yaml
 
-from toposched.emit.kai import pod_metadata_patch, podgroup_object, subgroup_name, topology_object
-from toposched.frontends.kai import compile_workload, parse_podgroup, to_gang, validate_podgroup
-from toposched.model import Gang, Group, PodSpec, Topology
+from toposched.emit.kai import podgroup_object
+from toposched.frontends.kai import compile_workload, to_gang, validate_podgroup
+from toposched.model import Gang, Group, PodSpec
+from toposched.wire.kai import parse_podgroup
 
 SCHEMAS = Path(__file__).resolve().parents[3].parent / "shared" / "schemas" / "kai"
 
@@ -26,16 +27,6 @@ def schema(file: str) -> dict[str, Any]:
 
 def check_podgroup(obj: dict[str, Any]) -> None:
     jsonschema.validate(obj, schema("scheduling.run.ai_podgroups.yaml"))
-
-
-def test_topology_object_with_aliases() -> None:
-    topology = Topology.create(
-        "t", ["example.com/zone", "example.com/rack", "kubernetes.io/hostname"], {"rack": "example.com/rack"}
-    )
-    obj = topology_object(topology)
-    jsonschema.validate(obj, schema("kai.scheduler_topologies.yaml"))
-    assert obj["spec"]["levels"][1] == {"nodeLabel": "example.com/rack", "alias": "rack"}
-    assert "alias" not in obj["spec"]["levels"][0]
 
 
 def test_podgroup_from_gang_tree() -> None:
@@ -74,13 +65,6 @@ def test_flat_podgroup_min_member() -> None:
     assert podgroup_object(Gang("f", gang.root, min_member=1))["spec"]["minMember"] == 1
 
 
-@pytest.mark.parametrize(
-    ("raw", "clean"), [("Worker_A", "worker-a"), ("--x--", "x"), ("___", "group"), ("a" * 70, "a" * 63)]
-)
-def test_subgroup_names_are_dns_labels(raw: str, clean: str) -> None:
-    assert subgroup_name(raw) == clean
-
-
 def test_compiled_podgroups_match_the_schema() -> None:
     tfjob = {
         "apiVersion": "kubeflow.org/v1",
@@ -115,10 +99,3 @@ def test_compiled_podgroups_match_the_schema() -> None:
     assert parse_podgroup(obj) == group
     pods = [(f"worker-{i // 4}", PodSpec(f"w{i}", i)) for i in range(8)]
     check_podgroup(podgroup_object(to_gang(group, pods)))
-
-
-def test_pod_metadata_patch() -> None:
-    assert pod_metadata_patch("pg-x") == {"metadata": {"annotations": {"pod-group-name": "pg-x"}}}
-    assert pod_metadata_patch("pg-x", "worker-1")["metadata"]["labels"] == {
-        "kai.scheduler/subgroup-name": "worker-1"
-    }

@@ -101,5 +101,5 @@ def test_unknown_field_is_rejected() -> None:
 def test_pool_keys_from_text() -> None:
     text = "name: p\nbackend: {name: be, k8s_namespace: ns}\ntopology_keys:\n- {key: rack, label: topology.kubernetes.io/rack}\n"
     assert pool_keys_text(text) == [{"key": "rack", "label": "topology.kubernetes.io/rack", "order": 0}]
-    with pytest.raises(TopologySpecError, match="not valid YAML"):
+    with pytest.raises(TopologySpecError, match="invalid YAML at line 2"):
         pool_keys_text("name: [p")

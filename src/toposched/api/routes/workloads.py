@@ -12,8 +12,9 @@ from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
 from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, StoreDep, SubmissionsDep
 from toposched.api.offload import json_response
 from toposched.api.params import After, Limit, WorkloadId, next_link
+from toposched.frontends.parse import parse_documents
 from toposched.model import NotFoundError, PermissionDeniedError
-from toposched.scheduler import Scheduler
+from toposched.scheduler import Scheduler, Submission
 from toposched.store import WorkloadRecord, WorkloadState
 
 router = APIRouter(prefix="/v1/workloads", tags=["workloads"])
@@ -38,16 +39,17 @@ async def submit(
     # transaction for every submission waiting meanwhile), on a separate, larger pool: waiting
     # threads cost no CPU, and a compile thread never sits idle behind the disk, which would cap
     # each batch at the compile pool's size.
-    prepared = await submissions.run(
-        scheduler.prepare,
-        body.spec,
-        owner=user.name,
-        priority=body.priority,
-        topology=body.topology,
-        kind=body.kind,
-    )
+    prepared = await submissions.run(_prepare, scheduler, body, user.name)
     record = await commits.run(scheduler.commit, prepared)
     return json_response(workload_json(record, with_spec=False), 201)
+
+
+def _prepare(scheduler: Scheduler, body: SubmitBody, owner: str) -> Submission:
+    """Parse the spec (the service's edge: bounded, once) and compile it."""
+    documents = parse_documents(body.spec, source="spec")
+    return scheduler.prepare(
+        documents, owner=owner, priority=body.priority, topology=body.topology, kind=body.kind
+    )
 
 
 @router.get("")

@@ -1,5 +1,5 @@
-"""KAI Scheduler objects: Topology, PodGroup (with subgroups) and pod metadata patches."""
+"""KAI emitter: the PodGroup (with subgroups) of a compiled gang."""
 
-from toposched.emit.kai.objects import pod_metadata_patch, podgroup_object, subgroup_name, topology_object
+from toposched.emit.kai.objects import podgroup_object
 
-__all__ = ["pod_metadata_patch", "podgroup_object", "subgroup_name", "topology_object"]
+__all__ = ["podgroup_object"]

@@ -2,13 +2,19 @@
 (Kueue and KAI). Reads YAML or JSON as ``kubectl get ... -o yaml`` prints it."""
 
 from toposched.frontends.cluster.lint import check_labels
-from toposched.frontends.cluster.loader import load_cluster, load_cluster_report
-from toposched.frontends.cluster.topology import load_topology, parse_topology_object
+from toposched.frontends.cluster.loader import cluster_from_documents, load_cluster, load_cluster_report
+from toposched.frontends.cluster.topology import (
+    load_topology,
+    parse_topology_object,
+    topologies_from_documents,
+)
 
 __all__ = [
+    "cluster_from_documents",
     "load_cluster",
     "load_cluster_report",
     "load_topology",
     "parse_topology_object",
+    "topologies_from_documents",
     "check_labels",
 ]

@@ -10,12 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
-from toposched.model import Problem
-
-# The C parser is many times faster on large dumps; PyYAML may be built without it.
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from toposched.frontends.parse import parse_documents
+from toposched.model import Problem, SpecError
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,23 +29,12 @@ def at(base: str, field: str) -> str:
 
 
 def parse_yaml(text: str, *, source: str) -> tuple[list[Any], list[Problem]]:
-    """Every YAML document of ``text`` (empty ones dropped), or the syntax error with line/column."""
+    """Every YAML document of ``text`` (empty ones dropped), or the problems (syntax error with
+    line/column, input bounds) as a list."""
     try:
-        documents = [doc for doc in yaml.load_all(text, Loader=_Loader) if doc is not None]
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-        what = exc.problem or exc.context or "syntax error"
-        return [], [
-            Problem(
-                f"{source}:{line}:{column}",
-                f"invalid YAML at line {line}, column {column}: {what}",
-                "check the indentation and quoting near that line",
-            )
-        ]
-    except yaml.YAMLError as exc:
-        return [], [Problem(source, f"invalid YAML: {exc}", "check the file is YAML or JSON")]
-    return documents, []
+        return parse_documents(text, source=source), []
+    except SpecError as exc:
+        return [], list(exc.problems)
 
 
 def read_objects(documents: list[Any]) -> tuple[list[Located], list[Problem]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from toposched.frontends.cluster.documents import Located, parse_yaml, read_objects
 from toposched.frontends.cluster.lint import check_labels
@@ -32,6 +33,11 @@ def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster,
     documents, problems = parse_yaml(text, source=source)
     if problems:
         raise ClusterSpecError(problems)
+    return cluster_from_documents(documents, source=source)
+
+
+def cluster_from_documents(documents: list[Any], *, source: str = "cluster") -> tuple[Cluster, list[str]]:
+    """``load_cluster_report`` for documents parsed at the edge."""
     objects, problems = read_objects(documents)
     warnings: list[str] = []
     nodes: list[Node] = []

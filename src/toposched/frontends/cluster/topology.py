@@ -30,30 +30,50 @@ def parse_topology_object(obj: Mapping[str, Any], *, path: str = "") -> Topology
 
 
 def load_topology(text: str, *, source: str = "topology") -> Topology:
-    """The one topology of a YAML file: a Topology object (also inside a List), or the shorthand
-    ``{name: x, levels: [label, ...]}`` (levels may also be ``{nodeLabel, alias}`` mappings)."""
+    """The one topology of a YAML file (see ``topologies_from_documents``)."""
     documents, problems = parse_yaml(text, source=source)
     if problems:
         raise TopologySpecError(problems)
+    found = topologies_from_documents(documents, source=source)
+    if len(found) != 1:
+        raise TopologySpecError(
+            [
+                Problem(
+                    source,
+                    f"expected one Topology object, found {len(found)}",
+                    "write one Topology, or {name: x, levels: [...]}",
+                )
+            ]
+        )
+    return found[0]
+
+
+def topologies_from_documents(documents: list[Any], *, source: str = "topology") -> list[Topology]:
+    """The topologies of a Topology file: Topology (Kueue, KAI) and Grove ClusterTopology
+    objects, also inside a List, or the shorthand ``{name: x, levels: [label, ...]}`` (levels
+    may also be ``{nodeLabel, alias}`` mappings). Other objects are ignored."""
+    problems: list[Problem] = []
     if len(documents) == 1 and isinstance(documents[0], Mapping) and _is_shorthand(documents[0]):
         short = documents[0]
         topology = _build(short.get("name"), short.get("levels"), "", problems, aliases_allowed=True)
         if topology is None or problems:
             raise TopologySpecError(problems)
-        return topology
+        return [topology]
     objects, problems = read_objects(documents)
-    found = [o for o in objects if o.kind == "Topology"]
-    if not problems and len(found) != 1:
-        problems.append(
-            Problem(
-                source,
-                f"expected one Topology object, found {len(found)}",
-                "write one Topology, or {name: x, levels: [...]}",
-            )
-        )
+    warnings: list[str] = []
+    found: list[Topology] = []
+    for o in objects:  # paths as in the file (a cluster dump prefixes them: ``topology_located``)
+        if o.kind == "ClusterTopology":
+            topology = cluster_topology_from_object(o.obj, o.where, problems)
+        elif o.kind == "Topology":
+            topology = topology_from_object(o.obj, o.where, problems, warnings)
+        else:
+            continue
+        if topology is not None:
+            found.append(topology)
     if problems:
         raise TopologySpecError(problems)
-    return parse_topology_object(found[0].obj)
+    return found
 
 
 def topology_from_object(

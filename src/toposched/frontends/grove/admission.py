@@ -16,17 +16,14 @@ from toposched.frontends.grove.objects import (
     DEFAULT_TOPOLOGY,
     MANAGED_BY,
     TOPOLOGY_AWARE_BACKENDS,
-    WELL_KNOWN_DOMAINS,
-    ClusterTopology,
     Constraint,
-    Level,
     OperatorConfig,
     PodCliqueSet,
-    parse_cluster_topology,
     parse_operator_config,
     parse_podcliqueset,
 )
 from toposched.model import Problem, SpecError, TopologySpecError, WorkloadSpecError, is_label_key
+from toposched.wire.grove import WELL_KNOWN_DOMAINS, ClusterTopology, Level, parse_cluster_topology
 
 DOMAIN_PATTERN = re.compile(r"^[a-z][a-z0-9-]*$")
 MAX_NAME = 63

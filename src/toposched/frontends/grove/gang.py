@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from toposched.frontends.grove.objects import Clique, ClusterTopology, Constraint, PodCliqueSet
+from toposched.frontends.grove.objects import Clique, Constraint, PodCliqueSet
 from toposched.model import Gang, Group, PodSpec, Policy, Problem, WorkloadSpecError
 from toposched.model.errors import SpecError
 from toposched.model.podspec import effective_requests, parse_tolerations
+from toposched.wire.grove import ClusterTopology
 
 KIND = "PodCliqueSet"
 

@@ -5,8 +5,9 @@ required one is redundant (a warning)."""
 from __future__ import annotations
 
 from toposched.frontends.grove.checks import Located, T, located
-from toposched.frontends.grove.objects import ClusterTopology, Constraint, PodCliqueSet
+from toposched.frontends.grove.objects import Constraint, PodCliqueSet
 from toposched.model import Problem
+from toposched.wire.grove import ClusterTopology
 
 
 def _fields(c: Constraint) -> list[tuple[str, str, str]]:

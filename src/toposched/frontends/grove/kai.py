@@ -1,18 +1,27 @@
-"""PodGang → KAI PodGroup (``scheduling.run.ai/v2alpha2``), one per PodGang, as Grove's KAI backend
-builds it: minMember = Σ pod-group minReplicas, queue from the owning PodCliqueSet, constraint groups
-as parent subgroups, pod groups as leaf subgroups."""
+"""Grove's KAI backend: the KAI PodGroup of each PodGang (minMember = Σ pod-group minReplicas, queue
+from the owning PodCliqueSet, constraint groups as parent subgroups, pod groups as leaf subgroups)
+and the KAI Topology kept per ClusterTopology."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toposched.frontends.grove.objects import PodCliqueSet, items, mapping
 from toposched.frontends.grove.podgang import TOPOLOGY_NAME
 from toposched.model import Problem, WorkloadSpecError
+from toposched.wire.grove import CLUSTER_TOPOLOGY_KIND, GROVE_API, PODGANG_API, PODGANG_KIND
+from toposched.wire.kai import (
+    NO_CONSTRAINT,
+    QUEUE_LABEL,
+    OwnerReference,
+    PodGroup,
+    SubGroup,
+    TopologyConstraint,
+    topology_object,
+)
 
-QUEUE = "kai.scheduler/queue"
 KAI_TOPOLOGY = "kai.scheduler/topology"
 SKIP_PODGROUPER = "kai.scheduler/skip-podgrouper"
 
@@ -28,27 +37,36 @@ class KaiPodGroup:
 def queue_of(pcs: PodCliqueSet) -> str:
     """The owning PodCliqueSet's ``kai.scheduler/queue`` label, then annotation, else the one value
     its PodClique templates share. Missing or conflicting is an error."""
-    found = pcs.labels.get(QUEUE) or pcs.annotations.get(QUEUE)
+    found = pcs.labels.get(QUEUE_LABEL) or pcs.annotations.get(QUEUE_LABEL)
     if found:
         return found
-    values = {c.labels[QUEUE] for c in pcs.cliques if QUEUE in c.labels}
+    values = {c.labels[QUEUE_LABEL] for c in pcs.cliques if QUEUE_LABEL in c.labels}
     if len(values) == 1:
         return values.pop()
     detail = "is not set" if not values else f"conflicts between cliques ({', '.join(sorted(values))})"
     raise WorkloadSpecError(
-        [Problem(f"{pcs.key}.metadata.labels", f"KAI queue {detail}", f"label the PodCliqueSet with {QUEUE}")]
+        [
+            Problem(
+                f"{pcs.key}.metadata.labels",
+                f"KAI queue {detail}",
+                f"label the PodCliqueSet with {QUEUE_LABEL}",
+            )
+        ]
     )
 
 
-def _kai_constraint(raw: object, topology: str, podgang: str, where: str) -> dict[str, str] | None:
+def kai_topology(name: str, keys: Sequence[str], owner: str | None = None) -> dict[str, Any]:
+    """The KAI Topology Grove keeps for a ClusterTopology: its node label keys, controlled by the
+    ClusterTopology ``owner`` (None: an externally managed one)."""
+    controller = OwnerReference(GROVE_API, CLUSTER_TOPOLOGY_KIND, owner) if owner is not None else None
+    return topology_object(name, keys, owner=controller)
+
+
+def _kai_constraint(raw: object, topology: str, podgang: str, where: str) -> TopologyConstraint:
     pack = mapping(mapping(raw).get("packConstraint"))
-    out: dict[str, str] = {}
-    if pack.get("required"):
-        out["requiredTopologyLevel"] = str(pack["required"])
-    if pack.get("preferred"):
-        out["preferredTopologyLevel"] = str(pack["preferred"])
-    if not out:
-        return None
+    required, preferred = str(pack.get("required") or ""), str(pack.get("preferred") or "")
+    if not (required or preferred):
+        return NO_CONSTRAINT
     if not topology:
         raise WorkloadSpecError(
             [
@@ -59,7 +77,7 @@ def _kai_constraint(raw: object, topology: str, podgang: str, where: str) -> dic
                 )
             ]
         )
-    return {"topology": topology, **out}
+    return TopologyConstraint(topology, required, preferred)
 
 
 def build_kai_podgroup(podgang: Mapping[str, Any], owner: PodCliqueSet) -> KaiPodGroup:
@@ -71,68 +89,42 @@ def build_kai_podgroup(podgang: Mapping[str, Any], owner: PodCliqueSet) -> KaiPo
     topology = notes.get(TOPOLOGY_NAME) or notes.get(KAI_TOPOLOGY) or ""
     podgroups = [mapping(p) for p in items(spec.get("podgroups"))]
     parent_of: dict[str, str] = {}
-    sub_groups: list[dict[str, Any]] = []
+    sub_groups: list[SubGroup] = []
     for i, config in enumerate(mapping(c) for c in items(spec.get("topologyConstraintGroupConfigs"))):
         members = [str(n) for n in items(config.get("podGroupNames"))]
         if not members:
             continue  # an empty group becomes no subgroup and needs no topology name
+        constraint = _kai_constraint(
+            config.get("topologyConstraint"),
+            topology,
+            name,
+            f"spec.topologyConstraintGroupConfigs[{i}].topologyConstraint",
+        )
         sub_groups.append(
-            {
-                "name": str(config.get("name")),
-                "minMember": None,
-                "minSubGroup": len(members),
-                "parent": None,
-                "topologyConstraint": _kai_constraint(
-                    config.get("topologyConstraint"),
-                    topology,
-                    name,
-                    f"spec.topologyConstraintGroupConfigs[{i}].topologyConstraint",
-                ),
-            }
+            SubGroup(str(config.get("name")), min_sub_group=len(members), constraint=constraint)
         )
         parent_of.update({m: str(config.get("name")) for m in members})
     total = 0
     for i, group in enumerate(podgroups):
         minimum = int(group.get("minReplicas") or 0)
         total += minimum
-        sub_groups.append(
-            {
-                "name": str(group.get("name")),
-                "minMember": minimum,
-                "minSubGroup": None,
-                "parent": parent_of.get(str(group.get("name"))),
-                "topologyConstraint": _kai_constraint(
-                    group.get("topologyConstraint"), topology, name, f"spec.podgroups[{i}].topologyConstraint"
-                ),
-            }
+        constraint = _kai_constraint(
+            group.get("topologyConstraint"), topology, name, f"spec.podgroups[{i}].topologyConstraint"
         )
-    root = _kai_constraint(spec.get("topologyConstraint"), topology, name, "spec.topologyConstraint") or {}
-    pg_spec: dict[str, Any] = {
-        "minMember": total,
-        "queue": queue_of(owner),
-        "topologyConstraint": root,
-        "subGroups": [{k: v for k, v in g.items() if v is not None} for g in sub_groups],
-    }
-    if spec.get("priorityClassName"):
-        pg_spec["priorityClassName"] = str(spec["priorityClassName"])
-    labels = {str(k): str(v) for k, v in mapping(meta.get("labels")).items()}
-    obj = {
-        "apiVersion": "scheduling.run.ai/v2alpha2",
-        "kind": "PodGroup",
-        "metadata": {
-            "name": name,
-            "namespace": str(meta.get("namespace") or "default"),
-            "labels": labels,
-            "annotations": {**notes, SKIP_PODGROUPER: "true"},
-            "ownerReferences": [
-                {
-                    "apiVersion": "scheduler.grove.io/v1alpha1",
-                    "kind": "PodGang",
-                    "name": name,
-                    "controller": True,
-                }
-            ],
-        },
-        "spec": pg_spec,
-    }
-    return KaiPodGroup(obj, {SKIP_PODGROUPER: "true"})
+        group_name = str(group.get("name"))
+        sub_groups.append(
+            SubGroup(group_name, parent_of.get(group_name), min_member=minimum, constraint=constraint)
+        )
+    podgroup = PodGroup(
+        name=name,
+        namespace=str(meta.get("namespace") or "default"),
+        min_member=total,
+        queue=queue_of(owner),
+        priority_class_name=str(spec.get("priorityClassName") or ""),
+        constraint=_kai_constraint(spec.get("topologyConstraint"), topology, name, "spec.topologyConstraint"),
+        sub_groups=tuple(sub_groups),
+        labels={str(k): str(v) for k, v in mapping(meta.get("labels")).items()},
+        annotations={**notes, SKIP_PODGROUPER: "true"},
+        owner=OwnerReference(PODGANG_API, PODGANG_KIND, name),
+    )
+    return KaiPodGroup(podgroup.to_object(write_empty=True), {SKIP_PODGROUPER: "true"})

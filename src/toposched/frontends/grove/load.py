@@ -11,9 +11,10 @@ from typing import Any
 from toposched.frontends.grove.admission import admit, topologies_of
 from toposched.frontends.grove.gang import to_gang
 from toposched.frontends.grove.kai import build_kai_podgroup
-from toposched.frontends.grove.objects import ClusterTopology, PodCliqueSet, parse_podcliqueset
+from toposched.frontends.grove.objects import PodCliqueSet, parse_podcliqueset
 from toposched.frontends.grove.podgang import PODCLIQUE_LABEL, BuiltPodGang, build_podgangs
 from toposched.model import Gang, Problem, WorkloadSpecError
+from toposched.wire.grove import ClusterTopology, is_cluster_topology
 
 # Topology-aware scheduling on and KAI as the backend: what a Grove install using TAS runs.
 DEFAULT_OPERATOR_CONFIG: Mapping[str, Any] = {
@@ -32,14 +33,6 @@ class GroveWorkload:
     podgangs: tuple[dict[str, Any], ...]
     podgroups: tuple[dict[str, Any], ...]
     warnings: tuple[str, ...] = ()
-
-
-def is_cluster_topology(doc: object) -> bool:
-    return (
-        isinstance(doc, Mapping)
-        and doc.get("kind") == "ClusterTopology"
-        and str(doc.get("apiVersion", "")).startswith("grove.io/")
-    )
 
 
 def load_grove(

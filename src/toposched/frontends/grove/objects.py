@@ -1,4 +1,5 @@
-"""Grove objects as plain typed data: ClusterTopology, OperatorConfiguration, PodCliqueSet.
+"""Grove objects as plain typed data: OperatorConfiguration, PodCliqueSet (the ClusterTopology is
+read by ``toposched.wire.grove``).
 
 Parsing is lenient (missing fields take Grove's defaults); admission reports what is wrong.
 The topology reference follows GREP-369 (``spec.template.clusterTopologyName``); upstream's
@@ -12,15 +13,13 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from toposched.model import Topology
+from toposched.wire.grove import WELL_KNOWN_DOMAINS, Level, parse_levels
 
 DEFAULT_TOPOLOGY = "grove-topology"
 KAI_SCHEDULER = "kai-scheduler"
 TOPOLOGY_AWARE_BACKENDS = frozenset({KAI_SCHEDULER})
 MANAGED_BY = "app.kubernetes.io/managed-by"
 OPERATOR = "grove-operator"
-# Broadest first: the order the operator sorts configured levels into (pre-multi-topology Grove).
-WELL_KNOWN_DOMAINS = ("region", "zone", "datacenter", "block", "rack", "host", "numa")
 
 
 def mapping(raw: object) -> Mapping[str, Any]:
@@ -42,69 +41,6 @@ def _count(raw: object, default: int) -> int:
 
 def _labels(raw: object) -> Mapping[str, str]:
     return MappingProxyType({str(k): str(v) for k, v in mapping(raw).items()})
-
-
-@dataclass(frozen=True, slots=True)
-class Level:
-    """One topology level: the user-facing ``domain`` and the node label ``key`` holding it."""
-
-    domain: str
-    key: str
-
-
-@dataclass(frozen=True, slots=True)
-class SchedulerReference:
-    """A scheduler backend bound to an externally managed backend topology."""
-
-    scheduler: str
-    topology: str
-
-
-@dataclass(frozen=True, slots=True)
-class ClusterTopology:
-    name: str
-    levels: tuple[Level, ...]
-    references: tuple[SchedulerReference, ...] = ()
-    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
-
-    def key_of(self, domain: str) -> str | None:
-        """The node label key of a domain; None when this topology lacks the domain."""
-        return next((level.key for level in self.levels if level.domain == domain), None)
-
-    def depth(self, domain: str) -> int | None:
-        """0 for the broadest level; None for an unknown domain."""
-        return next((i for i, level in enumerate(self.levels) if level.domain == domain), None)
-
-    def reference(self, scheduler: str) -> str | None:
-        return next((r.topology for r in self.references if r.scheduler == scheduler), None)
-
-    def to_topology(self) -> Topology:
-        """The model topology: label keys broadest first, domains as aliases."""
-        return Topology(
-            self.name,
-            tuple(level.key for level in self.levels),
-            MappingProxyType({level.domain: level.key for level in self.levels}),
-        )
-
-
-def parse_levels(raw: object) -> tuple[Level, ...]:
-    return tuple(
-        Level(_text(mapping(level).get("domain")), _text(mapping(level).get("key"))) for level in items(raw)
-    )
-
-
-def parse_cluster_topology(obj: Mapping[str, Any]) -> ClusterTopology:
-    spec = mapping(obj.get("spec"))
-    meta = mapping(obj.get("metadata"))
-    # Upstream renamed the binding list; both spellings are read.
-    raw_refs = spec.get("schedulerTopologyReferences") or spec.get("schedulerTopologyBindings")
-    refs = tuple(
-        SchedulerReference(_text(mapping(r).get("schedulerName")), _text(mapping(r).get("topologyReference")))
-        for r in items(raw_refs)
-    )
-    return ClusterTopology(
-        _text(meta.get("name")), parse_levels(spec.get("levels")), refs, _labels(meta.get("labels"))
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,14 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.grove.objects import (
-    MANAGED_BY,
-    OPERATOR,
-    ClusterTopology,
-    Constraint,
-    PodCliqueSet,
-    ScalingGroup,
-)
+from toposched.frontends.grove.objects import MANAGED_BY, OPERATOR, Constraint, PodCliqueSet, ScalingGroup
+from toposched.wire.grove import ClusterTopology, podgang_object
 
 TOPOLOGY_NAME = "grove.io/topology-name"
 SCHEDULER_NAME = "grove.io/scheduler-name"
@@ -169,20 +163,12 @@ def _podgang(
     }
     if pcs.priority_class:
         spec["priorityClassName"] = pcs.priority_class
-    return {
-        "apiVersion": "scheduler.grove.io/v1alpha1",
-        "kind": "PodGang",
-        "metadata": {
-            "name": name,
-            "namespace": pcs.namespace,
-            "labels": {
-                MANAGED_BY: OPERATOR,
-                "app.kubernetes.io/part-of": pcs.name,
-                "app.kubernetes.io/component": "podgang",
-                SCHEDULER_NAME: scheduler,
-            },
-            "annotations": annotations,
-            "ownerReference": {"kind": "PodCliqueSet", "name": pcs.name, "controller": True},
-        },
-        "spec": spec,
+    labels = {
+        MANAGED_BY: OPERATOR,
+        "app.kubernetes.io/part-of": pcs.name,
+        "app.kubernetes.io/component": "podgang",
+        SCHEDULER_NAME: scheduler,
     }
+    return podgang_object(
+        name, pcs.namespace, owner=pcs.name, labels=labels, annotations=annotations, spec=spec
+    )

@@ -6,7 +6,6 @@ from toposched.frontends.kai.aliases import resolve_constraint, resolve_group, r
 from toposched.frontends.kai.common import KaiGrouping
 from toposched.frontends.kai.gang import to_gang
 from toposched.frontends.kai.grouper import compile_workload
-from toposched.frontends.kai.podgroup import PodGroup, SubGroup, TopologyConstraint, parse_podgroup
 from toposched.frontends.kai.segments import segment_count, segment_min_members, segment_of
 from toposched.frontends.kai.validate import (
     ValidationResult,
@@ -31,9 +30,6 @@ __all__ = [
     "KaiGrouping",
     "KaiPod",
     "KaiWorkload",
-    "PodGroup",
-    "SubGroup",
-    "TopologyConstraint",
     "ValidationResult",
     "compile_workload",
     "is_kai_document",
@@ -41,7 +37,6 @@ __all__ = [
     "load_owned_pods",
     "load_podgroup_file",
     "load_workload",
-    "parse_podgroup",
     "resolve_constraint",
     "resolve_group",
     "resolved_levels",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from toposched.frontends.kai.podgroup import PodGroup, TopologyConstraint
 from toposched.model import Topology
+from toposched.wire.kai import PodGroup, TopologyConstraint
 
 
 def resolve_constraint(constraint: TopologyConstraint, topologies: Iterable[Topology]) -> TopologyConstraint:

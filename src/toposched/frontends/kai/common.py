@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toposched.frontends.kai import keys
-from toposched.frontends.kai.podgroup import NO_CONSTRAINT, PodGroup, TopologyConstraint
 from toposched.model import Problem, WorkloadSpecError
+from toposched.wire.kai import NO_CONSTRAINT, PodGroup, TopologyConstraint
 
 
 @dataclass(frozen=True, slots=True)

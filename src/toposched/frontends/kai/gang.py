@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toposched.frontends.kai.common import KaiGrouping
-from toposched.frontends.kai.podgroup import PodGroup, TopologyConstraint
 from toposched.model import Gang, Group, PodSpec, Policy, Problem, WorkloadSpecError
+from toposched.wire.kai import PODGROUP_KIND, PodGroup, TopologyConstraint
 
 
 def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, PodSpec]]) -> Gang:
@@ -57,7 +57,7 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
         namespace=group.namespace,
         topology=root.topology,
         min_member=group.min_member,
-        kind="PodGroup",
+        kind=PODGROUP_KIND,
         policy=Policy.BINPACK,
     )
 

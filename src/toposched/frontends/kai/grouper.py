@@ -27,7 +27,6 @@ from toposched.frontends.kai.jobset import group_jobset
 from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
 from toposched.frontends.kai.kubeflow import group_kubeflow
 from toposched.frontends.kai.lws import group_lws
-from toposched.frontends.kai.podgroup import PodGroup, SubGroup
 from toposched.frontends.kai.ray import group_ray
 from toposched.frontends.kai.segments import (
     build_segments,
@@ -37,6 +36,7 @@ from toposched.frontends.kai.segments import (
     segment_of,
 )
 from toposched.model import Problem, Topology, WorkloadSpecError
+from toposched.wire.kai import PodGroup, SubGroup
 
 Plugin = Callable[[Mapping[str, Any], Mapping[str, Any]], KaiGrouping]
 

@@ -18,7 +18,7 @@ from toposched.frontends.kai.common import (
     notes_of,
     queue,
 )
-from toposched.frontends.kai.podgroup import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
+from toposched.wire.kai import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
 
 
 def group_podgang(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:

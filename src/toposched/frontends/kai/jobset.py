@@ -22,7 +22,7 @@ from toposched.frontends.kai.common import (
     parse_int,
     queue,
 )
-from toposched.frontends.kai.podgroup import PodGroup, SubGroup
+from toposched.wire.kai import PodGroup, SubGroup
 
 
 def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:

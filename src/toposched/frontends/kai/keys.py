@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from toposched.wire import kai as wire
+
 TOPOLOGY = "kai.scheduler/topology"
 REQUIRED = "kai.scheduler/topology-required-placement"
 PREFERRED = "kai.scheduler/topology-preferred-placement"
@@ -10,10 +12,11 @@ SEGMENT_REQUIRED = "kai.scheduler/segment-topology-required-placement"
 SEGMENT_PREFERRED = "kai.scheduler/segment-topology-preferred-placement"
 POD_INDEX_LABEL = "kai.scheduler/pod-index-label"
 BATCH_MIN_MEMBER = "kai.scheduler/batch-min-member"
-QUEUE = "kai.scheduler/queue"
-SUBGROUP_NAME = "kai.scheduler/subgroup-name"
-POD_GROUP_NAME = "pod-group-name"
-DEFAULT_QUEUE = "default-queue"
+# The keys that tie pods to their PodGroup are part of the KAI objects' shape.
+QUEUE = wire.QUEUE_LABEL
+SUBGROUP_NAME = wire.SUBGROUP_LABEL
+POD_GROUP_NAME = wire.POD_GROUP_ANNOTATION
+DEFAULT_QUEUE = wire.DEFAULT_QUEUE
 
 KUBEFLOW_REPLICA_TYPE = "training.kubeflow.org/replica-type"
 KUBEFLOW_REPLICA_INDEX = "training.kubeflow.org/replica-index"

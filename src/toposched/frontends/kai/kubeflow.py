@@ -21,7 +21,6 @@ from toposched.frontends.kai.common import (
     parse_int,
     queue,
 )
-from toposched.frontends.kai.podgroup import PodGroup, SubGroup
 from toposched.frontends.kai.segments import (
     SegmentConfig,
     build_segments,
@@ -30,6 +29,7 @@ from toposched.frontends.kai.segments import (
     read_segment_config,
     segment_of,
 )
+from toposched.wire.kai import PodGroup, SubGroup
 
 # kind -> (replica-spec field, replica types in the order their subgroups are listed)
 KINDS: Mapping[str, tuple[str, tuple[str, ...]]] = {

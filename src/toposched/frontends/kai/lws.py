@@ -22,8 +22,8 @@ from toposched.frontends.kai.common import (
     parse_int,
     queue,
 )
-from toposched.frontends.kai.podgroup import PodGroup, SubGroup, TopologyConstraint
 from toposched.frontends.kai.segments import check_segment_count, segment_constraint, segment_of
+from toposched.wire.kai import PodGroup, SubGroup, TopologyConstraint
 
 LEADERS = 1  # an LWS replica group has exactly one leader, worker-index 0
 

@@ -20,7 +20,7 @@ from toposched.frontends.kai.common import (
     notes_of,
     queue,
 )
-from toposched.frontends.kai.podgroup import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
+from toposched.wire.kai import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
 
 # Where each kind keeps its cluster spec.
 CLUSTER_SPEC = {

@@ -9,7 +9,7 @@ from typing import Any
 
 from toposched.frontends.kai import keys
 from toposched.frontends.kai.common import fail, parse_int
-from toposched.frontends.kai.podgroup import NO_CONSTRAINT, SubGroup, TopologyConstraint
+from toposched.wire.kai import NO_CONSTRAINT, SubGroup, TopologyConstraint
 
 
 def segment_count(replicas: int, size: int) -> int:

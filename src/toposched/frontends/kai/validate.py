@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.kai.podgroup import PodGroup, parse_podgroup
 from toposched.model import HOSTNAME, Problem, SpecError, Topology, TopologySpecError, is_label_key
+from toposched.wire.kai import PodGroup, parse_podgroup, parse_topology
 
 MAX_TOPOLOGY_LEVELS = 16
 
@@ -173,9 +173,7 @@ def topology_from_object(obj: Mapping[str, Any]) -> Topology:
     problems = _topology_problems(obj)
     if problems:
         raise TopologySpecError(problems)
-    levels = obj["spec"]["levels"]
-    aliases = {str(lv["alias"]): str(lv["nodeLabel"]) for lv in levels if lv.get("alias")}
-    return Topology.create(str(obj["metadata"]["name"]), [str(lv["nodeLabel"]) for lv in levels], aliases)
+    return parse_topology(obj)
 
 
 def _node_labels(obj: Mapping[str, Any]) -> list[object]:

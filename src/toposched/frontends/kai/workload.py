@@ -14,9 +14,9 @@ from toposched.frontends.kai.common import KaiGrouping, count, dig, fail, labels
 from toposched.frontends.kai.gang import to_gang
 from toposched.frontends.kai.grouper import compile_workload
 from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
-from toposched.frontends.kai.podgroup import API_VERSION, KIND, PodGroup, parse_podgroup
 from toposched.model import Gang, PodSpec, Problem, SpecError, Topology, WorkloadSpecError
 from toposched.model.podspec import effective_requests, parse_tolerations
+from toposched.wire.kai import PODGROUP_API, PODGROUP_KIND, PodGroup, parse_podgroup
 
 PREFIX = "kai.scheduler/"
 WORKLOAD_KINDS = ("Job", "JobSet", *KUBEFLOW_KINDS, "LeaderWorkerSet")
@@ -56,7 +56,7 @@ class KaiWorkload:
 def is_kai_document(doc: Mapping[str, Any]) -> bool:
     """A PodGroup, or a workload carrying any ``kai.scheduler/*`` annotation or label (on the
     workload or on one of its pod templates)."""
-    if doc.get("kind") == KIND and str(doc.get("apiVersion", "")).startswith("scheduling.run.ai/"):
+    if doc.get("kind") == PODGROUP_KIND and str(doc.get("apiVersion", "")).startswith("scheduling.run.ai/"):
         return True
     return _has_kai_key(doc)
 
@@ -83,7 +83,7 @@ def load_kai(documents: Iterable[object], topologies: Iterable[Topology] = ()) -
     """
     docs = [d for d in documents if d is not None]
     catalog = tuple(topologies)
-    if any(isinstance(d, Mapping) and d.get("kind") == KIND for d in docs):
+    if any(isinstance(d, Mapping) and d.get("kind") == PODGROUP_KIND for d in docs):
         return load_podgroup_file(docs, catalog)
     if len(docs) > 1 and any(isinstance(d, Mapping) and d.get("kind") == "Pod" for d in docs):
         return load_owned_pods(docs, catalog)
@@ -171,13 +171,15 @@ def load_podgroup_file(documents: Iterable[object], topologies: Iterable[Topolog
     annotation; each pod's ``kai.scheduler/subgroup-name`` label names its leaf subgroup and
     ``spec.nodeName`` marks it as running."""
     docs = [d for d in documents if isinstance(d, Mapping)]
-    found = [d for d in docs if d.get("kind") == KIND]
+    found = [d for d in docs if d.get("kind") == PODGROUP_KIND]
     problems: list[Problem] = []
     if len(found) != 1:
         problems.append(Problem("", f"expected one PodGroup, found {len(found)}", "write one PodGroup"))
-    elif found[0].get("apiVersion") != API_VERSION:
+    elif found[0].get("apiVersion") != PODGROUP_API:
         problems.append(
-            Problem("apiVersion", f"unsupported PodGroup version {found[0].get('apiVersion')!r}", API_VERSION)
+            Problem(
+                "apiVersion", f"unsupported PodGroup version {found[0].get('apiVersion')!r}", PODGROUP_API
+            )
         )
     if problems:
         raise WorkloadSpecError(problems)
@@ -186,7 +188,7 @@ def load_podgroup_file(documents: Iterable[object], topologies: Iterable[Topolog
     position = 0
     for i, doc in enumerate(docs):
         if doc.get("kind") != "Pod":
-            if doc.get("kind") != KIND:
+            if doc.get("kind") != PODGROUP_KIND:
                 problems.append(
                     Problem(f"documents[{i}].kind", f"unexpected kind {doc.get('kind')!r}", "Pod")
                 )

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import yaml
-
 from toposched.frontends.kueue import keys
 from toposched.frontends.kueue.build import build_gang
 from toposched.frontends.kueue.fields import Problems, at, key_at, mapping, text, type_name
@@ -19,13 +17,10 @@ from toposched.frontends.kueue.pods import Located, read_pod_group
 from toposched.frontends.kueue.podsets import Shape, Workload, read_shape
 from toposched.frontends.kueue.request import parse_request
 from toposched.frontends.kueue.rules import Entry, check_groups, check_levels_everywhere
-from toposched.model import Gang, Problem, Topology, WorkloadSpecError
+from toposched.frontends.parse import parse_documents
+from toposched.model import Gang, Problem, SpecError, Topology, WorkloadSpecError
 
 SUPPORTED = ", ".join(f"{api} {kind}" for kind, (api, _) in READERS.items()) + ", v1 Pod (a pod group)"
-
-# libyaml's loader when PyYAML was built with it: about ten times faster, same documents.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def load_workload(text: str, topology: Topology | None = None, *, source: str = "job") -> Gang:
     """Parse YAML text (one document; or several documents / a ``v1 List`` of Pods of one pod
@@ -35,9 +30,9 @@ def load_workload(text: str, topology: Topology | None = None, *, source: str = 
     Raises ``WorkloadSpecError`` listing every problem found.
     """
     try:
-        documents = [doc for doc in yaml.load_all(text, Loader=_LOADER) if doc is not None]
-    except yaml.YAMLError as exc:
-        raise WorkloadSpecError([_yaml_problem(exc, source)]) from None
+        documents = parse_documents(text, source=source)
+    except SpecError as exc:
+        raise WorkloadSpecError(exc.problems) from None
     return compile_workload(documents, topology)
 
 
@@ -71,19 +66,6 @@ def compile_workload(documents: Sequence[Mapping[str, Any]], topology: Topology 
     # Kueue skips PodSets without pods (an LWS of size 1 has no workers).
     kept = [(entry, shape) for entry, shape in zip(entries, shapes, strict=True) if entry[0].count]
     return build_gang(workload, [entry for entry, _ in kept], [shape for _, shape in kept])
-
-
-def _yaml_problem(exc: yaml.YAMLError, source: str) -> Problem:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    where = f"{source}:{mark.line + 1}:{mark.column + 1}" if mark is not None else source
-    what = " ".join(
-        str(part) for part in (getattr(exc, "context", None), getattr(exc, "problem", None)) if part
-    )
-    return Problem(
-        where,
-        f"invalid YAML: {what or exc}",
-        "check the indentation and quoting on that line and the line before it",
-    )
 
 
 def _flatten(documents: Sequence[Mapping[str, Any]], problems: Problems) -> list[Located]:

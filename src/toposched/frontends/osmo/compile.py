@@ -8,12 +8,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
 from toposched.frontends.osmo.objects import CompiledGroup, Priority, topology_object
 from toposched.frontends.osmo.pool import Pool, parse_pool, pool_keys
 from toposched.frontends.osmo.tree import build_tree
 from toposched.frontends.osmo.workflow import Workflow, parse_workflow
+from toposched.frontends.parse import parse_documents
 from toposched.model import Problem, SpecError, TopologySpecError, WorkloadSpecError
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
@@ -99,7 +98,11 @@ def _priority(priority: Priority | str) -> Priority:
 
 
 def _load(text: str, what: str, error: type[SpecError]) -> object:
+    """The one document of a pool or workflow file."""
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise error([Problem(what, f"the {what} file is not valid YAML: {exc}", "fix the syntax")]) from None
+        documents = parse_documents(text, source=what)
+    except SpecError as exc:
+        raise error(exc.problems) from None
+    if len(documents) != 1:
+        raise error([Problem(what, f"expected one {what} document, found {len(documents)}", "")])
+    return documents[0]

@@ -1,6 +1,5 @@
 """The Kubernetes objects OSMO makes for KAI: one PodGroup per task group, pod metadata, and one
-Topology per pool. Plain dicts following the KAI CRDs (``scheduling.run.ai/v2alpha2`` PodGroup,
-``kai.scheduler/v1alpha1`` Topology)."""
+Topology per pool, shaped by ``toposched.wire.kai``."""
 
 from __future__ import annotations
 
@@ -12,13 +11,18 @@ from typing import Any
 from toposched.frontends.osmo.pool import Pool
 from toposched.frontends.osmo.tree import SubGroupSpec, TopologyTree
 from toposched.frontends.osmo.workflow import TaskGroup
+from toposched.wire.kai import (
+    NO_CONSTRAINT,
+    POD_GROUP_ANNOTATION,
+    QUEUE_LABEL,
+    SUBGROUP_LABEL,
+    PodGroup,
+    SubGroup,
+    TopologyConstraint,
+)
+from toposched.wire.kai import topology_object as kai_topology
 
-PODGROUP_API = "scheduling.run.ai/v2alpha2"
-TOPOLOGY_API = "kai.scheduler/v1alpha1"
-QUEUE_LABEL = "kai.scheduler/queue"
 LEGACY_QUEUE_LABEL = "runai/queue"  # read by KAI before v0.6
-SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
-PODGROUP_ANNOTATION = "pod-group-name"
 NAMESPACE_LABEL = "osmo.namespace"
 POOL_LABEL = "osmo.pool"
 
@@ -54,27 +58,22 @@ class CompiledGroup:
     def has_subgroups(self) -> bool:
         return bool(self.tree.subgroups)
 
-    def spec(self) -> dict[str, Any]:
-        """The PodGroup ``spec``. ``minMember`` only without subgroups (then leaves carry it)."""
-        out: dict[str, Any] = {"queue": self.pool.queue, "priorityClassName": self.priority.class_name}
-        if not self.tree.subgroups:
-            out["minMember"] = len(self.group.tasks)
-        constraint = self._constraint(self.tree.required, self.tree.preferred)
-        if len(constraint) > 1:
-            out["topologyConstraint"] = constraint
-        if self.tree.subgroups:
-            out["subGroups"] = [self._subgroup(sg) for sg in self.tree.subgroups]
-        return out
-
     def to_object(self, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
-        """The whole PodGroup object."""
-        meta_labels = {**(labels or {}), QUEUE_LABEL: self.pool.queue, LEGACY_QUEUE_LABEL: self.pool.queue}
-        return {
-            "apiVersion": PODGROUP_API,
-            "kind": "PodGroup",
-            "metadata": {"name": self.name, "namespace": self.namespace, "labels": meta_labels},
-            "spec": self.spec(),
-        }
+        """The whole PodGroup object. ``minMember`` only without subgroups (then leaves carry it);
+        the constraint only when the tree constrains the whole group."""
+        tree = self.tree
+        constrained = tree.required is not None or tree.preferred is not None
+        podgroup = PodGroup(
+            name=self.name,
+            namespace=self.namespace,
+            min_member=None if tree.subgroups else len(self.group.tasks),
+            queue=self.pool.queue,
+            priority_class_name=self.priority.class_name,
+            constraint=self._constraint(tree.required, tree.preferred) if constrained else NO_CONSTRAINT,
+            sub_groups=tuple(self._subgroup(sg) for sg in tree.subgroups),
+            labels={**(labels or {}), QUEUE_LABEL: self.pool.queue, LEGACY_QUEUE_LABEL: self.pool.queue},
+        )
+        return podgroup.to_object()
 
     def pod_metadata(self, task: str, workflow_labels: Mapping[str, str]) -> dict[str, Any]:
         """Labels and annotations of a task's pod. Scheduler labels are written last, so
@@ -96,39 +95,20 @@ class CompiledGroup:
             "name": task,
             "namespace": self.namespace,
             "labels": labels,
-            "annotations": {PODGROUP_ANNOTATION: self.name},
+            "annotations": {POD_GROUP_ANNOTATION: self.name},
         }
 
-    def _constraint(self, required: str | None, preferred: str | None) -> dict[str, str]:
-        out = {"topology": self.pool.topology_name}
-        if required is not None:
-            out["requiredTopologyLevel"] = required
-        if preferred is not None:
-            out["preferredTopologyLevel"] = preferred
-        return out
+    def _constraint(self, required: str | None, preferred: str | None) -> TopologyConstraint:
+        return TopologyConstraint(self.pool.topology_name, required or "", preferred or "")
 
-    def _subgroup(self, sg: SubGroupSpec) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": sg.name}
-        if sg.parent is not None:
-            out["parent"] = sg.parent
-        if sg.min_member is not None:
-            out["minMember"] = sg.min_member
-        out["topologyConstraint"] = (
-            self._constraint(sg.level, None) if sg.required else self._constraint(None, sg.level)
-        )
-        return out
+    def _subgroup(self, sg: SubGroupSpec) -> SubGroup:
+        constraint = self._constraint(sg.level, None) if sg.required else self._constraint(None, sg.level)
+        return SubGroup(sg.name, sg.parent, min_member=sg.min_member, constraint=constraint)
 
 
 def topology_object(pool: Pool) -> dict[str, Any] | None:
     """The pool's KAI Topology (levels coarsest first), or None when topology is off."""
     if not pool.topology_keys:
         return None
-    return {
-        "apiVersion": TOPOLOGY_API,
-        "kind": "Topology",
-        "metadata": {
-            "name": pool.topology_name,
-            "labels": {NAMESPACE_LABEL: pool.backend.k8s_namespace, POOL_LABEL: pool.name},
-        },
-        "spec": {"levels": [{"nodeLabel": k.label} for k in pool.topology_keys]},
-    }
+    labels = {NAMESPACE_LABEL: pool.backend.k8s_namespace, POOL_LABEL: pool.name}
+    return kai_topology(pool.topology_name, [k.label for k in pool.topology_keys], labels=labels)

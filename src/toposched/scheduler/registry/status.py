@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from toposched.emit.grove import kai_topology
 from toposched.frontends.grove import (
     KAI_SCHEDULER,
     ClusterTopology,
     OperatorConfig,
     PodCliqueSet,
+    kai_topology,
     parse_cluster_topology,
 )
 

@@ -1,4 +1,5 @@
-"""JSON for what the scheduler stores on a workload: its placement and its explanation.
+"""The JSON contract of a placement attempt: what ``toposched place -o json`` prints and what the
+scheduler stores on a workload (its placement and its explanation).
 
 Placement (the CLI's JSON contract, minus the per-attempt keys)::
 
@@ -25,7 +26,8 @@ from toposched.model import (
     TopologyAssignment,
     Unschedulable,
 )
-from toposched.store import Json
+
+Json = Any  # decoded JSON, as the store keeps it
 
 
 def placement_to_json(placement: Placement) -> dict[str, Any]:
@@ -118,3 +120,34 @@ def reason_to_json(reason: str, **fields: Json) -> dict[str, Any]:
 def problems_to_json(problems: tuple[Problem, ...]) -> list[dict[str, str]]:
     """Spec problems as ``[{path, message, hint}]``."""
     return [{"path": p.path, "message": p.message, "hint": p.hint} for p in problems]
+
+
+# What the scheduler stores on an explanation but this document already says at its top level.
+_TOP_LEVEL = frozenset({"reason", "gang", "topology", "policy"})
+
+
+def result_document(result: Placement | Unschedulable) -> dict[str, Any]:
+    """The document ``toposched place -o json`` prints for one placement attempt (README, "Output
+    contract"): the stored encoding plus ``placed``, ``reason`` and ``explanation``. Other tools
+    parse it; change it only in a backwards-compatible way."""
+    if isinstance(result, Placement):
+        stored = placement_to_json(result)
+        return {
+            "placed": True,
+            "policy": stored["policy"],
+            "topology": stored["topology"],
+            "pods": stored["pods"],
+            "assignments": stored["assignments"],
+            "reason": None,
+            "explanation": None,
+        }
+    explanation = {k: v for k, v in unschedulable_to_json(result).items() if k not in _TOP_LEVEL}
+    return {
+        "placed": False,
+        "policy": str(result.policy),
+        "topology": result.topology,
+        "pods": [],
+        "assignments": {},
+        "reason": result.message,
+        "explanation": explanation,
+    }

@@ -1,19 +1,38 @@
-"""The KAI PodGroup (``scheduling.run.ai/v2alpha2``) as typed data: parse from a Kubernetes
-object, write back to one. Parsing applies the CRD schema rules (types, minimums, DNS-label
-subgroup names); the webhook rules live in ``validate``."""
+"""KAI Scheduler objects: the Topology (``kai.scheduler/v1alpha1``), the PodGroup
+(``scheduling.run.ai/v2alpha2``) with its subgroup tree, and the pod metadata that ties a pod to
+them. Parsing a PodGroup applies the CRD schema rules (types, minimums, DNS-label subgroup names);
+the webhook rules belong to the KAI front end, which checks a Topology before it is read here."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toposched.model import Problem, WorkloadSpecError
+from toposched.model import Problem, Topology, WorkloadSpecError
 
-API_VERSION = "scheduling.run.ai/v2alpha2"
-KIND = "PodGroup"
+TOPOLOGY_API = "kai.scheduler/v1alpha1"
+PODGROUP_API = "scheduling.run.ai/v2alpha2"
+PODGROUP_KIND = "PodGroup"
+QUEUE_LABEL = "kai.scheduler/queue"
+SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
+POD_GROUP_ANNOTATION = "pod-group-name"
+DEFAULT_QUEUE = "default-queue"
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_NOT_DNS = re.compile(r"[^a-z0-9-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerReference:
+    """The controlling owner of an object (``metadata.ownerReferences``)."""
+
+    api_version: str
+    kind: str
+    name: str
+
+    def to_object(self) -> dict[str, Any]:
+        return {"apiVersion": self.api_version, "kind": self.kind, "name": self.name, "controller": True}
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +98,8 @@ class PodGroup:
     constraint: TopologyConstraint = NO_CONSTRAINT
     sub_groups: tuple[SubGroup, ...] = ()
     labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    owner: OwnerReference | None = None
 
     def subgroup(self, name: str) -> SubGroup | None:
         return next((sg for sg in self.sub_groups if sg.name == name), None)
@@ -91,8 +112,10 @@ class PodGroup:
         parents = {sg.parent for sg in self.sub_groups}
         return tuple(sg for sg in self.sub_groups if sg.name not in parents)
 
-    def to_object(self) -> dict[str, Any]:
-        """The Kubernetes object, valid against the PodGroup CRD schema."""
+    def to_object(self, *, write_empty: bool = False) -> dict[str, Any]:
+        """The Kubernetes object, valid against the PodGroup CRD schema. ``write_empty`` also
+        writes empty labels, annotations, constraint and subgroup list, as Go controllers that
+        serialise the whole struct do (Grove's KAI backend)."""
         spec: dict[str, Any] = {}
         if self.min_member is not None:
             spec["minMember"] = self.min_member
@@ -102,14 +125,74 @@ class PodGroup:
             spec["queue"] = self.queue
         if self.priority_class_name:
             spec["priorityClassName"] = self.priority_class_name
-        if not self.constraint.is_empty:
+        if write_empty or not self.constraint.is_empty:
             spec["topologyConstraint"] = self.constraint.to_object()
-        if self.sub_groups:
+        if write_empty or self.sub_groups:
             spec["subGroups"] = [sg.to_object() for sg in self.sub_groups]
         metadata: dict[str, Any] = {"name": self.name, "namespace": self.namespace}
-        if self.labels:
+        if write_empty or self.labels:
             metadata["labels"] = dict(self.labels)
-        return {"apiVersion": API_VERSION, "kind": KIND, "metadata": metadata, "spec": spec}
+        if write_empty or self.annotations:
+            metadata["annotations"] = dict(self.annotations)
+        if self.owner is not None:
+            metadata["ownerReferences"] = [self.owner.to_object()]
+        return {"apiVersion": PODGROUP_API, "kind": "PodGroup", "metadata": metadata, "spec": spec}
+
+
+def subgroup_name(name: str) -> str:
+    """A group name as a DNS label, which the PodGroup CRD requires for subgroups."""
+    cleaned = _NOT_DNS.sub("-", name.lower()).strip("-")
+    return cleaned[:63].rstrip("-") or "group"
+
+
+def topology_object(
+    name: str,
+    levels: Sequence[str],
+    *,
+    aliases: Mapping[str, str] | None = None,
+    labels: Mapping[str, str] | None = None,
+    owner: OwnerReference | None = None,
+) -> dict[str, Any]:
+    """A KAI Topology: node label keys coarsest first; ``aliases`` (alias → label key) name levels."""
+    alias_of = {label: alias for alias, label in (aliases or {}).items()}
+    rows: list[dict[str, str]] = []
+    for label in levels:
+        row = {"nodeLabel": label}
+        if label in alias_of:
+            row["alias"] = alias_of[label]
+        rows.append(row)
+    metadata: dict[str, Any] = {"name": name}
+    if labels:
+        metadata["labels"] = dict(labels)
+    if owner is not None:
+        metadata["ownerReferences"] = [owner.to_object()]
+    return {"apiVersion": TOPOLOGY_API, "kind": "Topology", "metadata": metadata, "spec": {"levels": rows}}
+
+
+def parse_topology(obj: Mapping[str, Any]) -> Topology:
+    """A KAI Topology object → the model ``Topology`` (aliases kept). The KAI front end checks the
+    CRD and webhook rules first; the model's level rules raise ``TopologySpecError`` here."""
+    levels = [lv for lv in _items(_mapping(obj.get("spec")).get("levels")) if isinstance(lv, Mapping)]
+    aliases = {str(lv["alias"]): str(lv.get("nodeLabel")) for lv in levels if lv.get("alias")}
+    name = str(_mapping(obj.get("metadata")).get("name") or "")
+    return Topology.create(name, [str(lv.get("nodeLabel")) for lv in levels], aliases)
+
+
+def _mapping(raw: object) -> Mapping[str, Any]:
+    return raw if isinstance(raw, Mapping) else {}
+
+
+def _items(raw: object) -> list[Any]:
+    return list(raw) if isinstance(raw, list) else []
+
+
+def pod_metadata_patch(podgroup_name: str, subgroup: str | None = None) -> dict[str, Any]:
+    """The merge patch the PodGrouper applies to a pod: the PodGroup annotation and, for a
+    PodGroup with subgroups, the subgroup label."""
+    metadata: dict[str, Any] = {"annotations": {POD_GROUP_ANNOTATION: podgroup_name}}
+    if subgroup is not None:
+        metadata["labels"] = {SUBGROUP_LABEL: subgroup}
+    return {"metadata": metadata}
 
 
 def parse_podgroup(obj: Mapping[str, Any]) -> PodGroup:
@@ -141,7 +224,6 @@ def parse_podgroup(obj: Mapping[str, Any]) -> PodGroup:
         sub_groups.append(_subgroup(raw, where, problems))
     if problems:
         raise WorkloadSpecError(problems)
-    labels = metadata.get("labels")
     return PodGroup(
         name=name,
         namespace=namespace,
@@ -151,8 +233,24 @@ def parse_podgroup(obj: Mapping[str, Any]) -> PodGroup:
         priority_class_name=str(spec.get("priorityClassName") or ""),
         constraint=constraint,
         sub_groups=tuple(sub_groups),
-        labels={str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {},
+        labels=_strings(metadata.get("labels")),
+        annotations=_strings(metadata.get("annotations")),
+        owner=_controller(metadata.get("ownerReferences")),
     )
+
+
+def _controller(raw: object) -> OwnerReference | None:
+    """The controlling owner among ``ownerReferences``; None when there is none."""
+    for ref in raw if isinstance(raw, list) else []:
+        if isinstance(ref, Mapping) and ref.get("controller") is True:
+            return OwnerReference(
+                str(ref.get("apiVersion", "")), str(ref.get("kind", "")), str(ref.get("name", ""))
+            )
+    return None
+
+
+def _strings(raw: object) -> dict[str, str]:
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
 
 
 def _subgroup(raw: Mapping[str, Any], where: str, problems: list[Problem]) -> SubGroup:

@@ -1,0 +1,127 @@
+"""The command line's edge: read files, parse each once (bounded), turn options into values.
+
+Every problem (unreadable file, bad YAML, unknown policy) is raised as a ``ToposchedError``; the
+commands turn those into exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toposched.frontends import osmo
+from toposched.frontends.cluster import cluster_from_documents, topologies_from_documents
+from toposched.frontends.parse import parse_documents
+from toposched.frontends.registry import PoolEntry
+from toposched.model import Cluster, Policy, Problem, SpecError, TopologySpecError
+
+POLICIES = tuple(p.value for p in Policy)
+
+
+def read_text(path: str, *, what: str) -> str:
+    """A file's text (``-`` = standard input); a missing or unreadable file is a ``SpecError``."""
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        reason, hint = "file not found", f"check the path of the {what}"
+    except IsADirectoryError:
+        reason, hint = "is a directory", f"give the path of the {what} file"
+    except PermissionError:
+        reason, hint = "permission denied", "make the file readable"
+    except UnicodeDecodeError:
+        reason, hint = "is not UTF-8 text", f"give a YAML {what} file"
+    except OSError as exc:
+        reason, hint = f"cannot be read ({exc.strerror or exc})", f"check the path of the {what}"
+    raise SpecError([Problem(path, reason, hint)])
+
+
+def read_documents(path: str, *, what: str) -> list[Any]:
+    """The parsed documents of a file: the one place the command line parses YAML."""
+    return parse_documents(read_text(path, what=what), source=path)
+
+
+def read_all(files: Mapping[str, str | None], problems: list[Problem]) -> dict[str, list[Any]]:
+    """The documents of every file given (what → path), one problem list for all of them."""
+    found: dict[str, list[Any]] = {}
+    for what, path in files.items():
+        if path is None:
+            continue
+        try:
+            found[what] = read_documents(path, what=what)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    return found
+
+
+def parse_policy(value: str | None) -> Policy | None:
+    """``--policy`` as a ``Policy``; None leaves the choice to the job's front end and the engine."""
+    if value is None:
+        return None
+    try:
+        return Policy(value.strip().lower())
+    except ValueError:
+        raise SpecError(
+            [Problem("--policy", f"unknown policy {value!r}", f"use one of {', '.join(POLICIES)}")]
+        ) from None
+
+
+def cluster_of(documents: list[Any], *, source: str) -> tuple[Cluster, list[str]]:
+    """A cluster file (a v1 List or a multi-document stream of Nodes, Pods and Topologies) and the
+    loader's warnings (skipped objects, nodes missing some level labels)."""
+    return cluster_from_documents(documents, source=source)
+
+
+@dataclass(frozen=True, slots=True)
+class TopologyChoice:
+    """``--topology`` resolved: the cluster with the file's topologies added, the topology asked
+    for by name, and the default a single-topology file gives."""
+
+    cluster: Cluster
+    requested: str | None = None
+    default: str | None = None
+    from_file: bool = False
+
+
+def topology_option(cluster: Cluster, value: str | None) -> TopologyChoice:
+    """An existing file adds its topologies (Topology, ClusterTopology or the shorthand) to the
+    cluster, and its only one becomes the default; anything else names a topology."""
+    if value is None:
+        return TopologyChoice(cluster)
+    if Path(value).is_file():
+        found = topologies_from_documents(read_documents(value, what="topology"), source=value)
+        if not found:
+            raise TopologySpecError(
+                [Problem(value, "has no Topology or ClusterTopology", "give a Topology file or a Topology name")]
+            )
+        for topology in found:
+            cluster = cluster.with_topology(topology)
+        return TopologyChoice(cluster, default=found[0].name if len(found) == 1 else None, from_file=True)
+    if Path(value).suffix in (".yaml", ".yml", ".json") or "/" in value:
+        raise SpecError(
+            [Problem("--topology", f"{value}: file not found", "give a Topology file or a Topology name")]
+        )
+    return TopologyChoice(cluster, requested=value)
+
+
+def read_pool(path: str) -> osmo.Pool:
+    """An OSMO pool file: the pool with its backend inline, or ``{pool, backend}``."""
+    documents = read_documents(path, what="pool")
+    if len(documents) != 1:
+        raise TopologySpecError(
+            [Problem(path, f"expected one pool document, found {len(documents)}", "write one pool")]
+        )
+    return osmo.parse_pool(documents[0])
+
+
+def pool_option(value: str | None) -> dict[str, PoolEntry]:
+    """``--pool FILE``: the OSMO pool workflows are compiled for."""
+    if value is None:
+        return {}
+    pool = read_pool(value)
+    return {pool.name: PoolEntry(pool)}
+

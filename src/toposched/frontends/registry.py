@@ -1,0 +1,330 @@
+"""The front-end registry: every caller (CLI, service, simulator, controller) turns parsed
+documents into a gang here, and nothing but the registry chooses a front end.
+
+A ``Frontend`` recognises a parsed document set and compiles it, with a ``CompileContext`` of
+known topologies and OSMO pools, into one all-or-nothing ``Gang`` plus the objects its upstream
+controller would create, the topologies the input itself brings, and warnings. Front ends are
+tried in registration order; one that reads the same kinds as another but recognises them by
+annotations (KAI next to Kueue) comes first. The last one is the default: it compiles inputs no
+front end recognises, so its own message names what it supports.
+
+``compile_for`` also settles which topology the input uses: the one asked for, else the one the
+spec names, else the caller's default (a Topology file given on the command line), else the only
+one known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from toposched.frontends import grove, kai, kueue, osmo
+from toposched.frontends.cluster import parse_topology_object
+from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
+from toposched.frontends.parse import first_mapping
+from toposched.model import Gang, Group, NotFoundError, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.wire.grove import cluster_topology_object
+
+Documents = Sequence[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PoolEntry:
+    """An OSMO pool and the stored topology it uses (None = its own
+    ``osmo-pool-<ns>-<pool>-topology``, which the compiled input brings)."""
+
+    pool: osmo.Pool
+    topology: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompileContext:
+    """What a front end may read besides the documents."""
+
+    topologies: tuple[Topology, ...] = ()  # every topology known (level aliases, Grove ClusterTopologies)
+    pools: Mapping[str, PoolEntry] = field(default_factory=lambda: MappingProxyType({}))
+    topology: Topology | None = None  # the topology chosen for this input, when already known
+    priority: str | None = None  # a priority asked for at submission (OSMO: HIGH, NORMAL, LOW)
+
+    @property
+    def catalog(self) -> tuple[Topology, ...]:
+        """The chosen topology first, then the others under names not taken yet."""
+        first = (self.topology,) if self.topology is not None else ()
+        names = {t.name for t in first}
+        return (*first, *(t for t in self.topologies if t.name not in names))
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """One compiled input."""
+
+    frontend: str
+    gang: Gang
+    objects: tuple[Mapping[str, Any], ...] = ()  # what the upstream controller would create
+    topologies: tuple[Topology, ...] = ()  # topologies the input brings (OSMO pool, Grove file)
+    warnings: tuple[str, ...] = ()
+
+
+class Frontend(Protocol):
+    """One front end: a name, the kinds it reads, a recogniser and a compiler."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kinds(self) -> frozenset[str]: ...
+
+    def recognises(self, documents: Documents) -> bool: ...
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled: ...
+
+
+class Registry:
+    """The front ends, in the order they are tried."""
+
+    def __init__(self, frontends: Sequence[Frontend] = ()) -> None:
+        self._entries: list[Frontend] = list(frontends)
+
+    def register(self, frontend: Frontend, *, first: bool = False) -> None:
+        """Add a front end (replacing one of the same name); ``first`` tries it before the others."""
+        self._entries = [e for e in self._entries if e.name != frontend.name]
+        self._entries.insert(0 if first else len(self._entries), frontend)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(e.name for e in self._entries)
+
+    def knows(self, hint: str) -> bool:
+        """Whether ``hint`` names a registered front end or a kind one of them reads."""
+        return any(hint.lower() == e.name.lower() or hint in e.kinds for e in self._entries)
+
+    def choose(self, documents: Documents, hint: str | None = None) -> Frontend:
+        """The front end for ``documents``: by hint (a front-end name or a kind) when given, else
+        the first that recognises them, else the default (last) one."""
+        if not self._entries:
+            raise WorkloadSpecError([Problem("", "no workload front end is registered", "")])
+        if hint:
+            for entry in self._entries:
+                if hint.lower() == entry.name.lower():
+                    return entry
+            by_kind = [e for e in self._entries if hint in e.kinds]
+            if not by_kind:
+                known = ", ".join([*self.names, *sorted({k for e in self._entries for k in e.kinds})])
+                raise WorkloadSpecError([Problem("kind", f"unknown kind hint {hint!r}", f"use one of: {known}")])
+            return next((e for e in by_kind if e.recognises(documents)), by_kind[0])
+        return next((e for e in self._entries if e.recognises(documents)), self._entries[-1])
+
+    def compile(self, documents: Documents, context: CompileContext, *, hint: str | None = None) -> Compiled:
+        """Validate and compile ``documents``; raises ``SpecError`` listing every problem."""
+        if not documents:
+            raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
+        return self.choose(documents, hint).compile(documents, context)
+
+    def compile_for(
+        self,
+        documents: Documents,
+        context: CompileContext,
+        *,
+        topology: str | None = None,
+        default: str | None = None,
+        hint: str | None = None,
+    ) -> tuple[Topology, Compiled]:
+        """The topology the input uses and the input compiled against it: ``topology`` when
+        given, else the one the spec names, else ``default``, else the only one known."""
+        by_name = {t.name: t for t in context.topologies}
+        if topology:
+            chosen = _known(by_name, topology)
+            return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+        fallback = default if default is not None else (next(iter(by_name)) if len(by_name) == 1 else None)
+        first = by_name.get(fallback) if fallback is not None else None
+        probe: Compiled | None = None
+        try:
+            probe = self.compile(documents, replace(context, topology=first), hint=hint)
+        except SpecError:
+            if first is None:
+                raise
+        if probe is not None and first is not None and probe.gang.topology in (None, "", first.name):
+            return first, probe
+        # No default, or the spec names another topology (or does not compile against the
+        # default): learn which topology it names, then compile against that.
+        if probe is None:
+            probe = self.compile(documents, replace(context, topology=None), hint=hint)
+        brought = {t.name: t for t in probe.topologies}
+        named = probe.gang.topology or fallback
+        if named is None:
+            raise SpecError([_no_topology(by_name)])
+        chosen = brought.get(named) or _known(by_name, named)
+        return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+
+
+def _known(by_name: Mapping[str, Topology], name: str) -> Topology:
+    found = by_name.get(name)
+    if found is None:
+        known = ", ".join(sorted(by_name)) or "none"
+        raise NotFoundError("topology", name, f"known topologies: {known}")
+    return found
+
+
+def _no_topology(by_name: Mapping[str, Topology]) -> Problem:
+    if by_name:
+        return Problem(
+            "topology",
+            f"is needed: the cluster defines {', '.join(by_name)}",
+            "name the one to use",
+        )
+    return Problem(
+        "topology",
+        "is needed: the cluster has no Topology",
+        "add a Topology object to the cluster, or pass --topology FILE",
+    )
+
+
+def one_gang(gangs: Sequence[Gang], name: str | None = None) -> Gang:
+    """Several gangs of one input (OSMO groups, LWS replica groups) as one all-or-nothing gang:
+    their roots become children of a new, unconstrained root."""
+    if not gangs:
+        raise WorkloadSpecError([Problem("", "the input has no pods", "add pods or replicas")])
+    if len(gangs) == 1:
+        return gangs[0]
+    first = gangs[0]
+    root = Group(name or first.name, children=tuple(g.root for g in gangs), topology=first.topology)
+    return replace(first, name=name or first.name, root=root, min_member=None)
+
+
+# -- the front ends -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KueueFrontend:
+    """Kueue-annotated Job, JobSet, LeaderWorkerSet, MPIJob, PyTorchJob, or a group of Pods."""
+
+    name: str = "kueue"
+    kinds: frozenset[str] = frozenset([*KUEUE_READERS, "Pod"])
+
+    def recognises(self, documents: Documents) -> bool:
+        doc = first_mapping(list(documents))
+        if doc is None:
+            return False
+        kind = doc.get("kind")
+        if kind in ("Pod", "List"):
+            return True
+        entry = KUEUE_READERS.get(str(kind))
+        return entry is not None and str(doc.get("apiVersion", "")).split("/")[0] == entry[0].split("/")[0]
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        return Compiled(self.name, kueue.compile_workload(documents, context.topology))
+
+
+@dataclass(frozen=True, slots=True)
+class KaiFrontend:
+    """KAI-annotated workloads, a workload with its Pods, a PodGroup with its Pods."""
+
+    name: str = "kai"
+    kinds: frozenset[str] = frozenset([*kai.WORKLOAD_KINDS, "PodGroup"])
+
+    def recognises(self, documents: Documents) -> bool:
+        return any(isinstance(d, Mapping) and kai.is_kai_document(d) for d in documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        loaded = kai.load_kai(documents, context.catalog)
+        namespaces = {g.name: g.namespace for g in loaded.pod_groups}
+        metadata = loaded.pod_metadata()
+        pods = [
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {
+                    "name": pod.spec.name,
+                    "namespace": namespaces[pod.pod_group],
+                    **metadata[pod.spec.name],
+                },
+            }
+            for pod in loaded.pods
+        ]
+        objects = (*(g.to_object() for g in loaded.pod_groups), *pods)
+        return Compiled(self.name, one_gang(list(loaded.gangs)), objects, warnings=tuple(loaded.warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class OsmoFrontend:
+    """An OSMO workflow, for a pool of the context (named by the workflow, else the only one)."""
+
+    name: str = "osmo"
+    kinds: frozenset[str] = frozenset(["Workflow"])
+
+    def recognises(self, documents: Documents) -> bool:
+        return any(isinstance(d, Mapping) and "workflow" in d and "kind" not in d for d in documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        doc = next(d for d in documents if isinstance(d, Mapping) and "workflow" in d)
+        entry = _pool_of(doc, context.pools)
+        workflow = osmo.parse_workflow(doc, entry.pool)
+        priority = context.priority or osmo.Priority.NORMAL
+        compiled = osmo.compile_workflow(workflow, entry.pool, priority)
+        topology = context.topology.name if context.topology is not None else entry.topology
+        gangs = [_on_topology(osmo.to_gang(cg), topology) for cg in compiled]
+        brought: tuple[Topology, ...] = ()
+        own = osmo.topology_object(entry.pool)
+        if entry.topology is None and own is not None:
+            brought = (parse_topology_object(own),)
+        objects = (osmo.compile_objects(workflow, entry.pool, priority),)
+        return Compiled(self.name, one_gang(gangs, workflow.name), objects, brought)
+
+
+def _pool_of(doc: Mapping[str, Any], pools: Mapping[str, PoolEntry]) -> PoolEntry:
+    inner = doc.get("workflow")
+    named = doc.get("pool") or (inner.get("pool") if isinstance(inner, Mapping) else None)
+    if named is None and len(pools) == 1:
+        named = next(iter(pools))
+    entry = pools.get(str(named)) if named is not None else None
+    if not pools:
+        raise WorkloadSpecError(
+            [Problem("pool", "is missing", "an OSMO workflow needs its pool: --pool POOL.yaml, or a stored pool")]
+        )
+    if entry is None:
+        known = ", ".join(sorted(pools)) or "none"
+        what = f"unknown pool {named!r}" if named else "no pool named"
+        raise WorkloadSpecError([Problem("pool", what, f"known pools: {known}")])
+    return entry
+
+
+def _on_topology(gang: Gang, topology: str | None) -> Gang:
+    """The gang on the stored topology the pool uses (levels are the pool's labels either way)."""
+    if topology is None or gang.topology is None:
+        return gang
+
+    def walk(group: Group) -> Group:
+        kids = tuple(walk(c) for c in group.children)
+        return replace(group, children=kids, topology=topology if group.topology else None)
+
+    return replace(gang, root=walk(gang.root), topology=topology)
+
+
+@dataclass(frozen=True, slots=True)
+class GroveFrontend:
+    """A Grove PodCliqueSet, admitted against the known topologies as Grove's webhook does."""
+
+    name: str = "grove"
+    kinds: frozenset[str] = frozenset(["PodCliqueSet"])
+
+    def recognises(self, documents: Documents) -> bool:
+        return any(isinstance(d, Mapping) and d.get("kind") == "PodCliqueSet" for d in documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        existing = [cluster_topology_object(t) for t in context.catalog]
+        try:
+            loaded = grove.load_grove(documents, existing)
+        except SpecError as exc:
+            raise WorkloadSpecError(exc.problems) from None
+        brought = (loaded.topology.to_topology(),) if loaded.topology is not None else ()
+        objects = (*loaded.podgangs, *loaded.podgroups)
+        return Compiled(self.name, loaded.gang, objects, brought, tuple(loaded.warnings))
+
+
+def default_registry() -> Registry:
+    """Every front end: Grove and OSMO (recognised by kind / ``workflow:``), then KAI (before
+    Kueue: it recognises the same kinds by their ``kai.scheduler/*`` keys; Grove objects carry KAI
+    queue labels too, hence Grove first), then Kueue, the default."""
+    return Registry((GroveFrontend(), OsmoFrontend(), KaiFrontend(), KueueFrontend()))

@@ -1,0 +1,188 @@
+"""Grove objects: the ClusterTopology (``grove.io/v1alpha1``), read and written, and the PodGang
+(``scheduler.grove.io/v1alpha1``).
+
+A model ``Topology`` becomes a ClusterTopology by one rule: each level's domain is its alias, else
+the last segment of its label key as a domain name, where ``hostname`` is the well-known domain
+``host`` (``kubernetes.io/hostname`` → ``host``, the name Grove's schema gives that level).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from toposched.model import Problem, Topology, TopologySpecError
+
+GROVE_API = "grove.io/v1alpha1"
+CLUSTER_TOPOLOGY_KIND = "ClusterTopology"
+PODGANG_API = "scheduler.grove.io/v1alpha1"
+PODGANG_KIND = "PodGang"
+# Broadest first: the order the operator sorts configured levels into (pre-multi-topology Grove).
+WELL_KNOWN_DOMAINS = ("region", "zone", "datacenter", "block", "rack", "host", "numa")
+_NOT_DOMAIN = re.compile(r"[^a-z0-9-]")
+# Label key segments that name a well-known domain differently (``kubernetes.io/hostname``).
+_WELL_KNOWN_SEGMENTS = {"hostname": "host"}
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One topology level: the user-facing ``domain`` and the node label ``key`` holding it."""
+
+    domain: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerReference:
+    """A scheduler backend bound to an externally managed backend topology."""
+
+    scheduler: str
+    topology: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterTopology:
+    name: str
+    levels: tuple[Level, ...]
+    references: tuple[SchedulerReference, ...] = ()
+    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def key_of(self, domain: str) -> str | None:
+        """The node label key of a domain; None when this topology lacks the domain."""
+        return next((level.key for level in self.levels if level.domain == domain), None)
+
+    def depth(self, domain: str) -> int | None:
+        """0 for the broadest level; None for an unknown domain."""
+        return next((i for i, level in enumerate(self.levels) if level.domain == domain), None)
+
+    def reference(self, scheduler: str) -> str | None:
+        return next((r.topology for r in self.references if r.scheduler == scheduler), None)
+
+    def to_topology(self) -> Topology:
+        """The model topology: label keys broadest first, domains as aliases."""
+        return Topology(
+            self.name,
+            tuple(level.key for level in self.levels),
+            MappingProxyType({level.domain: level.key for level in self.levels}),
+        )
+
+
+def is_cluster_topology(doc: object) -> bool:
+    return (
+        isinstance(doc, Mapping)
+        and doc.get("kind") == CLUSTER_TOPOLOGY_KIND
+        and str(doc.get("apiVersion", "")).startswith("grove.io/")
+    )
+
+
+def _mapping(raw: object) -> Mapping[str, Any]:
+    return raw if isinstance(raw, Mapping) else {}
+
+
+def _items(raw: object) -> list[Any]:
+    return list(raw) if isinstance(raw, list) else []
+
+
+def _text(raw: object) -> str:
+    return raw if isinstance(raw, str) else ""
+
+
+def parse_levels(raw: object) -> tuple[Level, ...]:
+    """``[{domain, key}, ...]``; malformed entries read as empty strings, which admission reports."""
+    return tuple(
+        Level(_text(_mapping(level).get("domain")), _text(_mapping(level).get("key")))
+        for level in _items(raw)
+    )
+
+
+def parse_cluster_topology(obj: Mapping[str, Any]) -> ClusterTopology:
+    """A ClusterTopology object, read leniently (admission reports what is wrong)."""
+    spec = _mapping(obj.get("spec"))
+    meta = _mapping(obj.get("metadata"))
+    # Upstream renamed the binding list; both spellings are read.
+    raw_refs = spec.get("schedulerTopologyReferences") or spec.get("schedulerTopologyBindings")
+    refs = tuple(
+        SchedulerReference(
+            _text(_mapping(r).get("schedulerName")), _text(_mapping(r).get("topologyReference"))
+        )
+        for r in _items(raw_refs)
+    )
+    labels = MappingProxyType({str(k): str(v) for k, v in _mapping(meta.get("labels")).items()})
+    return ClusterTopology(_text(meta.get("name")), parse_levels(spec.get("levels")), refs, labels)
+
+
+def domain_of(key: str) -> str:
+    """The domain of a level without an alias: the key's last segment as a domain name
+    (``example.com/nvl-block`` → ``nvl-block``), ``hostname`` read as Grove's ``host``."""
+    segment = key.rsplit("/", 1)[-1].lower()
+    return _WELL_KNOWN_SEGMENTS.get(segment) or _NOT_DOMAIN.sub("-", segment)
+
+
+def domains_of(topology: Topology) -> list[Level]:
+    """One level per label key, broadest first, each named by its alias else by ``domain_of``."""
+    alias_of = {key: alias for alias, key in topology.aliases.items()}
+    return [Level(alias_of.get(key) or domain_of(key), key) for key in topology.levels]
+
+
+def cluster_topology_object(
+    topology: Topology,
+    *,
+    labels: Mapping[str, str] | None = None,
+    references: Sequence[SchedulerReference] = (),
+) -> dict[str, Any]:
+    """The ClusterTopology of a model topology; ``references`` bind scheduler backends.
+
+    Raises ``TopologySpecError`` when two levels would share a domain (Grove requires unique ones).
+    """
+    levels = domains_of(topology)
+    first: dict[str, Level] = {}
+    for i, level in enumerate(levels):
+        if level.domain in first:
+            raise TopologySpecError(
+                [
+                    Problem(
+                        f"spec.levels[{i}].domain",
+                        f"topology {topology.name!r}: levels {first[level.domain].key!r} and {level.key!r} "
+                        f"both have the domain {level.domain!r}",
+                        f"give {level.key!r} an alias",
+                    )
+                ]
+            )
+        first[level.domain] = level
+    metadata: dict[str, Any] = {"name": topology.name}
+    if labels:
+        metadata["labels"] = dict(labels)
+    spec: dict[str, Any] = {"levels": [{"domain": lv.domain, "key": lv.key} for lv in levels]}
+    if references:
+        spec["schedulerTopologyReferences"] = [
+            {"schedulerName": r.scheduler, "topologyReference": r.topology} for r in references
+        ]
+    return {"apiVersion": GROVE_API, "kind": "ClusterTopology", "metadata": metadata, "spec": spec}
+
+
+def podgang_object(
+    name: str,
+    namespace: str,
+    *,
+    owner: str,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str],
+    spec: Mapping[str, Any],
+) -> dict[str, Any]:
+    """A PodGang owned by the PodCliqueSet ``owner``. ``spec`` holds ``topologyConstraint``,
+    ``topologyConstraintGroupConfigs``, ``podgroups`` and ``priorityClassName`` as Grove writes them."""
+    return {
+        "apiVersion": PODGANG_API,
+        "kind": "PodGang",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": dict(labels),
+            "annotations": dict(annotations),
+            "ownerReference": {"kind": "PodCliqueSet", "name": owner, "controller": True},
+        },
+        "spec": dict(spec),
+    }

@@ -1,0 +1,139 @@
+"""The front-end registry: which front end reads an input, the topology it settles on, and what
+each front end compiles (Kueue, KAI, OSMO with a pool by name, Grove against known topologies)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toposched.frontends.cluster import load_cluster, parse_topology_object
+from toposched.frontends.osmo import parse_pool, topology_object
+from toposched.frontends.parse import parse_documents
+from toposched.frontends.registry import CompileContext, Compiled, Documents, PoolEntry, default_registry
+from toposched.model import Gang, Group, NotFoundError, SpecError, Topology, WorkloadSpecError
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+RACK = "topology.kubernetes.io/rack"
+H100 = Topology.create(
+    "h100-topology",
+    ["topology.kubernetes.io/zone", "example.com/h100-rack", "kubernetes.io/hostname"],
+    {"zone": "topology.kubernetes.io/zone", "rack": "example.com/h100-rack", "host": "kubernetes.io/hostname"},
+)
+
+
+def docs(path: str) -> list[Any]:
+    return parse_documents((EXAMPLES / path).read_text(encoding="utf-8"), source=path)
+
+
+@dataclass(frozen=True)
+class Widgets:
+    """A front end registered by a caller: reads ``Widget`` objects."""
+
+    name: str = "widgets"
+    kinds: frozenset[str] = frozenset({"Widget"})
+
+    def recognises(self, documents: Documents) -> bool:
+        return any(d.get("kind") == "Widget" for d in documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        return Compiled(self.name, Gang("w", Group("main")))
+
+
+@pytest.mark.parametrize(
+    ("spec", "hint", "chosen"),
+    [
+        ({"apiVersion": "batch/v1", "kind": "Job"}, None, "kueue"),
+        ({"apiVersion": "example.com/v1", "kind": "Widget"}, "kueue", "kueue"),
+        ({"apiVersion": "example.com/v1", "kind": "Widget"}, None, "widgets"),
+        ({"apiVersion": "batch/v1", "kind": "Job"}, "Widget", "widgets"),
+    ],
+    ids=["by-kind", "by-front-end-hint", "registered-later", "by-kind-hint"],
+)
+def test_registry_chooses_front_end(spec: dict[str, str], hint: str | None, chosen: str) -> None:
+    registry = default_registry()
+    registry.register(Widgets(), first=True)
+    assert registry.choose([spec], hint).name == chosen
+
+
+def test_unknown_kinds_go_to_the_default_front_end_which_names_what_it_reads() -> None:
+    registry = default_registry()
+    with pytest.raises(WorkloadSpecError) as err:
+        registry.compile([{"apiVersion": "example.com/v1", "kind": "Widget"}], CompileContext())
+    assert "Widget" in str(err.value) and "Job" in str(err.value)
+    with pytest.raises(WorkloadSpecError, match="unknown kind hint"):
+        registry.choose([{"kind": "Job"}], "Gadget")
+
+
+def test_kai_workload_is_read_by_the_kai_front_end_before_kueue() -> None:
+    registry = default_registry()
+    (topology,) = load_cluster((EXAMPLES / "kai/tfjob-cluster.yaml").read_text()).topologies
+    documents = docs("kai/tfjob-segments.yaml")
+    assert registry.choose(documents).name == "kai"
+    compiled = registry.compile(documents, CompileContext(topology=topology))
+    segments = [leaf for leaf in compiled.gang.leaves() if leaf.name.startswith("worker-")]
+    assert [(s.name, len(s.pods), s.required) for s in segments] == [(f"worker-{i}", 4, RACK) for i in range(4)]
+    assert any(o["kind"] == "PodGroup" for o in compiled.objects)
+
+
+def test_kueue_workload_still_goes_to_kueue() -> None:
+    assert default_registry().choose(docs("kueue/job-rack.yaml")).name == "kueue"
+
+
+def test_osmo_workflow_uses_the_named_pool_and_its_stored_topology() -> None:
+    pool = parse_pool(docs("osmo/3-multiple-nvl72-same-zone.pool.yaml")[0])
+    obj = topology_object(pool)
+    assert obj is not None
+    stored = parse_topology_object(obj)
+    context = CompileContext(topologies=(stored,), pools={"my-pool": PoolEntry(pool, stored.name)})
+    compiled = default_registry().compile(docs("osmo/3-multiple-nvl72-same-zone.workflow.yaml"), context)
+    assert compiled.gang.topology == stored.name and compiled.gang.size == 8
+    assert compiled.gang.root.required == "topology.kubernetes.io/zone"
+    assert compiled.topologies == ()  # the pool uses a stored topology: nothing new is brought
+
+
+def test_osmo_pool_without_a_stored_topology_brings_its_own() -> None:
+    pool = parse_pool(docs("osmo/3-multiple-nvl72-same-zone.pool.yaml")[0])
+    context = CompileContext(pools={pool.name: PoolEntry(pool)})
+    topology, compiled = default_registry().compile_for(
+        docs("osmo/3-multiple-nvl72-same-zone.workflow.yaml"), context
+    )
+    assert [t.name for t in compiled.topologies] == [pool.topology_name] == [topology.name]
+
+
+def test_osmo_workflow_without_a_pool_is_rejected() -> None:
+    with pytest.raises(WorkloadSpecError) as err:
+        default_registry().compile(docs("osmo/1-single-nvl72-rack.workflow.yaml"), CompileContext())
+    assert err.value.problems[0].path == "pool" and "is missing" in str(err.value)
+
+
+def test_grove_podcliqueset_resolves_its_topology_from_the_known_ones() -> None:
+    topology, compiled = default_registry().compile_for(
+        docs("grove/llama-70b-h100.yaml"), CompileContext(topologies=(H100,))
+    )
+    assert topology is H100 and compiled.gang.topology == "h100-topology"
+    (replica,) = compiled.gang.root.children
+    assert replica.required == "example.com/h100-rack"
+
+
+def test_grove_podcliqueset_naming_an_unknown_topology_is_rejected() -> None:
+    with pytest.raises(WorkloadSpecError, match="h100-topology"):
+        default_registry().compile(docs("grove/llama-70b-h100.yaml"), CompileContext())
+
+
+def test_topology_is_the_requested_then_the_named_then_the_default_then_the_only_one() -> None:
+    registry = default_registry()
+    job = docs("kueue/job-rack.yaml")
+    (sample,) = load_cluster((EXAMPLES.parent / "src/toposched/samples/cluster.yaml").read_text()).topologies
+    other = Topology.create("other", list(sample.levels))
+    only = CompileContext(topologies=(sample,))
+    assert registry.compile_for(job, only)[0] is sample
+    both = CompileContext(topologies=(sample, other))
+    assert registry.compile_for(job, both, topology="other")[0] is other
+    assert registry.compile_for(job, both, default=sample.name)[0] is sample
+    with pytest.raises(SpecError, match="is needed: the cluster defines"):
+        registry.compile_for(job, both)
+    with pytest.raises(NotFoundError):
+        registry.compile_for(job, both, topology="missing")
