@@ -24,10 +24,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toposched.frontends.parse import parse_documents
 from toposched.model import PermissionDeniedError, Problem, SpecError
 
 MIN_TOKEN_LENGTH = 16
@@ -123,11 +123,8 @@ class AuthConfig:
             raise SpecError(
                 [Problem(where, f"cannot read: {exc.strerror}", "pass an existing file")]
             ) from None
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SpecError([Problem(where, f"not valid YAML: {exc}", "check the indentation")]) from None
-        return cls.from_mapping(raw, source=where)
+        documents = parse_documents(text, source=where)
+        return cls.from_mapping(documents[0] if len(documents) == 1 else None, source=where)
 
     def authenticate(self, token: str) -> User | None:
         """The user holding ``token``: its digest is compared with every entry in constant time."""
