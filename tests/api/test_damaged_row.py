@@ -38,3 +38,19 @@ def test_a_damaged_row_is_marked_broken_and_the_view_still_answers(tmp_path: Pat
         assert health["loop"]["broken"] == 1
         assert health["loop"]["lastCycleAt"] == 1000.0
     store.close()
+
+
+def test_health_is_503_with_the_loop_facts_when_the_store_is_gone(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "s.db")
+    scheduler = Scheduler(store, ManualClock(1000.0))
+    app = create_app(scheduler, AUTH, limits=Limits(), run_loop=False)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        scheduler.cycle()
+        store.close()
+        response = client.get("/v1/health")
+    assert response.status_code == 503
+    assert response.json() == {
+        "status": "unavailable",
+        "store": "unavailable",
+        "loop": {"lastCycleAt": 1000.0, "lastError": None, "lastErrorAt": None, "broken": 0},
+    }

@@ -4,6 +4,7 @@ one workload (any exception, a damaged stored row) is confined to it while the o
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,17 @@ def test_a_damaged_placement_row_is_reported_and_skipped(tmp_path: Path) -> None
     assert damaged in env.sched.health().broken
     assert env.store.reserved_by_node()  # its booking is kept: nothing can be double-booked
     assert [w.id for w in env.sched.list()] == [damaged, after]
+
+
+def test_a_failed_cycle_is_reported_in_the_health(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    stop = threading.Event()
+
+    def failing() -> None:
+        stop.set()  # one pass is enough
+        raise RuntimeError("store gone")
+
+    monkeypatch.setattr(env.sched, "cycle", failing)
+    env.sched.run(stop, interval=0.01)
+    health = env.sched.health()
+    assert health.last_error == "RuntimeError: store gone"
+    assert health.last_error_at == env.clock.now()

@@ -89,12 +89,19 @@ def list_command(
         list[str] | None, typer.Option("--state", help="Only these states (repeatable).")
     ] = None,
     owner: Annotated[str | None, typer.Option("--owner", help="Only this owner's (admins).")] = None,
+    after: Annotated[int, typer.Option("--after", metavar="ID", help="Only workloads with a larger id.")] = 0,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", help="At most N (the server caps it).")
+    ] = None,
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
     output: OutputOpt = "table",
 ) -> None:
-    """List workloads (yours; admins see everyone's)."""
-    params: dict[str, Any] = {}
+    """List workloads in submission order, a page at a time (yours; admins see everyone's);
+    pass the last id shown as --after for the next page."""
+    params: dict[str, Any] = {"after": after}
+    if limit is not None:
+        params["limit"] = limit
     if state:
         params["state"] = state
     if owner:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -37,6 +39,23 @@ def serve_command(
             "--cluster", metavar="FILE", help="Import nodes and topologies from a kubectl dump at start."
         ),
     ] = None,
+    backoff_max: Annotated[
+        float,
+        typer.Option(
+            "--backoff-max", help="Longest wait (seconds) before retrying a workload that did not fit."
+        ),
+    ] = 60.0,
+    read_timeout: Annotated[
+        float,
+        typer.Option("--read-timeout", help="Seconds a client has to send a whole request (head and body)."),
+    ] = 30.0,
+    max_connections: Annotated[
+        int,
+        typer.Option(
+            "--max-connections",
+            help="Open connections at most; beyond it the oldest idle or still-reading one is closed.",
+        ),
+    ] = 512,
     interval: Annotated[
         float,
         typer.Option(
@@ -55,18 +74,18 @@ def serve_command(
         ),
     ] = Search.COMPLETE.value,
 ) -> None:
-    """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
+    """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
+    stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
     # Imported here so the other commands start fast and do not need the server libraries.
-    import uvicorn
-
     from toposched.api import Limits, create_app
+    from toposched.api.server import ServerLimits, run_server
     from toposched.cli.inputs import parse_search
     from toposched.frontends.cluster import load_cluster_report
     from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
     try:
-        config = SchedulerConfig(search=parse_search(search))
+        config = SchedulerConfig(search=parse_search(search), backoff_max_seconds=backoff_max)
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock(), config)
@@ -88,17 +107,22 @@ def serve_command(
     typer.echo(f"web page: http://{host}:{port}/ (enter a token there)")
     typer.echo(f"serving on http://{host}:{port} (store {db}); API docs at /docs")
     app = create_app(scheduler, auth, limits=Limits(), store=store, loop_interval=interval)
+    server_limits = ServerLimits(read_timeout=read_timeout, max_connections=max_connections)
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _exit_cleanly)
     try:
-        # Idle keep-alive connections stay open longer than uvicorn's 5 s default, so clients that
-        # pause between requests under load do not race the server closing their connection.
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
+        run_server(app, host=host, port=port, limits=server_limits)
     finally:
-        store.close()
+        store.close()  # checkpoints the WAL into the database file
 
 
-def _auth(
-    tokens: str | None, db: Path
-) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
+def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
+    """The stop signal, once uvicorn has shut down (it re-raises it) or before it started: exit
+    0 through the ``finally`` that closes the store, instead of dying on the signal."""
+    raise SystemExit(0)
+
+
+def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
     """The tokens file (``--tokens``, else the one beside the database, created on first use
     with owner-only permissions), refused when others may read it or another user owns it.
     With a new file, also its path and the tokens it was made from, to show once."""

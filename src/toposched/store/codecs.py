@@ -100,7 +100,7 @@ def topology_from_json(raw: Json) -> Topology:
 
 
 def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
-    """A ``workloads`` row (columns in ``sqlite._WORKLOAD_COLUMNS`` order) as a record."""
+    """A ``workloads`` row (columns in ``sqlite_rows.WORKLOAD_COLUMNS`` order) as a record."""
     (
         wid,
         sequence,

@@ -24,13 +24,13 @@ _ANONYMOUS = User("", Role.USER)
 
 @router.get("/v1/cluster/view")
 def cluster_view(
-    user: CurrentUser, store: StoreDep, scheduler: SchedulerDep, topology: str | None = None
+    user: CurrentUser, store: StoreDep, topology: str | None = None
 ) -> dict[str, Any]:
     """Domains (coarsest level first) down to nodes, and the workloads with pods on each node."""
     topologies = store.list_topologies()
     if topology is not None and topology not in {t.name for t in topologies}:
         raise NotFoundError("topology", topology)
-    records = [r for r in scheduler.list() if r.state in ACTIVE_STATES]
+    records = store.list_workloads(states=ACTIVE_STATES)
     return build_view(store.get_nodes(), topologies, topology, records, store.reserved_by_node(), user)
 
 

@@ -9,9 +9,9 @@ from fastapi import APIRouter, Query, Response
 
 from toposched.api.auth import AdminUser, CurrentUser, User
 from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
-from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, SubmissionsDep
+from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, StoreDep, SubmissionsDep
 from toposched.api.offload import json_response
-from toposched.api.params import Limit, WorkloadId
+from toposched.api.params import After, Limit, WorkloadId, next_link
 from toposched.frontends.parse import parse_documents
 from toposched.model import NotFoundError, PermissionDeniedError
 from toposched.scheduler import Scheduler, Submission
@@ -55,23 +55,27 @@ def _prepare(scheduler: Scheduler, body: SubmitBody, owner: str) -> Submission:
 @router.get("")
 def list_workloads(
     user: CurrentUser,
-    scheduler: SchedulerDep,
+    store: StoreDep,
     limits: LimitsDep,
+    response: Response,
     owner: str | None = None,
     state: Annotated[list[WorkloadState] | None, Query()] = None,
+    after: After = 0,
     limit: Limit = None,
 ) -> list[dict[str, Any]]:
-    """Workloads in arrival order (the newest ``limit``). Users get only their own."""
+    """Workloads in submission (id) order, a page at a time: ids above ``after``, at most
+    ``limit`` (capped by the server). A full page carries a ``Link: <...>; rel="next"`` header
+    whose ``after`` is the page's last id. Users get only their own."""
     if not user.is_admin:
         if owner is not None and owner != user.name:
             raise PermissionDeniedError(f"user {user.name!r} may list only their own workloads")
         owner = user.name
-    records = scheduler.list(owner=owner)
-    if state:
-        wanted = set(state)
-        records = [r for r in records if r.state in wanted]
     cap = min(limit or limits.max_list, limits.max_list)
-    return [workload_json(r) for r in records[-cap:]]
+    records = store.page_workloads(owner=owner, states=state or None, after=after, limit=cap)
+    if len(records) == cap:
+        query = {"after": records[-1].id, "limit": cap, "owner": owner, "state": state or None}
+        response.headers["Link"] = next_link("/v1/workloads", query)
+    return [workload_json(r) for r in records]
 
 
 @router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
