@@ -26,7 +26,6 @@ from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
     dumps,
     loads,
-    node_from_json,
     node_to_json,
     resources_from_json,
     resources_to_json,
@@ -46,16 +45,16 @@ from toposched.store.records import (
 from toposched.store.sqlite_connections import Connections
 from toposched.store.sqlite_rows import (
     WORKLOAD_COLUMNS,
+    NodeReader,
     booked_by_node,
     insert_event,
     next_sequence,
     read_events,
+    read_topology,
     read_workload,
     transition,
     workload_filter,
 )
-
-_NODE_CACHE_SIZE = 20_000
 
 R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
@@ -74,7 +73,7 @@ class SqliteStore:
         self._writes: GroupCommit[_Write, object] = GroupCommit(self._write_batch)
         # Decoded nodes by their stored JSON text: nodes are immutable values and decoding (with
         # label validation) is the costly part of reading them every cycle.
-        self._node_cache: dict[str, Node] = {}
+        self._nodes = NodeReader()
 
     def __enter__(self) -> SqliteStore:
         return self
@@ -101,12 +100,12 @@ class SqliteStore:
         """Every node, sorted by name."""
         with self._tx("reading nodes") as db:
             rows = db.execute("SELECT data FROM nodes ORDER BY name").fetchall()
-        return [self._decode_node(row[0], "node") for row in rows]
+        return [self._nodes.decode(row[0], "node") for row in rows]
 
     def get_node(self, name: str) -> Node:
         """One node by name."""
         with self._tx("reading a node") as db:
-            return self._node(db, name)
+            return self._nodes.get(db, name)
 
     def update_node(
         self,
@@ -120,7 +119,7 @@ class SqliteStore:
     ) -> Node:
         """Change the given fields of one node; returns the stored node."""
         with self._tx("updating a node", write=True) as db:
-            node = rules.updated_node(self._node(db, name), ready, unschedulable, taints, labels, allocatable)
+            node = rules.updated_node(self._nodes.get(db, name), ready, unschedulable, taints, labels, allocatable)
             db.execute("UPDATE nodes SET data = ? WHERE name = ?", (dumps(node_to_json(node)), name))
             return node
 
@@ -140,7 +139,7 @@ class SqliteStore:
     def get_topology(self, name: str) -> Topology:
         """One topology by name."""
         with self._tx("reading a topology") as db:
-            return self._topology(db, name)
+            return read_topology(db, name)
 
     def list_topologies(self) -> list[Topology]:
         """Every topology, sorted by name."""
@@ -152,7 +151,7 @@ class SqliteStore:
         """Delete a topology; ConflictError while a live workload or a pool references it."""
         live = ", ".join(f"'{state}'" for state in sorted(ACTIVE_STATES))
         with self._tx("deleting a topology", write=True) as db:
-            self._topology(db, name)
+            read_topology(db, name)
             users = db.execute(
                 f"SELECT id FROM workloads WHERE topology = ? AND state IN ({live}) ORDER BY id", (name,)
             ).fetchall()
@@ -358,7 +357,7 @@ class SqliteStore:
                 rules.check_admit(record)
             else:
                 rules.check_reassign(record)
-            allocatable = {node: self._allocatable(db, node) for node in adding}
+            allocatable = {node: self._nodes.allocatable(db, node) for node in adding}
             booked = booked_by_node(db, exclude=None if admitting else workload_id)
             rules.check_capacity(
                 allocatable,
@@ -483,30 +482,3 @@ class SqliteStore:
             params = [*params, owner]
         with self._tx("reading events") as db:
             return read_events(db, where, params, limit)
-
-    # -- helpers (all run inside an open transaction) ------------------------------------------
-    def _node(self, db: sqlite3.Connection, name: str) -> Node:
-        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            raise NotFoundError("node", name)
-        return self._decode_node(row[0], f"node {name!r}")
-
-    def _allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
-        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        return None if row is None else self._decode_node(row[0], f"node {name!r}").allocatable
-
-    def _decode_node(self, text: str, what: str) -> Node:
-        node = self._node_cache.get(text)
-        if node is None:
-            node = node_from_json(loads(text, what))
-            if len(self._node_cache) >= _NODE_CACHE_SIZE:
-                self._node_cache.clear()  # crude bound; refilled by the next reads
-            self._node_cache[text] = node
-        return node
-
-    def _topology(self, db: sqlite3.Connection, name: str) -> Topology:
-        row = db.execute("SELECT data FROM topologies WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            known = [r[0] for r in db.execute("SELECT name FROM topologies")]
-            raise NotFoundError("topology", name, f"known topologies: {rules.known_names(known)}")
-        return topology_from_json(loads(row[0], f"topology {name!r}"))

@@ -7,9 +7,17 @@ import sqlite3
 from collections.abc import Collection
 from typing import Any
 
-from toposched.model import NotFoundError, Resources
-from toposched.store.codecs import dumps, loads, resources_from_json, workload_from_row
+from toposched.model import Node, NotFoundError, Resources, Topology
+from toposched.store.codecs import (
+    dumps,
+    loads,
+    node_from_json,
+    resources_from_json,
+    topology_from_json,
+    workload_from_row,
+)
 from toposched.store.records import EventRecord, WorkloadRecord, WorkloadState
+from toposched.store.rules import known_names
 
 WORKLOAD_COLUMNS = (
     "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
@@ -90,3 +98,39 @@ def transition(
         db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
     db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
     insert_event(db, event, record.id)
+
+
+class NodeReader:
+    """Nodes read from their stored JSON, decoded once per distinct text (the cache is bounded:
+    it is emptied when full and refilled by the next reads). Calls run inside a transaction."""
+
+    def __init__(self, size: int = 20_000) -> None:
+        self._size = size
+        self._cache: dict[str, Node] = {}
+
+    def decode(self, text: str, what: str) -> Node:
+        node = self._cache.get(text)
+        if node is None:
+            node = node_from_json(loads(text, what))
+            if len(self._cache) >= self._size:
+                self._cache.clear()
+            self._cache[text] = node
+        return node
+
+    def get(self, db: sqlite3.Connection, name: str) -> Node:
+        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise NotFoundError("node", name)
+        return self.decode(row[0], f"node {name!r}")
+
+    def allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
+        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
+        return None if row is None else self.decode(row[0], f"node {name!r}").allocatable
+
+
+def read_topology(db: sqlite3.Connection, name: str) -> Topology:
+    row = db.execute("SELECT data FROM topologies WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        known = [r[0] for r in db.execute("SELECT name FROM topologies")]
+        raise NotFoundError("topology", name, f"known topologies: {known_names(known)}")
+    return topology_from_json(loads(row[0], f"topology {name!r}"))
