@@ -23,8 +23,9 @@ RACK = {"big-1": "rack-big", "big-2": "rack-big", "big-3": "rack-big", "small-1"
 def test_faithful_refuses_the_one_five_two_workflow(invoke: Invoke) -> None:
     code, doc = place_json(invoke, *FILES)
     assert code == 3
-    assert (doc["placed"], doc["search"], doc["note"]) == (False, "faithful", None)
+    assert (doc["placed"], doc["search"]) == (False, "faithful")
     assert "workflow-group-c-pair" in doc["reason"]
+    assert doc["note"] == "a complete search would place it (--search complete)"
 
 
 def test_complete_places_five_plus_one_and_two(invoke: Invoke) -> None:
@@ -56,6 +57,7 @@ def test_complete_keeps_the_faithful_reason_when_nothing_fits(invoke: Invoke, tm
     code, complete = place_json(invoke, *args, "--search", "complete")
     assert code == 3
     assert complete["reason"] == faithful["reason"]
+    assert faithful["note"] is None  # nothing to suggest: the complete search finds nothing either
     assert complete["note"].startswith("complete search found no placement either")
     assert complete["explanation"]["budgetExhausted"] is False
 

@@ -52,4 +52,4 @@ def test_faithful_service_leaves_the_workflow_pending_with_the_faithful_reason()
     assert record.state is WorkloadState.PENDING
     assert record.explanation is not None
     assert "workflow-group-c-pair" in record.explanation["reason"]
-    assert record.explanation["note"] is None
+    assert record.explanation["note"] == "a complete search would place it (--search complete)"

@@ -51,7 +51,8 @@ def place_documents(
     for brought in compiled.topologies:
         if brought.name not in known:
             cluster = cluster.with_topology(brought)
-    result = place(compiled.gang, cluster, topology=chosen, policy=policy, search=search)
+    # A faithful refusal also says whether the complete search would place the gang.
+    result = place(compiled.gang, cluster, topology=chosen, policy=policy, search=search, probe=True)
     return Outcome(cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -29,6 +30,8 @@ from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot, per_slot_requests
 from toposched.topology import TopologyTree
 
+COMPLETE_WOULD_PLACE = "a complete search would place it (--search complete)"
+
 
 def place_gang(
     gang: Gang,
@@ -38,6 +41,7 @@ def place_gang(
     snapshots: Mapping[str, Snapshot] | None = None,
     search: Search = Search.FAITHFUL,
     budget: SearchBudget | None = None,
+    probe: bool = False,
 ) -> Placement | Unschedulable:
     """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
     ``snapshot.add_usage(key, usage_of(...))``).
@@ -50,16 +54,28 @@ def place_gang(
     ``snapshots`` (by topology name).
 
     ``search=Search.COMPLETE``: when that refuses, an exact search within ``budget``
-    (``toposched.engine.complete``).
+    (``toposched.engine.complete``). ``probe`` (faithful search only): when the faithful answer
+    refuses, run that search anyway and say in the refusal's note whether it would place the
+    gang; the answer stays the faithful one.
     """
+    faithful = _faithful(gang, snapshot, policy, snapshots)
+    if isinstance(faithful, Placement) or (search is Search.FAITHFUL and not probe):
+        return faithful
+    kueue = not hierarchical(gang, policy)
+    found = search_complete(
+        gang, snapshot, faithful, policy=policy, kueue=kueue, snapshots=snapshots, budget=budget
+    )
     if search is Search.COMPLETE:
-        faithful = place_gang(gang, snapshot, policy=policy, snapshots=snapshots)
-        if isinstance(faithful, Placement):
-            return faithful
-        kueue = not hierarchical(gang, policy)
-        return search_complete(
-            gang, snapshot, faithful, policy=policy, kueue=kueue, snapshots=snapshots, budget=budget
-        )
+        return found
+    if isinstance(found, Placement):
+        return replace(faithful, note=COMPLETE_WOULD_PLACE)
+    return faithful
+
+
+def _faithful(
+    gang: Gang, snapshot: Snapshot, policy: Policy, snapshots: Mapping[str, Snapshot] | None
+) -> Placement | Unschedulable:
+    """The upstream scheduler's own answer (Kueue's or KAI's)."""
     if hierarchical(gang, policy):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
@@ -104,13 +120,14 @@ def place(
     policy: Policy | None = None,
     search: Search = Search.FAITHFUL,
     budget: SearchBudget | None = None,
+    probe: bool = False,
 ) -> Placement | Unschedulable:
     """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
     gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of the main
     topology and of every topology the gang's groups name (as the service gives them).
-    ``search`` and ``budget`` as for ``place_gang``.
+    ``search``, ``budget`` and ``probe`` as for ``place_gang``.
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
     if hierarchical(gang, chosen_policy) and cluster.topologies:
@@ -124,12 +141,18 @@ def place(
             for name in sorted({main, *named})
         }
         return place_gang(
-            gang, snapshots[main], policy=chosen_policy, snapshots=snapshots, search=search, budget=budget
+            gang,
+            snapshots[main],
+            policy=chosen_policy,
+            snapshots=snapshots,
+            search=search,
+            budget=budget,
+            probe=probe,
         )
     chosen = topology if topology is not None else cluster.topology(gang.topology)
     tree = TopologyTree.build(chosen, cluster.nodes)
     snapshot = Snapshot.build(tree, cluster.pods)
-    return place_gang(gang, snapshot, policy=chosen_policy, search=search, budget=budget)
+    return place_gang(gang, snapshot, policy=chosen_policy, search=search, budget=budget, probe=probe)
 
 
 def named_topologies(gang: Gang) -> tuple[str, ...]:

@@ -276,6 +276,7 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
         snapshots=snapshots,
         search=config.search,
         budget=budget,
+        probe=True,  # a faithful refusal says whether the complete search would place it
     )
     if isinstance(result, Unschedulable):
         _unschedulable(state, record, unschedulable_to_json(result), out)
