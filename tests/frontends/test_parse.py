@@ -41,8 +41,13 @@ def test_a_few_aliases_are_fine() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["[" * 600 + "]" * 600, "[" * 100_000 + "]" * 100_000, "\n".join(" " * i + "-" for i in range(3_000))],
-    ids=["600-deep-flow", "100k-deep-flow", "3k-deep-block"],
+    [
+        "[" * 600 + "]" * 600,
+        "[" * 100_000 + "]" * 100_000,
+        "\n".join(" " * i + "-" for i in range(3_000)),
+        'a: "' + "]" * 30_000 + '"\nb: ' + "[" * 30_000 + "]" * 30_000 + "\n",
+    ],
+    ids=["600-deep-flow", "100k-deep-flow", "3k-deep-block", "brackets-in-a-string-hide-nothing"],
 )
 def test_deep_nesting_is_refused(text: str) -> None:
     assert "nested" in problem(text)

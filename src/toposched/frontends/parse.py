@@ -17,12 +17,10 @@ stored and re-read without YAML.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import yaml
 
 from toposched.model import Problem, SpecError
@@ -92,32 +90,38 @@ def parse_documents(
         raise SpecError([_syntax_problem(exc, source)]) from None
     except yaml.YAMLError as exc:
         raise SpecError([Problem(source, f"invalid YAML: {exc}", "check the file is YAML or JSON")]) from None
-    except RecursionError:
-        raise SpecError(
-            [Problem(source, "is nested too deeply", f"keep nesting under {limits.max_depth} levels")]
-        ) from None
     finally:
         loader.dispose()
     return documents
 
 
 # libyaml composes nested collections by recursion in C, which a deep enough input (tens of
-# thousands of levels) turns into a crash no handler can catch. So an over-estimate of the depth
-# is taken from the raw text first: open flow brackets, and a line's leading spaces and dashes
-# (each block level needs at least one more).
-_COMPOSE_GUARD = 1_000
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
-_DEEP_BLOCK = re.compile(rb"(?:^|\n)[ \t-]{%d,}" % _COMPOSE_GUARD)
+# thousands of levels) turns into a crash no handler can catch. Its parser keeps its stack on the
+# heap, so the depth is measured from the event stream before anything is composed.
+_OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
 def _check_nesting_bound(text: str, source: str, limits: InputLimits) -> None:
-    data = text.encode("utf-8")
-    brackets = np.frombuffer(data.translate(None, _NOT_BRACKETS), dtype=np.uint8)
-    depth = np.cumsum(np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1), dtype=np.int64)
-    if (depth.size and int(depth.max()) > _COMPOSE_GUARD) or _DEEP_BLOCK.search(data):
-        raise SpecError(
-            [Problem(source, "is nested too deeply", f"keep nesting under {limits.max_depth} levels")]
-        )
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Base):
+            if isinstance(event, _OPEN):
+                depth += 1
+                if depth > limits.max_depth:
+                    raise SpecError(
+                        [
+                            Problem(
+                                _at(source, event),
+                                f"is nested more than {limits.max_depth} levels deep",
+                                "flatten the document",
+                            )
+                        ]
+                    )
+            elif isinstance(event, _CLOSE):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        raise SpecError([_syntax_problem(exc, source)]) from None
 
 
 def _syntax_problem(exc: yaml.MarkedYAMLError, source: str) -> Problem:
@@ -132,16 +136,17 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, source: str) -> Problem:
 
 
 def _check_graph(root: yaml.Node, source: str, limits: InputLimits) -> None:
-    """Depth, alias expansion and duplicate keys of one composed document, without recursion.
+    """Alias expansion and duplicate keys of one composed document, without recursion (the
+    depth is bounded already).
 
     ``expanded`` counts each node once per path that reaches it (what a walk of the built
     document would visit); ``distinct`` counts each node once. Aliases are the difference."""
     distinct: set[int] = set()
     expanded = 0
     budget = limits.max_alias_expansion
-    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    stack: list[yaml.Node] = [root]
     while stack:
-        node, depth = stack.pop()
+        node = stack.pop()
         expanded += 1
         first = id(node) not in distinct
         distinct.add(id(node))
@@ -155,24 +160,13 @@ def _check_graph(root: yaml.Node, source: str, limits: InputLimits) -> None:
                     )
                 ]
             )
-        if depth > limits.max_depth:
-            raise SpecError(
-                [
-                    Problem(
-                        _at(source, node),
-                        f"is nested more than {limits.max_depth} levels deep",
-                        "flatten the document",
-                    )
-                ]
-            )
         if isinstance(node, yaml.MappingNode):
             if first:
                 _check_keys(node, source)
             for key, value in node.value:
-                stack.append((key, depth + 1))
-                stack.append((value, depth + 1))
+                stack += (key, value)
         elif isinstance(node, yaml.SequenceNode):
-            stack.extend((item, depth + 1) for item in node.value)
+            stack.extend(node.value)
 
 
 def _check_keys(node: yaml.MappingNode, source: str) -> None:
@@ -194,9 +188,9 @@ def _check_keys(node: yaml.MappingNode, source: str) -> None:
         seen[key.value] = key
 
 
-def _at(source: str, node: yaml.Node) -> str:
+def _at(source: str, node: yaml.Node | yaml.Event) -> str:
     mark = node.start_mark
-    return f"{source}:{mark.line + 1}:{mark.column + 1}"
+    return source if mark is None else f"{source}:{mark.line + 1}:{mark.column + 1}"
 
 
 def first_mapping(documents: list[Any]) -> Mapping[str, Any] | None:
