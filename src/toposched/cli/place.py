@@ -18,7 +18,15 @@ from toposched.cli.render import print_result
 from toposched.cli.workloads import Outcome, place_documents
 from toposched.emit.result import result_document
 from toposched.frontends.cluster import check_labels
-from toposched.model import Cluster, NotFoundError, Policy, Problem, SpecError, ToposchedError
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Cluster,
+    NotFoundError,
+    Policy,
+    Problem,
+    SpecError,
+    ToposchedError,
+)
 
 FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
@@ -77,6 +85,12 @@ def place_command(
         str,
         typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
     ] = "table",
+    max_pods: Annotated[
+        int,
+        typer.Option(
+            "--max-pods", metavar="N", min=1, help="Pods one workload may have; larger ones are refused."
+        ),
+    ] = MAX_PODS_PER_GANG,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
     try:
@@ -101,7 +115,7 @@ def place_command(
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
-        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy)
+        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, max_pods)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -119,7 +133,12 @@ def place_command(
 
 
 def _place(
-    documents: list[Any], cluster: Cluster, topology: str | None, pool: str | None, policy: Policy | None
+    documents: list[Any],
+    cluster: Cluster,
+    topology: str | None,
+    pool: str | None,
+    policy: Policy | None,
+    max_pods: int,
 ) -> Outcome:
     """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
     option error."""
@@ -132,6 +151,7 @@ def _place(
             default=choice.default,
             pools=pool_option(pool),
             policy=policy,
+            max_pods=max_pods,
         )
     except NotFoundError as exc:
         raise SpecError([Problem("--topology", f"{exc.kind} {exc.name!r} not found", exc.hint)]) from None

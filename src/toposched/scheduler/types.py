@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from toposched.model import Gang, Policy, Topology
+from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -18,6 +18,7 @@ class SchedulerConfig:
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
     backoff_max_seconds: float = 60.0
+    max_pods: int = MAX_PODS_PER_GANG  # pods one workload may have; larger submissions are refused (422)
 
 
 @dataclass(frozen=True, slots=True)

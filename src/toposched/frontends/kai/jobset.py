@@ -25,7 +25,7 @@ from toposched.frontends.kai.common import (
 from toposched.wire.kai import PodGroup, SubGroup
 
 
-def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """Group one pod of a JobSet, routed by its replicatedjob-name and job-index labels."""
     jobs = dig(workload, "spec", "replicatedJobs")
     jobs = jobs if isinstance(jobs, list) else []
@@ -36,7 +36,7 @@ def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrou
         name = str(rj.get("name") or "")
         if not name:
             raise fail(f"{where}.name", "a replicatedJob needs a name", "")
-        replicas = count(rj.get("replicas"), f"{where}.replicas", 1)
+        replicas = count(rj.get("replicas"), f"{where}.replicas", 1, limit=max_pods)
         template = mapping(rj.get("template"))
         notes = notes_of(template)
         raw_min = notes.get(keys.BATCH_MIN_MEMBER)
@@ -45,7 +45,9 @@ def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrou
                 raw_min, f"{where}.template.metadata.annotations[{keys.BATCH_MIN_MEMBER}]", "minimum"
             )
         else:
-            leaf_min = count(dig(template, "spec", "parallelism"), f"{where}.template.spec.parallelism", 1)
+            leaf_min = count(
+                dig(template, "spec", "parallelism"), f"{where}.template.spec.parallelism", 1, limit=max_pods
+            )
         constraint = constraint_from(notes)
         sub_groups.append(SubGroup(name, min_sub_group=replicas))
         sub_groups += [

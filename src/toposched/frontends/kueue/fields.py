@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toposched.model import Problem
+from toposched.model import PodBudget, Problem
 
 Problems = list[Problem]
 
@@ -62,8 +62,9 @@ def sequence(value: object, path: str, problems: Problems, *, required: bool = F
     return value
 
 
-def count(value: object, path: str, problems: Problems, *, default: int) -> int | None:
-    """A non-negative whole number such as ``parallelism``; None (and a Problem) when invalid."""
+def count(value: object, path: str, problems: Problems, *, default: int, budget: PodBudget) -> int | None:
+    """A non-negative whole number such as ``parallelism``, within the pod limit of ``budget``;
+    None (and a Problem) when invalid."""
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
@@ -75,6 +76,10 @@ def count(value: object, path: str, problems: Problems, *, default: int) -> int 
         problems.append(
             Problem(path, f"must not be negative, got {value}", "write a non-negative integer such as 4")
         )
+        return None
+    too_many = budget.check(path, value)
+    if too_many is not None:
+        problems.append(too_many)
         return None
     return value
 
