@@ -60,7 +60,8 @@ def parse_documents(
 ) -> list[Any]:
     """Every non-empty document of ``text``; any problem is a ``SpecError`` naming ``source``
     (with ``:line:column`` for syntax errors) and the fix."""
-    size = len(text.encode("utf-8") if isinstance(text, str) else text)
+    data = _utf8(text, source) if isinstance(text, str) else text
+    size = len(data)
     if size > limits.max_bytes:
         raise SpecError(
             [
@@ -76,7 +77,7 @@ def parse_documents(
             text = text.decode("utf-8")
         except UnicodeDecodeError:
             raise SpecError([Problem(source, "is not UTF-8 text", "give a YAML or JSON file")]) from None
-    _check_nesting_bound(text, source, limits)
+    _check_nesting_bound(data, source, limits)
     loader = _Loader(text)
     documents: list[Any] = []
     try:
@@ -101,6 +102,15 @@ def parse_documents(
     return documents
 
 
+def _utf8(text: str, source: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate, e.g. "\ud800" in a JSON request body
+        raise SpecError(
+            [Problem(source, f"holds an invalid character at position {exc.start}", "give UTF-8 text")]
+        ) from None
+
+
 # libyaml composes nested collections by recursion in C, which a deep enough input (tens of
 # thousands of levels) turns into a crash no handler can catch. So an over-estimate of the depth
 # is taken from the raw text first: open flow brackets, and a line's leading spaces and dashes
@@ -110,8 +120,7 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _DEEP_BLOCK = re.compile(rb"(?:^|\n)[ \t-]{%d,}" % _COMPOSE_GUARD)
 
 
-def _check_nesting_bound(text: str, source: str, limits: InputLimits) -> None:
-    data = text.encode("utf-8")
+def _check_nesting_bound(data: bytes, source: str, limits: InputLimits) -> None:
     brackets = np.frombuffer(data.translate(None, _NOT_BRACKETS), dtype=np.uint8)
     depth = np.cumsum(np.where((brackets == ord("[")) | (brackets == ord("{")), 1, -1), dtype=np.int64)
     if (depth.size and int(depth.max()) > _COMPOSE_GUARD) or _DEEP_BLOCK.search(data):

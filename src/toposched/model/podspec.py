@@ -18,8 +18,10 @@ def effective_requests(spec: Mapping[str, Any], *, path: str = "spec") -> Resour
     """
     problems: list[Problem] = []
 
-    def requests_of(container: Mapping[str, Any], where: str) -> Resources:
-        raw = ((container.get("resources") or {}).get("requests")) or {}
+    def requests_of(container: object, where: str) -> Resources:
+        resources = _mapping(container, where, problems, required=True).get("resources")
+        raw = _mapping(resources, f"{where}.resources", problems).get("requests")
+        raw = _mapping(raw, f"{where}.resources.requests", problems)
         try:
             return Resources.parse(raw, path=f"{where}.resources.requests")
         except SpecError as exc:
@@ -33,12 +35,12 @@ def effective_requests(spec: Mapping[str, Any], *, path: str = "spec") -> Resour
     sidecars = EMPTY
     for i, container in enumerate(_list(spec.get("initContainers"))):
         req = requests_of(container, f"{path}.initContainers[{i}]")
-        if container.get("restartPolicy") == "Always":
+        if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
             sidecars = sidecars + req
         else:
             init_peak = init_peak.maximum(sidecars + req)
     total = (total + sidecars).maximum(init_peak)
-    overhead = spec.get("overhead")
+    overhead = _mapping(spec.get("overhead"), f"{path}.overhead", problems)
     if overhead:
         try:
             total = total + Resources.parse(overhead, path=f"{path}.overhead")
@@ -76,6 +78,11 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
             )
             continue
         seconds = item.get("tolerationSeconds")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
+            problems.append(
+                Problem(f"{where}.tolerationSeconds", f"must be a whole number, got {seconds!r}", "")
+            )
+            continue
         result.append(
             Toleration(
                 key=str(item.get("key") or ""),
@@ -88,6 +95,17 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
     if problems:
         raise SpecError(problems)
     return tuple(result)
+
+
+def _mapping(raw: object, path: str, problems: list[Problem], *, required: bool = False) -> Mapping[str, Any]:
+    """``raw`` when it is a mapping; absent is empty unless ``required``; anything else is a Problem."""
+    if raw is None and not required:
+        return {}
+    if not isinstance(raw, Mapping):
+        got = "nothing" if raw is None else type(raw).__name__
+        problems.append(Problem(path, f"must be a mapping, got {got}", "check the indentation"))
+        return {}
+    return raw
 
 
 def _list(raw: object) -> Sequence[Any]:
