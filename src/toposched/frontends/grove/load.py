@@ -14,6 +14,7 @@ from toposched.frontends.grove.kai import build_kai_podgroup
 from toposched.frontends.grove.objects import PodCliqueSet, parse_podcliqueset
 from toposched.frontends.grove.podgang import PODCLIQUE_LABEL, BuiltPodGang, build_podgangs
 from toposched.model import MAX_PODS_PER_GANG, Gang, PodBudget, Problem, WorkloadSpecError
+from toposched.model.names import documents_metadata_problems
 from toposched.wire.grove import ClusterTopology, is_cluster_topology
 
 # Topology-aware scheduling on and KAI as the backend: what a Grove install using TAS runs.
@@ -46,6 +47,9 @@ def load_grove(
     admitted with ``admit`` as the webhook does, then compiled. Raises ``WorkloadSpecError``,
     also when it asks for more than ``max_pods`` pods (checked before any pod is built)."""
     docs = [d for d in documents if d is not None]
+    problems = documents_metadata_problems(docs)
+    if problems:
+        raise WorkloadSpecError(problems)
     existing = [dict(t) for t in topologies] + [
         dict(d) for d in docs if isinstance(d, Mapping) and is_cluster_topology(d)
     ]

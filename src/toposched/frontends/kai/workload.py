@@ -24,6 +24,7 @@ from toposched.model import (
     Topology,
     WorkloadSpecError,
 )
+from toposched.model.names import documents_metadata_problems
 from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.kai import PODGROUP_API, PODGROUP_KIND, PodGroup, parse_podgroup
 
@@ -95,6 +96,9 @@ def load_kai(
     """
     docs = [d for d in documents if d is not None]
     catalog = tuple(topologies)
+    problems = documents_metadata_problems(docs)
+    if problems:
+        raise WorkloadSpecError(problems)
     if any(isinstance(d, Mapping) and d.get("kind") == PODGROUP_KIND for d in docs):
         return load_podgroup_file(docs, catalog, max_pods=max_pods)
     if len(docs) > 1 and any(isinstance(d, Mapping) and d.get("kind") == "Pod" for d in docs):

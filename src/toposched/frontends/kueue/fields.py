@@ -103,6 +103,12 @@ def text(
     return value
 
 
+def add_new(problems: Problems, found: list[Problem]) -> None:
+    """Add the problems of fields not reported yet (one problem per field)."""
+    reported = {p.path for p in problems}
+    problems.extend(p for p in found if p.path not in reported)
+
+
 def whole(value: str) -> int | None:
     """A base-10 integer as Go's strconv.ParseInt reads it, else None."""
     digits = value[1:] if value[:1] in ("+", "-") else value

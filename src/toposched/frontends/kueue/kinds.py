@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toposched.frontends.kueue.fields import Problems, at, count, mapping, sequence, text
+from toposched.frontends.kueue.fields import Problems, add_new, at, count, mapping, sequence, text
 from toposched.frontends.kueue.podsets import PodSetSource, Workload
 from toposched.model import PodBudget, Problem
+from toposched.model.names import MAX_LABEL, metadata_problems
+from toposched.model.topology import MAX_NAME
 
 Reader = Callable[[Mapping[str, Any], str, str, Problems, PodBudget], tuple[tuple[PodSetSource, ...], int]]
 
@@ -25,6 +27,11 @@ def read_workload(
     metadata = mapping(doc.get("metadata"), at(base, "metadata"), problems, required=True)
     name = text(metadata.get("name"), at(base, "metadata.name"), problems, required=True)
     namespace = text(metadata.get("namespace"), at(base, "metadata.namespace"), problems) or "default"
+    # a Job's name becomes its pods' job-name label value, so Kubernetes keeps it to 63 characters
+    add_new(
+        problems,
+        metadata_problems(metadata, at(base, "metadata"), max_name=MAX_LABEL if kind == "Job" else MAX_NAME),
+    )
     spec = mapping(doc.get("spec"), at(base, "spec"), problems, required=True)
     podsets, units = reader(spec, name or kind.lower(), at(base, "spec"), problems, budget)
     return Workload(name, namespace, kind, podsets, units)
