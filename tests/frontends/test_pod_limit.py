@@ -162,3 +162,26 @@ def test_the_limit_is_set_by_the_compile_context(path: str) -> None:
     assert registry.compile(documents, context(pods)).gang.size == pods
     error = refused(documents, context(pods - 1))
     assert f"the limit is {pods - 1} pods per gang" in str(error)
+
+
+@pytest.mark.timeout(60)  # grouping pod by pod took n² steps: about ten minutes for these 20,000 Jobs
+def test_a_kai_jobset_of_many_jobs_compiles_in_linear_time() -> None:
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "wide", "annotations": {"kai.scheduler/topology": "t"}},
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "w",
+                    "replicas": 20_000,
+                    "template": {
+                        "spec": {"parallelism": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}
+                    },
+                }
+            ]
+        },
+    }
+    gang = default_registry().compile([jobset], context()).gang
+    assert gang.size == 20_000
+    assert len(gang.root.children[0].children) == 20_000  # a subgroup per Job replica

@@ -130,15 +130,15 @@ def _group_pods(
     problems: list[Problem] = []
     for position, obj in enumerate(objects):
         try:
-            grouping = compile_workload(
-                workload, obj, topologies=catalog, replicas=replicas, max_pods=max_pods
-            )
+            # aliases are resolved once per PodGroup: only its first pod's grouping is kept
+            grouping = compile_workload(workload, obj, replicas=replicas, max_pods=max_pods)
             spec = pod_spec(obj, _natural_index(workload, obj, position))
+            group = grouping.pod_group
+            if group.name not in groups:
+                groups[group.name] = resolve_group(group, catalog) if catalog else group
         except SpecError as exc:
             problems.extend(exc.problems)
             continue
-        group = grouping.pod_group
-        groups.setdefault(group.name, group)
         warnings.extend(w for w in grouping.warnings if w not in warnings)
         pods.append(KaiPod(obj, spec, group.name, grouping.subgroup))
     if problems:
@@ -267,9 +267,10 @@ def pod_spec(pod: Mapping[str, Any], index: int, *, path: str = "spec") -> PodSp
 
 
 def _assemble(groups: tuple[PodGroup, ...], pods: list[KaiPod], warnings: tuple[str, ...]) -> KaiWorkload:
-    gangs = tuple(
-        to_gang(group, [(p.subgroup, p.spec) for p in pods if p.pod_group == group.name]) for group in groups
-    )
+    members: dict[str, list[tuple[str | None, PodSpec]]] = {group.name: [] for group in groups}
+    for pod in pods:  # one pass: a LeaderWorkerSet has a PodGroup per replica
+        members.setdefault(pod.pod_group, []).append((pod.subgroup, pod.spec))
+    gangs = tuple(to_gang(group, members[group.name]) for group in groups)
     return KaiWorkload(groups, tuple(pods), gangs, warnings)
 
 
