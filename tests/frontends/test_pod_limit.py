@@ -185,3 +185,8 @@ def test_a_kai_jobset_of_many_jobs_compiles_in_linear_time() -> None:
     gang = default_registry().compile([jobset], context()).gang
     assert gang.size == 20_000
     assert len(gang.root.children[0].children) == 20_000  # a subgroup per Job replica
+
+
+def test_completions_beyond_the_limit_are_not_pods() -> None:
+    job = set_at(KUEUE_JOB, ("spec", "completions"), 10**6)
+    assert default_registry().compile(job, context()).gang.size == KUEUE_JOB["spec"]["parallelism"]

@@ -62,9 +62,11 @@ def sequence(value: object, path: str, problems: Problems, *, required: bool = F
     return value
 
 
-def count(value: object, path: str, problems: Problems, *, default: int, budget: PodBudget) -> int | None:
-    """A non-negative whole number such as ``parallelism``, within the pod limit of ``budget``;
-    None (and a Problem) when invalid."""
+def count(
+    value: object, path: str, problems: Problems, *, default: int, budget: PodBudget | None
+) -> int | None:
+    """A non-negative whole number such as ``parallelism``, within the pod limit of ``budget``
+    (None: not a pod count); None (and a Problem) when invalid."""
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
@@ -77,7 +79,7 @@ def count(value: object, path: str, problems: Problems, *, default: int, budget:
             Problem(path, f"must not be negative, got {value}", "write a non-negative integer such as 4")
         )
         return None
-    too_many = budget.check(path, value)
+    too_many = budget.check(path, value) if budget is not None else None
     if too_many is not None:
         problems.append(too_many)
         return None

@@ -55,7 +55,8 @@ def _booked(pods: int | None, path: str, budget: PodBudget, problems: Problems) 
 def _job_pods(spec: Mapping[str, Any], path: str, problems: Problems, budget: PodBudget) -> int | None:
     """Pods a Job runs at once, as Kueue counts them: parallelism, capped by completions."""
     parallelism = count(spec.get("parallelism"), at(path, "parallelism"), problems, default=1, budget=budget)
-    completions = count(spec.get("completions"), at(path, "completions"), problems, default=-1, budget=budget)
+    # completions only caps the pods running at once: a Job may run a million completions, 4 at a time
+    completions = count(spec.get("completions"), at(path, "completions"), problems, default=-1, budget=None)
     if parallelism is None or completions is None:
         return None
     return min(parallelism, completions) if completions >= 0 else parallelism
