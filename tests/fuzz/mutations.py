@@ -179,12 +179,12 @@ ODD_VALUES: tuple[Any, ...] = (
 )
 
 
-Path_ = tuple[Any, ...]
+Place = tuple[Any, ...]  # keys and indexes from a document root to one value
 
 
-def _locations(node: Any, path: Path_ = ()) -> list[Path_]:
+def _locations(node: Any, path: Place = ()) -> list[Place]:
     """Every path to a value (mapping value or list item) inside ``node``, down to 100 levels."""
-    found: list[Path_] = []
+    found: list[Place] = []
     if len(path) > 100:
         return found
     if isinstance(node, dict):
@@ -198,7 +198,7 @@ def _locations(node: Any, path: Path_ = ()) -> list[Path_]:
     return found
 
 
-def _parent(root: Any, path: Path_) -> Any:
+def _parent(root: Any, path: Place) -> Any:
     for step in path[:-1]:
         root = root[step]
     return root
