@@ -11,6 +11,7 @@ Short level names (``block``, ``rack``, ``host``) map to the label keys below; `
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from toposched.model import (
     HOSTNAME,
@@ -19,6 +20,7 @@ from toposched.model import (
     Node,
     PodSpec,
     Resources,
+    Role,
     RunningPod,
     SliceLayer,
     Taint,
@@ -160,7 +162,10 @@ def podset(name: str, count: int) -> PodSetBuilder:
 
 
 def group(name: str, *members: Group, required: str | None = None, preferred: str | None = None) -> Group:
-    """A PodSet group: leader and workers co-located in one domain of the group's level."""
+    """A PodSet group: leader and workers (in that order) co-located in one domain of the group's
+    level. A single member is just the PodSet under the group's level."""
+    if len(members) == 2:
+        members = (replace(members[0], role=Role.LEADER), replace(members[1], role=Role.WORKERS))
     return Group(
         name,
         required=None if required is None else SHORT.get(required, required),

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from tests.api.specs import cluster_yaml
 
 from toposched.api import AuthConfig, Limits, create_app
+from toposched.frontends.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 
@@ -50,7 +51,7 @@ class Api:
 def api() -> Iterator[Api]:
     store = MemoryStore()
     scheduler = Scheduler(store, ManualClock(1000.0))
-    scheduler.import_cluster(cluster_yaml())
+    scheduler.import_cluster(load_cluster(cluster_yaml()))
     app = create_app(scheduler, AUTH, limits=Limits(max_body_bytes=64 * 1024, max_list=50), run_loop=False)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield Api(client, scheduler, store)

@@ -94,7 +94,11 @@ def test_pool_topology_keys_in_order(api: Api) -> None:
 
 
 def test_health_and_openapi(api: Api) -> None:
-    assert api.client.get("/v1/health").json() == {"status": "ok"}
+    assert api.client.get("/v1/health").json() == {
+        "status": "ok",
+        "store": "ok",
+        "loop": {"lastCycleAt": None, "lastError": None, "lastErrorAt": None, "broken": 0},
+    }
     schema = api.client.get("/openapi.json").json()
     assert "/v1/pools/{name}/topology-keys" in schema["paths"]
     assert api.client.get("/docs").status_code == 200

@@ -41,9 +41,11 @@ class FakeServer:
     status: int = 200
     body: Any = field(default_factory=lambda: WORKLOADS)
     calls: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+    params: list[dict[str, Any]] = field(default_factory=list)
 
     def request(self, method: str, url: str, **kwargs: Any) -> httpx.Response:
         self.calls.append((method, url, dict(kwargs.get("headers") or {})))
+        self.params.append(dict(kwargs.get("params") or {}))
         return httpx.Response(self.status, json=self.body, request=httpx.Request(method, url))
 
 
@@ -70,6 +72,12 @@ def test_server_and_token_from_the_environment(server: FakeServer) -> None:
     method, url, headers = server.calls[0]
     assert (method, url) == ("GET", "http://sched.example:9000/v1/workloads")
     assert headers["Authorization"] == "Bearer t0ken"
+
+
+def test_list_pages_with_after_and_limit(server: FakeServer) -> None:
+    code, _, _ = run("list", "--token", "t", "--after", "5", "--limit", "2")
+    assert code == 0
+    assert server.params[0] == {"after": 5, "limit": 2}
 
 
 def test_flags_override_the_environment(server: FakeServer) -> None:

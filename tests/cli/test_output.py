@@ -92,6 +92,9 @@ def test_placed_document_has_every_key_with_its_type() -> None:
     doc = json.loads(to_json(result_document(PLACEMENT)))
     assert doc == {
         "placed": True,
+        "search": "faithful",
+        "foundBy": "faithful",
+        "note": None,
         "policy": "bestfit",
         "topology": "default",
         "pods": [
@@ -124,6 +127,7 @@ def test_unschedulable_document_carries_reason_and_explanation() -> None:
         "excluded": {'resource "nvidia.com/gpu"': 1},
         "shortfall": {GPU: 2},
         "layers": [{"level": RACK, "fit": 1, "needed": 2}],
+        "budgetExhausted": False,
     }
 
 

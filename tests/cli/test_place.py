@@ -22,9 +22,21 @@ HOSTNAME = "kubernetes.io/hostname"
 RACK = "cloud.provider.com/topology-rack"
 JobPath = Callable[[str], Path]
 
-KEYS = {"placed", "policy", "topology", "pods", "assignments", "reason", "explanation"}
+KEYS = {
+    "placed",
+    "search",
+    "foundBy",
+    "note",
+    "policy",
+    "topology",
+    "pods",
+    "assignments",
+    "reason",
+    "explanation",
+}
 EXPLANATION_KEYS = {
     "group", "level", "bestDomain", "fit", "needed", "unit", "totalNodes", "excluded", "shortfall", "layers",
+    "budgetExhausted",
 }  # fmt: skip
 
 
@@ -33,6 +45,8 @@ def check_contract(doc: dict[str, Any]) -> None:
     assert set(doc) == KEYS
     assert isinstance(doc["placed"], bool)
     assert isinstance(doc["policy"], str) and isinstance(doc["topology"], str)
+    assert doc["search"] in ("faithful", "complete")
+    assert doc["note"] is None or isinstance(doc["note"], str)
     for pod in doc["pods"]:
         assert set(pod) == {"name", "podSet", "index", "node"}
         assert isinstance(pod["name"], str) and isinstance(pod["podSet"], str)
@@ -44,10 +58,11 @@ def check_contract(doc: dict[str, Any]) -> None:
             assert set(domain) == {"values", "count"}
             assert len(domain["values"]) == len(assignment["levels"]) and isinstance(domain["count"], int)
     if doc["placed"]:
+        assert doc["foundBy"] in ("faithful", "complete")
         assert doc["reason"] is None and doc["explanation"] is None
         assert sum(d["count"] for a in doc["assignments"].values() for d in a["domains"]) == len(doc["pods"])
     else:
-        assert doc["pods"] == [] and doc["assignments"] == {}
+        assert doc["pods"] == [] and doc["assignments"] == {} and doc["foundBy"] is None
         assert isinstance(doc["reason"], str) and doc["reason"]
         assert set(doc["explanation"]) == EXPLANATION_KEYS
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.model import Gang, Group, Node, PodSpec, Policy, Resources, RunningPod, Topology
+from toposched.model import Gang, Group, Node, PodSpec, Policy, Resources, RunningPod, Semantics, Topology
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
 
@@ -77,4 +77,11 @@ def gang_of(case: Mapping[str, Any]) -> Gang:
         )
 
     root = build(None)
-    return Gang(case["id"], root, topology=root.topology, kind="PodGroup", policy=Policy.BINPACK)
+    return Gang(
+        case["id"],
+        root,
+        topology=root.topology,
+        kind="PodGroup",
+        policy=Policy.BINPACK,
+        semantics=Semantics.HIERARCHY,
+    )

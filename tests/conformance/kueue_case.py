@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from toposched.model import (
@@ -13,6 +14,7 @@ from toposched.model import (
     PodSpec,
     Policy,
     Resources,
+    Role,
     RunningPod,
     SliceLayer,
     Taint,
@@ -116,7 +118,9 @@ def gang_of(case: Mapping[str, Any]) -> Gang:
         for podset in podsets:
             leaf = _leaf(podset, constrained=False)
             if podset is workers:
-                leaf = Group(leaf.name, slices=_slices(request), pods=leaf.pods)
+                leaf = Group(leaf.name, slices=_slices(request), pods=leaf.pods, role=Role.WORKERS)
+            else:
+                leaf = replace(leaf, role=Role.LEADER)
             leaves.append(leaf)
         children.append(
             Group(

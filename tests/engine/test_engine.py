@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from builders import BLOCK, GPU, HOST, RACK, ZONE, gang, group, hosts, node, podset, running, topology
@@ -15,6 +17,8 @@ from toposched.model import (
     Placement,
     Policy,
     Resources,
+    Role,
+    Semantics,
     SliceLayer,
     TopologyAssignment,
     Unschedulable,
@@ -158,6 +162,19 @@ def test_podset_group_needs_a_level_and_a_single_leader() -> None:
     assert "exactly 1 pod" in two.message
 
 
+def test_podset_group_roles_come_from_the_front_end() -> None:
+    # One pod each: the engine takes the leader the group marks, whatever the order or pod counts.
+    lead = podset("lead", 1).requests(cpu="1").build()
+    work = podset("work", 1).requests(gpu=2).build()
+    nodes = [node("c").at(block="b1", rack="r1", host="c").alloc(cpu=1).build(), *CLUSTER[:1]]
+    unmarked = gang(Group("lws", required=RACK, children=(lead, work)))
+    assert "must mark one PodSet as leader" in unschedulable(place_gang(unmarked, snapshot(nodes))).message
+    marked = (replace(lead, role=Role.LEADER), replace(work, role=Role.WORKERS))
+    for children in (marked, marked[::-1]):
+        result = placed(place_gang(gang(Group("lws", required=RACK, children=children)), snapshot(nodes)))
+        assert {p.group: p.node for p in result.pods} == {"lead": "c", "work": "node-x1"}
+
+
 def test_podset_group_lands_in_one_domain() -> None:
     job = gang(
         group(
@@ -296,3 +313,14 @@ def test_slice_layer_levels_may_be_aliases() -> None:
     )
     result = placed(place_gang(gang(leaf), Snapshot.build(tree)))
     assert result.assignments["main"].count == 4
+
+
+def test_semantics_not_policy_chooses_the_solver() -> None:
+    job = gang(podset("main", 20).requests(gpu=1).required("rack").build())
+    kueue = unschedulable(place_gang(job, snapshot(), policy=Policy.BESTFIT))
+    kai = unschedulable(
+        place_gang(replace(job, semantics=Semantics.HIERARCHY), snapshot(), policy=Policy.BESTFIT)
+    )
+    assert kueue.message.startswith('topology "default" allows to fit only 8 out of 20 pod(s)')
+    assert kai.message == "not enough resources in the cluster to allocate the job"
+    assert kai.policy is kueue.policy is Policy.BESTFIT

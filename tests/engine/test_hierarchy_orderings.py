@@ -8,8 +8,11 @@ import pytest
 
 from builders import GPU, RACK, ZONE, node, running, topology
 from toposched.engine import place_gang
-from toposched.engine.policies import BEST_FIT, LEAST_FREE, Strategy
-from toposched.engine.policies.profile import greedy_pick, hierarchy_strategy
+from toposched.engine.greedy import greedy_pick
+from toposched.engine.policies.bestfit import BEST_FIT
+from toposched.engine.policies.leastfree import LEAST_FREE
+from toposched.engine.profiles import hierarchy_strategy
+from toposched.engine.strategy import Strategy
 from toposched.model import (
     Gang,
     Group,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,39 +14,23 @@ from tests.api.conftest import ALICE, AUTH, bearer
 from tests.api.specs import cluster_yaml
 
 from toposched.api import Limits, create_app
-from toposched.frontends.parse import parse_documents
+from toposched.frontends.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 
 from .mutations import Case, cases
-from .pending import fixed_elsewhere
 from .test_fuzz_library import BUDGET_SECONDS, FUZZ
 
 ANSWERS = {201, 400, 404, 409, 413, 422}  # stored, or the client's mistake
 
 
-@dataclass
-class Service:
-    client: TestClient
-    scheduler: Scheduler
-
-    def crash_fixed_elsewhere(self, case: Case) -> bool:
-        """Whether a 500 comes from a crash whose fix is on another branch (see pending.py): the
-        submission's own steps, run in process, raise it."""
-        try:
-            self.scheduler.prepare(parse_documents(spec_text(case), source="spec"), owner="alice")
-        except Exception as error:
-            return fixed_elsewhere(error)
-        return False
-
-
 @pytest.fixture(scope="module")
-def service() -> Iterator[Service]:
+def client() -> Iterator[TestClient]:
     scheduler = Scheduler(MemoryStore(), ManualClock(1000.0))
-    scheduler.import_cluster(cluster_yaml())
+    scheduler.import_cluster(load_cluster(cluster_yaml()))
     app = create_app(scheduler, AUTH, limits=Limits(max_body_bytes=1 << 20, max_list=50), run_loop=False)
-    with TestClient(app, raise_server_exceptions=False) as client:
-        yield Service(client, scheduler)
+    with TestClient(app, raise_server_exceptions=False) as test_client:
+        yield test_client
 
 
 def spec_text(case: Case) -> str:
@@ -58,14 +41,12 @@ def spec_text(case: Case) -> str:
 
 @settings(FUZZ, max_examples=2000)
 @given(case=cases())
-def test_submit_never_answers_a_server_error(service: Service, case: Case) -> None:
+def test_submit_never_answers_a_server_error(client: TestClient, case: Case) -> None:
     started = time.monotonic()
     body = json.dumps({"spec": spec_text(case)}).encode("ascii")  # \uXXXX escapes, surrogates too
     headers = {**bearer(ALICE), "Content-Type": "application/json"}
-    answer = service.client.post("/v1/workloads", content=body, headers=headers)
+    answer = client.post("/v1/workloads", content=body, headers=headers)
     took = time.monotonic() - started
     assert took < BUDGET_SECONDS, f"{took:.1f} s for {case!r}"
     assert "Traceback" not in answer.text
-    if answer.status_code == 500 and service.crash_fixed_elsewhere(case):
-        return  # a crash issue 10 items 5-6 fix on their own branch: remove with pending.py
     assert answer.status_code in ANSWERS, f"{answer.status_code} {answer.text[:500]} for {case!r}"

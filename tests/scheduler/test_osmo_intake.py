@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from toposched.frontends.cluster import load_cluster
 from toposched.frontends.parse import parse_documents
 from toposched.model import ConflictError
 from toposched.scheduler import ManualClock, Scheduler
@@ -20,7 +21,7 @@ CASE = "1-single-nvl72-rack"
 @pytest.fixture
 def scheduler() -> Scheduler:
     service = Scheduler(MemoryStore(), ManualClock(1000.0))
-    service.import_cluster((EXAMPLES / f"{CASE}.cluster.yaml").read_text(encoding="utf-8"))
+    service.import_cluster(load_cluster((EXAMPLES / f"{CASE}.cluster.yaml").read_text(encoding="utf-8")))
     pool = yaml.safe_load((EXAMPLES / f"{CASE}.pool.yaml").read_text(encoding="utf-8"))
     service.put_pool(
         pool["name"],

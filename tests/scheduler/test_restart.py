@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builders import GPU
+from toposched.frontends.cluster import load_cluster
 from toposched.scheduler import PodStatus
 from toposched.store import SqliteStore, WorkloadState
 
@@ -102,7 +103,7 @@ def test_restart_keeps_pod_statuses(tmp_path: Path) -> None:
 def test_import_cluster_counts_external_pods_and_survives_restart(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     first = Env(SqliteStore(path), seed=False)
-    report = first.sched.import_cluster(DUMP)
+    report = first.sched.import_cluster(load_cluster(DUMP))
     assert (report.nodes, report.pods, report.topologies) == (2, 1, ("racks",))
     # n1 has 1 GPU left (the external pod uses 3); n2 is tainted: a 2-GPU pod does not fit.
     wid = first.sched.submit(job("a", 1, gpu=2, required=None), owner="alice", topology="racks").id

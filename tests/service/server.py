@@ -23,6 +23,7 @@ def write_tokens(path: Path) -> Path:
     entries = [{"token": ADMIN, "user": "root", "role": "admin"}]
     entries += [{"token": token, "user": user, "role": "user"} for user, token in USERS.items()]
     path.write_text(yaml.safe_dump({"tokens": entries}), encoding="utf-8")
+    path.chmod(0o600)  # serve refuses a tokens file others may read
     return path
 
 
@@ -36,12 +37,20 @@ def free_port() -> int:
 class Server:
     """Start, kill -9 and restart one server on the same DB file and port."""
 
-    def __init__(self, workdir: Path, *, cluster: str | None = None, interval: float = 0.05) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        *,
+        cluster: str | None = None,
+        interval: float = 0.05,
+        options: tuple[str, ...] = (),
+    ) -> None:
         self.db = workdir / "toposched.db"
         self.tokens = write_tokens(workdir / "tokens.yaml")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.interval = interval
+        self.options = options
         self.log = workdir / "server.log"
         self._cluster_file: Path | None = None
         if cluster is not None:
@@ -52,7 +61,7 @@ class Server:
 
     def start(self, *, timeout: float = 30.0) -> None:
         args = [sys.executable, "-c", _LAUNCH, "--db", str(self.db), "--tokens", str(self.tokens)]
-        args += ["--port", str(self.port), "--interval", str(self.interval)]
+        args += ["--port", str(self.port), "--interval", str(self.interval), *self.options]
         if self._cluster_file is not None and self.starts == 0:
             args += ["--cluster", str(self._cluster_file)]
         with self.log.open("ab") as log:
@@ -77,14 +86,17 @@ class Server:
             self.process.wait(timeout=10)
         self.process = None
 
-    def stop(self) -> None:
+    def stop(self, sig: signal.Signals = signal.SIGINT) -> int | None:
+        """Send ``sig`` and wait for the exit; its exit code (None when it had to be killed)."""
+        code = None
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            self.process.send_signal(sig)
             try:
-                self.process.wait(timeout=10)
+                code = self.process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self.kill()
         self.process = None
+        return code
 
 
 def headers(token: str) -> dict[str, str]:

@@ -24,10 +24,10 @@ CASES = [
     ("user-put-pool", OTHER, "PUT", "/v1/pools/p", {"topology_keys": []}, 403),
     ("user-patch-node", OTHER, "PATCH", "/v1/nodes/b1-r1-n1", {"ready": False}, 403),
     ("user-import-nodes", OTHER, "POST", "/v1/nodes/import", None, 403),
-    ("other-reads", OTHER, "GET", "/v1/workloads/{wid}", None, 403),
-    ("other-cancels", OTHER, "DELETE", "/v1/workloads/{wid}", None, 403),
+    ("other-reads", OTHER, "GET", "/v1/workloads/{wid}", None, 404),
+    ("other-cancels", OTHER, "DELETE", "/v1/workloads/{wid}", None, 404),
     ("no-token", None, "GET", "/v1/workloads/{wid}", None, 401),
-    ("other-finishes", OTHER, "POST", "/v1/workloads/{wid}/finish", None, 403),
+    ("other-finishes", OTHER, "POST", "/v1/workloads/{wid}/finish", None, 404),
     ("user-sets-pod-status", OWNER, "PUT", "/v1/workloads/{wid}/pods/p0/status", {"status": "Failed"}, 403),
     ("user-deletes-pool", OTHER, "DELETE", "/v1/pools/p", None, 403),
     ("user-deletes-node", OTHER, "DELETE", "/v1/nodes/b1-r1-n1", None, 403),
@@ -84,8 +84,8 @@ def test_client_commands(server: Server, tmp_path: Path) -> None:
     shown = runner.invoke(app, ["get", str(workload_id), *common], env=owner)
     assert shown.exit_code == 0 and "cli-job" in shown.output
     denied = runner.invoke(app, ["get", str(workload_id), *common], env={"TOPOSCHED_TOKEN": OTHER})
-    assert denied.exit_code == 2  # another user's workload: a wrong request, like a bad id
-    assert "error 403" in denied.output
+    assert denied.exit_code == 2  # another user's workload: not found, like a bad id
+    assert "error 404" in denied.output
     cancelled = runner.invoke(app, ["cancel", str(workload_id), *common], env=owner)
     assert cancelled.exit_code == 0 and "cancelled" in cancelled.output
     bad = tmp_path / "bad.yaml"

@@ -361,3 +361,19 @@ def test_concurrent_releases_each_free_their_own_capacity(store: Store) -> None:
     assert errors == []
     assert all(store.get_workload(i).state is S.CANCELLED for i in ids)
     assert store.reserved_by_node() == {}
+
+
+# -- pages -------------------------------------------------------------------------------------------
+def test_pages_of_workloads_and_events_by_owner(store: Store) -> None:
+    ids = [
+        store.submit_workload(workload(f"w{i}", owner="bob" if i % 2 else "alice"), event()).id
+        for i in range(7)
+    ]
+    bobs = ids[1::2]
+    assert [w.id for w in store.page_workloads(owner="bob", limit=2)] == bobs[:2]
+    assert [w.id for w in store.page_workloads(owner="bob", after=bobs[1], limit=10)] == bobs[2:]
+    store.admit(ids[0], {"pods": []}, {}, event())
+    assert [w.id for w in store.page_workloads(states=[S.ADMITTED], limit=5)] == [ids[0]]
+    assert [e.workload for e in store.list_events(owner="bob")] == bobs
+    first = store.list_events(owner="bob", limit=1)
+    assert [e.workload for e in store.list_events(first[0].seq, owner="bob")] == bobs[1:]

@@ -11,6 +11,7 @@ import pytest
 
 from toposched.model import ConflictError, StoreError
 from toposched.store import SCHEMA_VERSION, EventRecord, PoolRecord, SqliteStore, WorkloadState
+from toposched.store import sqlite as sqlite_module
 from toposched.store.migrations import MIGRATIONS, current_version, migrate
 
 from .conftest import TAINT, TOPOLOGY, event, gpu_node, gpus, workload
@@ -131,7 +132,7 @@ def test_sqlite_failure_mid_admit_rolls_everything_back(
         raise sqlite3.OperationalError("disk I/O error")
 
     # The event is the last write of admit: state and reservations are already written when it fails.
-    monkeypatch.setattr(store, "_insert_event", fail)
+    monkeypatch.setattr(sqlite_module, "insert_event", fail)
     with pytest.raises(
         StoreError, match=r"admitting a workload failed .* disk I/O error; nothing was changed"
     ):

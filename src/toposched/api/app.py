@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from toposched.api.auth import AuthConfig
-from toposched.api.errors import install_error_handlers
+from toposched.api.errors import CatchAllMiddleware, install_error_handlers
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
 from toposched.api.routes import events, nodes, pools, topologies, view, workloads
@@ -79,4 +79,5 @@ def create_app(
     for module in (nodes, topologies, pools, workloads, events, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
+    app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure
     return app

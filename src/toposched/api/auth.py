@@ -1,26 +1,33 @@
 """Bearer tokens from a YAML file, two roles (admin, user), and the ``current_user`` dependency.
 
-File format::
+File format (each entry gives the token itself or, better, its SHA-256 in hex)::
 
     tokens:
-      - {token: "s3cret-admin", user: alice, role: admin}
-      - {token: "s3cret-user", user: bob, role: user}
+      - {sha256: "9f86d081884c7d65...", user: alice, role: admin}
+      - {token: "s3cret-user-token", user: bob, role: user}
+
+Only digests are kept in memory; an offered token is hashed and compared in constant time. The
+file holds credentials, so ``serve`` refuses one that others may read or that another user owns
+(``require_private``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import os
 import secrets
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from toposched.frontends.parse import parse_documents
 from toposched.model import PermissionDeniedError, Problem, SpecError
 
 MIN_TOKEN_LENGTH = 16
@@ -49,9 +56,21 @@ class UnauthenticatedError(Exception):
 
 class _TokenEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    token: str = Field(min_length=MIN_TOKEN_LENGTH)
+    token: str | None = Field(default=None, min_length=MIN_TOKEN_LENGTH)
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
     user: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._@-]+$")
     role: Role
+
+    @property
+    def digest(self) -> bytes | None:
+        if self.sha256 is not None:
+            return bytes.fromhex(self.sha256)
+        return None if self.token is None else token_digest(self.token)
+
+
+def token_digest(token: str) -> bytes:
+    """The SHA-256 of a token: what the tokens file may hold and what is kept in memory."""
+    return hashlib.sha256(token.encode("utf-8")).digest()
 
 
 class _TokenFile(BaseModel):
@@ -61,9 +80,9 @@ class _TokenFile(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class AuthConfig:
-    """Who may call the API: (token, user) pairs with their role."""
+    """Who may call the API: (SHA-256 of the token, user) pairs with their role."""
 
-    entries: tuple[tuple[str, User], ...]
+    entries: tuple[tuple[bytes, User], ...]
 
     @classmethod
     def from_mapping(cls, raw: object, *, source: str = "tokens") -> AuthConfig:
@@ -72,21 +91,27 @@ class AuthConfig:
             parsed = _TokenFile.model_validate(raw)
         except ValidationError as exc:
             raise SpecError(problems_from_validation(exc.errors(), prefix=source)) from None
-        seen: dict[str, int] = {}
+        seen: dict[bytes, int] = {}
         problems: list[Problem] = []
         for i, entry in enumerate(parsed.tokens):
-            if entry.token in seen:
+            digest = entry.digest
+            if digest is None or (entry.token is not None and entry.sha256 is not None):
+                problems.append(
+                    Problem(f"{source}.tokens[{i}]", "needs exactly one of token and sha256", "keep sha256")
+                )
+                continue
+            if digest in seen:
                 problems.append(
                     Problem(
-                        f"{source}.tokens[{i}].token",
-                        f"the same token as tokens[{seen[entry.token]}]",
+                        f"{source}.tokens[{i}]",
+                        f"the same token as tokens[{seen[digest]}]",
                         "give every user a different token",
                     )
                 )
-            seen.setdefault(entry.token, i)
+            seen.setdefault(digest, i)
         if problems:
             raise SpecError(problems)
-        return cls(tuple((e.token, User(e.user, e.role)) for e in parsed.tokens))
+        return cls(tuple((e.digest, User(e.user, e.role)) for e in parsed.tokens if e.digest is not None))
 
     @classmethod
     def load(cls, path: str | Path) -> AuthConfig:
@@ -98,30 +123,63 @@ class AuthConfig:
             raise SpecError(
                 [Problem(where, f"cannot read: {exc.strerror}", "pass an existing file")]
             ) from None
-        try:
-            raw = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise SpecError([Problem(where, f"not valid YAML: {exc}", "check the indentation")]) from None
-        return cls.from_mapping(raw, source=where)
+        documents = parse_documents(text, source=where)
+        return cls.from_mapping(documents[0] if len(documents) == 1 else None, source=where)
 
     def authenticate(self, token: str) -> User | None:
-        """The user holding ``token``; compares against every entry in constant time."""
+        """The user holding ``token``: its digest is compared with every entry in constant time."""
         found: User | None = None
-        offered = token.encode("utf-8")
+        offered = token_digest(token)
         for known, user in self.entries:
-            if hmac.compare_digest(known.encode("utf-8"), offered) and found is None:
+            if hmac.compare_digest(known, offered) and found is None:
                 found = user
         return found
 
 
-def generate_tokens(admin: str = "admin", user: str = "user") -> dict[str, Any]:
-    """A fresh development tokens file: one admin and one user with random tokens."""
-    return {
-        "tokens": [
-            {"token": secrets.token_urlsafe(24), "user": admin, "role": Role.ADMIN.value},
-            {"token": secrets.token_urlsafe(24), "user": user, "role": Role.USER.value},
-        ]
-    }
+def generate_tokens(
+    admin: str = "admin", user: str = "user"
+) -> tuple[dict[str, Any], list[tuple[User, str]]]:
+    """A fresh development tokens file holding only digests, and the random tokens themselves
+    (one admin, one user) to show once."""
+    fresh = [
+        (User(admin, Role.ADMIN), secrets.token_urlsafe(24)),
+        (User(user, Role.USER), secrets.token_urlsafe(24)),
+    ]
+    entries = [
+        {"sha256": token_digest(token).hex(), "user": who.name, "role": who.role.value}
+        for who, token in fresh
+    ]
+    return {"tokens": entries}, fresh
+
+
+def require_private(path: str | Path) -> None:
+    """Refuse a credentials file that another user owns or that others may read or write: a
+    planted or leaked file must not grant access."""
+    where = str(path)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise SpecError([Problem(where, f"cannot read: {exc.strerror}", "pass an existing file")]) from None
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise SpecError(
+            [
+                Problem(
+                    where,
+                    "is owned by another user",
+                    f"use a tokens file of your own (chown it to uid {os.getuid()})",
+                )
+            ]
+        )
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        raise SpecError(
+            [
+                Problem(
+                    where,
+                    f"may be read or written by others (mode {stat.S_IMODE(info.st_mode):o})",
+                    f"chmod 600 {where}",
+                )
+            ]
+        )
 
 
 def problems_from_validation(errors: Sequence[Mapping[str, Any]], *, prefix: str = "") -> list[Problem]:

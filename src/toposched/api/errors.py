@@ -3,6 +3,8 @@
 ``SpecError`` → 422 ``{"error": "invalid", "problems": [{path, message, hint}]}``; ``NotFoundError``
 → 404; ``ConflictError`` → 409; ``PermissionDeniedError`` → 403; ``StoreError`` → 503; no or unknown
 token → 401. Malformed request bodies are reported like spec errors, with their field paths.
+Anything else is a bug: ``CatchAllMiddleware`` logs its traceback once and answers a JSON 500
+that carries no server detail.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toposched.api.auth import UnauthenticatedError, problems_from_validation
 from toposched.model import (
@@ -85,8 +88,36 @@ async def _http(_: Request, exc: Exception) -> JSONResponse:
     )
 
 
+class CatchAllMiddleware:
+    """Turns an exception no handler took into a JSON 500 without a traceback in the body; the
+    traceback is logged here, once (the server never sees the exception)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            log.exception("internal error on %s %s", scope.get("method"), scope.get("path"))
+            if started:
+                return  # the answer is half sent: the server closes the connection
+            body = {"error": "internal", "message": "internal server error; it was logged on the server"}
+            await JSONResponse(body, status_code=500)(scope, receive, send)
+
+
 def install_error_handlers(app: FastAPI) -> None:
-    """Register the handlers above on ``app``."""
+    """Register the handlers above on ``app`` (the catch-all goes on with the middlewares)."""
     app.add_exception_handler(ToposchedError, _toposched)
     app.add_exception_handler(UnauthenticatedError, _unauthenticated)
     app.add_exception_handler(RequestValidationError, _validation)

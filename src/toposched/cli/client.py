@@ -89,12 +89,19 @@ def list_command(
         list[str] | None, typer.Option("--state", help="Only these states (repeatable).")
     ] = None,
     owner: Annotated[str | None, typer.Option("--owner", help="Only this owner's (admins).")] = None,
+    after: Annotated[int, typer.Option("--after", metavar="ID", help="Only workloads with a larger id.")] = 0,
+    limit: Annotated[
+        int | None, typer.Option("--limit", metavar="N", help="At most N (the server caps it).")
+    ] = None,
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
     output: OutputOpt = "table",
 ) -> None:
-    """List workloads (yours; admins see everyone's)."""
-    params: dict[str, Any] = {}
+    """List workloads in submission order, a page at a time (yours; admins see everyone's);
+    pass the last id shown as --after for the next page."""
+    params: dict[str, Any] = {"after": after}
+    if limit is not None:
+        params["limit"] = limit
     if state:
         params["state"] = state
     if owner:
@@ -152,14 +159,19 @@ def _show(record: dict[str, Any], output: str, line: str) -> None:
 
 def _read_spec(spec: str) -> str:
     try:
-        text = (
-            typer.get_text_stream("stdin").read() if spec == "-" else Path(spec).read_text(encoding="utf-8")
-        )
+        raw = typer.get_binary_stream("stdin").read() if spec == "-" else Path(spec).read_bytes()
     except OSError as exc:
         typer.echo(
             f"SPEC: cannot read {spec!r}: {exc.strerror} (pass an existing file, or - for stdin)", err=True
         )
         raise typer.Exit(ExitCode.INVALID) from None
+    try:
+        text: str | None = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\0" in text:
+        typer.echo(f"SPEC: {spec!r} is binary, not YAML text (pass a YAML or JSON workload spec)", err=True)
+        raise typer.Exit(ExitCode.INVALID)
     return text
 
 

@@ -16,9 +16,10 @@ from toposched.frontends import osmo
 from toposched.frontends.cluster import cluster_from_documents, topologies_from_documents
 from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import PoolEntry
-from toposched.model import Cluster, Policy, Problem, SpecError, TopologySpecError
+from toposched.model import Cluster, Policy, Problem, Search, SpecError, TopologySpecError
 
 POLICIES = tuple(p.value for p in Policy)
+SEARCHES = tuple(s.value for s in Search)
 
 
 def read_text(path: str, *, what: str) -> str:
@@ -67,6 +68,16 @@ def parse_policy(value: str | None) -> Policy | None:
     except ValueError:
         raise SpecError(
             [Problem("--policy", f"unknown policy {value!r}", f"use one of {', '.join(POLICIES)}")]
+        ) from None
+
+
+def parse_search(value: str) -> Search:
+    """``--search`` as a ``Search`` mode."""
+    try:
+        return Search(value.strip().lower())
+    except ValueError:
+        raise SpecError(
+            [Problem("--search", f"unknown search mode {value!r}", f"use one of {', '.join(SEARCHES)}")]
         ) from None
 
 

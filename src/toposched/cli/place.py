@@ -12,7 +12,16 @@ import typer
 from rich.console import Console
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import POLICIES, cluster_of, parse_policy, pool_option, read_all, topology_option
+from toposched.cli.inputs import (
+    POLICIES,
+    SEARCHES,
+    cluster_of,
+    parse_policy,
+    parse_search,
+    pool_option,
+    read_all,
+    topology_option,
+)
 from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import print_result
 from toposched.cli.workloads import Outcome, place_documents
@@ -24,6 +33,7 @@ from toposched.model import (
     NotFoundError,
     Policy,
     Problem,
+    Search,
     SpecError,
     ToposchedError,
 )
@@ -85,6 +95,17 @@ def place_command(
         str,
         typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
     ] = "table",
+    search: Annotated[
+        str,
+        typer.Option(
+            "--search",
+            metavar="MODE",
+            help=(
+                "faithful: each upstream scheduler's own choice; complete: that choice, else an exact "
+                f"bounded search that places any gang that fits ({', '.join(SEARCHES)})."
+            ),
+        ),
+    ] = Search.FAITHFUL.value,
     max_pods: Annotated[
         int,
         typer.Option(
@@ -96,12 +117,17 @@ def place_command(
     try:
         problems: list[Problem] = []
         chosen_policy: Policy | None = None
+        chosen_search = Search.FAITHFUL
         if output not in FORMATS:
             problems.append(
                 Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")
             )
         try:
             chosen_policy = parse_policy(policy)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+        try:
+            chosen_search = parse_search(search)
         except SpecError as exc:
             problems.extend(exc.problems)
         if cluster is None:
@@ -115,7 +141,7 @@ def place_command(
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
-        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, max_pods)
+        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, chosen_search, max_pods)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -127,7 +153,7 @@ def place_command(
         console = Console(highlight=False)
         print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
     else:
-        document = result_document(outcome.result)
+        document = result_document(outcome.result, chosen_search)
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
 
@@ -138,6 +164,7 @@ def _place(
     topology: str | None,
     pool: str | None,
     policy: Policy | None,
+    search: Search,
     max_pods: int,
 ) -> Outcome:
     """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
@@ -151,6 +178,7 @@ def _place(
             default=choice.default,
             pools=pool_option(pool),
             policy=policy,
+            search=search,
             max_pods=max_pods,
         )
     except NotFoundError as exc:

@@ -169,6 +169,8 @@ def explanation_rows(
         rows.append(("excluded", f"{plural(count, 'node')}: {key}"))
     for resource, missing in result.shortfall.items() if capacity else ():
         rows.append(("short of", f"{format_quantity(missing, resource)} {resource}"))
+    if result.note:
+        rows.append(("search", result.note))
     return rows
 
 
@@ -186,6 +188,8 @@ def print_result(
         view = build_view(cluster, topology, gang, result)
         console.print(placement_tree(view, topology, result, max_nodes=max_nodes))
         console.print(summary_line(view, topology, gang))
+        if result.note:
+            console.print(Text(result.note, style="yellow"))
     else:
         console.print(unschedulable_panel(gang, result, topology))
 

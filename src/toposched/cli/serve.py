@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.model import Problem, SpecError, ToposchedError
+from toposched.model import Problem, Search, SpecError, ToposchedError
 
 if TYPE_CHECKING:
-    from toposched.api import AuthConfig
+    from toposched.api import AuthConfig, User
 
 
 def serve_command(
@@ -27,7 +29,8 @@ def serve_command(
         typer.Option(
             "--tokens",
             metavar="FILE",
-            help="Tokens file (tokens: [{token, user, role}]). Default: a dev file next to the DB.",
+            help="Tokens file (tokens: [{sha256 or token, user, role}], mode 600). "
+            "Default: a dev file next to the DB.",
         ),
     ] = None,
     cluster: Annotated[
@@ -36,6 +39,23 @@ def serve_command(
             "--cluster", metavar="FILE", help="Import nodes and topologies from a kubectl dump at start."
         ),
     ] = None,
+    backoff_max: Annotated[
+        float,
+        typer.Option(
+            "--backoff-max", help="Longest wait (seconds) before retrying a workload that did not fit."
+        ),
+    ] = 60.0,
+    read_timeout: Annotated[
+        float,
+        typer.Option("--read-timeout", help="Seconds a client has to send a whole request (head and body)."),
+    ] = 30.0,
+    max_connections: Annotated[
+        int,
+        typer.Option(
+            "--max-connections",
+            help="Open connections at most; beyond it the oldest idle or still-reading one is closed.",
+        ),
+    ] = 512,
     interval: Annotated[
         float,
         typer.Option(
@@ -44,21 +64,34 @@ def serve_command(
             "start a cycle at once.",
         ),
     ] = 0.5,
+    search: Annotated[
+        str,
+        typer.Option(
+            "--search",
+            metavar="MODE",
+            help="complete: each upstream scheduler's choice, else an exact bounded search that places "
+            "any gang that fits; faithful: the upstream choice only.",
+        ),
+    ] = Search.COMPLETE.value,
 ) -> None:
-    """Run the scheduler and its HTTP API (web page at /, API docs at /docs)."""
+    """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
+    stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
     # Imported here so the other commands start fast and do not need the server libraries.
-    import uvicorn
-
     from toposched.api import Limits, create_app
-    from toposched.scheduler import Scheduler, SystemClock
+    from toposched.api.server import ServerLimits, run_server
+    from toposched.cli.inputs import parse_search
+    from toposched.frontends.cluster import load_cluster_report
+    from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
     try:
+        config = SchedulerConfig(search=parse_search(search), backoff_max_seconds=backoff_max)
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
-        scheduler = Scheduler(store, SystemClock())
+        scheduler = Scheduler(store, SystemClock(), config)
         if cluster is not None:
-            report = scheduler.import_cluster(_read(cluster))
+            parsed, warnings = load_cluster_report(_read(cluster), source=cluster)
+            report = scheduler.import_cluster(parsed, warnings=warnings)
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
             for warning in report.warnings:
                 typer.echo(f"warning: {warning}", err=True)
@@ -67,35 +100,44 @@ def serve_command(
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
     if created is not None:
-        typer.echo(f"created development tokens in {created} (shown once):")
-        for token, user in auth.entries:
+        where, fresh = created
+        typer.echo(f"created development tokens in {where} (only their SHA-256 is kept; shown once):")
+        for user, token in fresh:
             typer.echo(f"  {user.role:<5}  {user.name:<8} {token}")
-        admin = next((t for t, u in auth.entries if u.is_admin), "")
-        typer.echo(f"web page: http://{host}:{port}/#token={admin}")
+    typer.echo(f"web page: http://{host}:{port}/ (enter a token there)")
     typer.echo(f"serving on http://{host}:{port} (store {db}); API docs at /docs")
     app = create_app(scheduler, auth, limits=Limits(), store=store, loop_interval=interval)
+    server_limits = ServerLimits(read_timeout=read_timeout, max_connections=max_connections)
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, _exit_cleanly)
     try:
-        # Idle keep-alive connections stay open longer than uvicorn's 5 s default, so clients that
-        # pause between requests under load do not race the server closing their connection.
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_keep_alive=30)
+        run_server(app, host=host, port=port, limits=server_limits)
     finally:
-        store.close()
+        store.close()  # checkpoints the WAL into the database file
 
 
-def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, Path | None]:
-    from toposched.api import AuthConfig, generate_tokens
+def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
+    """The stop signal, once uvicorn has shut down (it re-raises it) or before it started: exit
+    0 through the ``finally`` that closes the store, instead of dying on the signal."""
+    raise SystemExit(0)
 
-    if tokens is not None:
-        return AuthConfig.load(tokens), None
-    path = db.with_name(db.name + ".tokens.yaml")
-    if path.exists():
+
+def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
+    """The tokens file (``--tokens``, else the one beside the database, created on first use
+    with owner-only permissions), refused when others may read it or another user owns it.
+    With a new file, also its path and the tokens it was made from, to show once."""
+    from toposched.api import AuthConfig, generate_tokens, require_private
+
+    path = Path(tokens) if tokens is not None else db.with_name(db.name + ".tokens.yaml")
+    if tokens is not None or path.exists():
+        require_private(path)
         return AuthConfig.load(path), None
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Owner-only permissions: the file holds credentials.
+    content, fresh = generate_tokens()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        yaml.safe_dump(generate_tokens(), handle, sort_keys=False)
-    return AuthConfig.load(path), path
+        yaml.safe_dump(content, handle, sort_keys=False)
+    return AuthConfig.load(path), (path, fresh)
 
 
 def _read(path: str) -> str:

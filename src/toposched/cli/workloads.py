@@ -11,7 +11,16 @@ from typing import Any
 from toposched.engine import place
 from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry, default_registry
-from toposched.model import MAX_PODS_PER_GANG, Cluster, Gang, Placement, Policy, Topology, Unschedulable
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Cluster,
+    Gang,
+    Placement,
+    Policy,
+    Search,
+    Topology,
+    Unschedulable,
+)
 
 REGISTRY = default_registry()
 
@@ -40,6 +49,7 @@ def place_documents(
     default: str | None = None,
     pools: Mapping[str, PoolEntry] | None = None,
     policy: Policy | None = None,
+    search: Search = Search.FAITHFUL,
     registry: Registry = REGISTRY,
     max_pods: int = MAX_PODS_PER_GANG,
 ) -> Outcome:
@@ -52,7 +62,8 @@ def place_documents(
     for brought in compiled.topologies:
         if brought.name not in known:
             cluster = cluster.with_topology(brought)
-    result = place(compiled.gang, cluster, topology=chosen, policy=policy)
+    # A faithful refusal also says whether the complete search would place the gang.
+    result = place(compiled.gang, cluster, topology=chosen, policy=policy, search=search, probe=True)
     return Outcome(cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend)
 
 

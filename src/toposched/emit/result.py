@@ -8,7 +8,8 @@ Placement (the CLI's JSON contract, minus the per-attempt keys)::
      "assignments": {"<podSet>": {"levels": [...], "domains": [{"values": [...], "count": int}]}}}
 
 Explanation: ``{"reason": str, ...}`` plus the structured fields of an ``Unschedulable`` in
-camelCase (``group``, ``level``, ``bestDomain``, ``fit``, ``needed``...). The API reuses this module.
+camelCase (``group``, ``level``, ``bestDomain``, ``fit``, ``needed``..., and ``note`` /
+``budgetExhausted`` from the complete search). The API reuses this module.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from toposched.model import (
     PodPlacement,
     Policy,
     Problem,
+    Search,
     StoreError,
     TopologyAssignment,
     Unschedulable,
@@ -109,6 +111,8 @@ def unschedulable_to_json(result: Unschedulable) -> dict[str, Any]:
         "excluded": dict(result.excluded),
         "shortfall": dict(result.shortfall),
         "layers": [{"level": x.level, "fit": x.fit, "needed": x.needed} for x in result.layers],
+        "note": result.note or None,
+        "budgetExhausted": result.budget_exhausted,
     }
 
 
@@ -123,17 +127,23 @@ def problems_to_json(problems: tuple[Problem, ...]) -> list[dict[str, str]]:
 
 
 # What the scheduler stores on an explanation but this document already says at its top level.
-_TOP_LEVEL = frozenset({"reason", "gang", "topology", "policy"})
+_TOP_LEVEL = frozenset({"reason", "gang", "topology", "policy", "note"})
 
 
-def result_document(result: Placement | Unschedulable) -> dict[str, Any]:
-    """The document ``toposched place -o json`` prints for one placement attempt (README, "Output
-    contract"): the stored encoding plus ``placed``, ``reason`` and ``explanation``. Other tools
-    parse it; change it only in a backwards-compatible way."""
+def result_document(result: Placement | Unschedulable, search: Search = Search.FAITHFUL) -> dict[str, Any]:
+    """The document ``toposched place -o json`` prints for one placement attempt in ``search``
+    mode (README, "Output contract"): the stored encoding plus ``placed``, ``search``,
+    ``foundBy``, ``note``, ``reason`` and ``explanation``. ``note`` is set when the complete
+    search ran: "faithful placement failed: <reason>; complete search placed it", or why it found
+    nothing (``explanation.budgetExhausted`` when it ran out). Other tools parse it; change it
+    only in a backwards-compatible way."""
     if isinstance(result, Placement):
         stored = placement_to_json(result)
         return {
             "placed": True,
+            "search": str(search),
+            "foundBy": str(result.found_by),
+            "note": result.note or None,
             "policy": stored["policy"],
             "topology": stored["topology"],
             "pods": stored["pods"],
@@ -144,6 +154,9 @@ def result_document(result: Placement | Unschedulable) -> dict[str, Any]:
     explanation = {k: v for k, v in unschedulable_to_json(result).items() if k not in _TOP_LEVEL}
     return {
         "placed": False,
+        "search": str(search),
+        "foundBy": None,
+        "note": result.note or None,
         "policy": str(result.policy),
         "topology": result.topology,
         "pods": [],

@@ -1,13 +1,15 @@
-"""Place gangs on a snapshot: Kueue's topology-aware semantics for Kueue-shaped gangs, KAI's
-(``Policy.BINPACK``, hierarchical subgroups, minimums, several topologies) for the rest.
+"""Place gangs on a snapshot: Kueue's topology-aware semantics for Kueue gangs, KAI's group tree
+(``Semantics.HIERARCHY``: subgroups, minimums, several topologies) for the rest.
 
 ``place_gang`` (on a snapshot, plus ``snapshots`` by topology name for groups naming another
 Topology) and ``place`` (on a cluster) return a ``Placement`` or an ``Unschedulable`` value;
 ``replace_failed_node`` repairs an admitted gang after a node failure; ``usage_of`` gives the
-per-node usage to commit with ``Snapshot.add_usage``.
+per-node usage to commit with ``Snapshot.add_usage``. ``search=Search.COMPLETE`` adds an exact
+search, bounded by a ``SearchBudget``, for gangs the faithful solvers refuse.
 """
 
+from toposched.engine.budget import SearchBudget
 from toposched.engine.place import named_topologies, place, place_gang, usage_of
 from toposched.engine.replace import replace_failed_node
 
-__all__ = ["named_topologies", "place", "place_gang", "replace_failed_node", "usage_of"]
+__all__ = ["SearchBudget", "named_topologies", "place", "place_gang", "replace_failed_node", "usage_of"]

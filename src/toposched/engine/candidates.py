@@ -24,24 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from toposched.engine.members import SNode
-from toposched.engine.policies.base import Strategy
+from toposched.engine.messages import Reasons
 from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
 from toposched.engine.space import NodeSpace, TopoView
-from toposched.model import PodSpec
+from toposched.engine.strategy import Strategy
+from toposched.model import PodSpec, Unschedulable
 from toposched.topology import IntArray
-
-
-@dataclass(frozen=True, slots=True)
-class NoFit:
-    """Why a group has no candidate."""
-
-    message: str
-    group: str
-    topology: str | None = None
-    level: str | None = None
-    domain: tuple[str, ...] | None = None
-    fit: int | None = None
-    needed: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +46,9 @@ def candidates(
     pods: list[PodSpec],
     rows: IntArray,
     held: IntArray,
+    reasons: Reasons,
     strategy: Strategy | None = None,
-) -> Candidates | NoFit:
+) -> Candidates | Unschedulable:
     """The node sets to try for ``node`` (``held``: rows already holding pods of its subtree).
 
     ``strategy`` None orders domains the binpack way; a Kueue ordering (BestFit,
@@ -72,13 +61,13 @@ def candidates(
     name = node.topology if node.topology is not None else space.default
     view = space.views.get(name)
     if view is None:
-        return NoFit(f"Requested topology {name} does not exist", node.name, name)
+        return reasons.refuse(f"Requested topology {name} does not exist", topology=name, group=node.name)
     if node.required is None and node.preferred is None:
-        return NoFit(
+        return reasons.refuse(
             f"no topology constraints were found for {node.name}: topology {name} is named without "
             "a required or preferred level",
-            node.name,
-            name,
+            topology=name,
+            group=node.name,
         )
     levels: dict[str, int] = {}
     for wanted in (node.required, node.preferred):
@@ -86,11 +75,11 @@ def candidates(
             continue
         index = view.tree.level_index(wanted)
         if index is None:
-            return NoFit(
+            return reasons.refuse(
                 f"the topology {name} does not contain a level with this name: {wanted}",
-                node.name,
-                name,
-                wanted,
+                topology=name,
+                group=node.name,
+                level=wanted,
             )
         levels[wanted] = index
     req = levels.get(node.required) if node.required is not None else None
@@ -108,14 +97,14 @@ def candidates(
     if not here.fits[top_index]:
         where = "the cluster" if top < 0 else view.domain_id(top, top_index)
         cap = None if here.capacity is None else int(here.capacity[top_index])
-        return NoFit(
+        return reasons.refuse(
             f"not enough resources in {where} to allocate the job",
-            node.name,
-            name,
-            None if top < 0 else view.topology.levels[top],
-            None if top < 0 else view.tree.path(top, top_index),
-            cap,
-            len(pods),
+            topology=name,
+            group=node.name,
+            level=None if top < 0 else view.topology.levels[top],
+            best_domain=None if top < 0 else view.tree.path(top, top_index),
+            fit=cap,
+            needed=len(pods),
         )
     order = sorted_levels(view, fits, top, top_index, deepest)
     scores = None
@@ -152,8 +141,8 @@ def candidates(
                 sets.append(chosen)
     if not sets:
         if allowed is not None and req is not None:
-            return _pinned_full(view, node, fits[req], sorted(allowed), len(pods), name)
-        return _none_fits(view, node, fits, order, top, deepest, len(pods), name)
+            return _pinned_full(view, node, fits[req], sorted(allowed), len(pods), name, reasons)
+        return _none_fits(view, node, fits, order, deepest, len(pods), name, reasons)
     return Candidates(sets, scores)
 
 
@@ -217,8 +206,8 @@ def _ancestor(view: TopoView, level: int, index: int, target: int) -> int:
 
 
 def _pinned_full(
-    view: TopoView, node: SNode, fit: LevelFit, pinned: list[int], needed: int, name: str
-) -> NoFit:
+    view: TopoView, node: SNode, fit: LevelFit, pinned: list[int], needed: int, name: str, reasons: Reasons
+) -> Unschedulable:
     """No room left where the group's pods already are (its required-level domain(s))."""
     level = view.tree.level_index(node.required or "")
     assert level is not None  # pinned domains exist only for a known required level
@@ -231,15 +220,15 @@ def _pinned_full(
         room = f"not enough room for the {needed} pods to add"
     else:
         room = f"room for only {got} of the {needed} pods to add"
-    return NoFit(
+    return reasons.refuse(
         f"topology constraint {key} of {node.name} couldn't be satisfied: pods of {node.name} "
         f"already run in {key} domain {view.domain_id(level, best)}, which has {room}",
-        node.name,
-        name,
-        key,
-        view.tree.path(level, best),
-        got,
-        needed,
+        topology=name,
+        group=node.name,
+        level=key,
+        best_domain=view.tree.path(level, best),
+        fit=got,
+        needed=needed,
     )
 
 
@@ -248,11 +237,11 @@ def _none_fits(
     node: SNode,
     fits: dict[int, LevelFit],
     order: dict[int, list[int]],
-    top: int,
     level: int,
     needed: int,
     name: str,
-) -> NoFit:
+    reasons: Reasons,
+) -> Unschedulable:
     key = view.topology.levels[level]
     # Domains that fit but gave no candidate have no node in the parent's set: not "the best".
     domains = [d for d in order.get(level, []) if not fits[level].fits[d]]
@@ -261,23 +250,23 @@ def _none_fits(
     if capacity is not None and domains:
         best = max(domains, key=lambda d: (int(capacity[d]), -d))
     if best is None:
-        return NoFit(
+        return reasons.refuse(
             f"topology constraint {key} of {node.name} couldn't be satisfied: no {key} domain "
             f"can hold the {needed} pods",
-            node.name,
-            name,
-            key,
+            topology=name,
+            group=node.name,
+            level=key,
             needed=needed,
         )
     assert capacity is not None  # best is only set with capacities
     got = int(capacity[best])
-    return NoFit(
+    return reasons.refuse(
         f"topology constraint {key} of {node.name} couldn't be satisfied: the best {key} domain "
         f"{view.domain_id(level, best)} can allocate only {got} of {needed} required pods",
-        node.name,
-        name,
-        key,
-        view.tree.path(level, best),
-        got,
-        needed,
+        topology=name,
+        group=node.name,
+        level=key,
+        best_domain=view.tree.path(level, best),
+        fit=got,
+        needed=needed,
     )

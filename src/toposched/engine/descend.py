@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.greedy import distribute, distribute_each, expand, sort_descent
-from toposched.engine.policies import Strategy
+from toposched.engine.greedy import distribute, distribute_each
+from toposched.engine.ranges import expand
 from toposched.engine.request import Request
+from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
 
@@ -36,7 +37,7 @@ def descend(
         while level < min(leaf_level, req.slice_level):
             lc = counts[level + 1]
             starts = tree.child_start[level][current]
-            pooled = sort_descent(lc, expand(starts, tree.child_end[level][current]), strategy)
+            pooled = strategy.descent_order(lc, expand(starts, tree.child_end[level][current]))
             current = distribute(
                 lc, pooled, req.count, req.leader_count, req.slice_size, strategy, slices=True
             )
@@ -52,7 +53,7 @@ def descend(
         for d in current.tolist():
             p = d - parent.offset
             start, end = tree.children(level, d)
-            children = sort_descent(lc, np.arange(start, end, dtype=np.int64), strategy)
+            children = strategy.descent_order(lc, np.arange(start, end, dtype=np.int64))
             if unit > 1:
                 # Inner slice layers: slices of the children in this layer's unit. Kueue does this
                 # after sorting, so the order still reflects the outer slice counts.

@@ -1,10 +1,9 @@
-"""The two domain orders and the greedy fill shared by every ordering policy (Kueue semantics).
+"""The greedy fill shared by every ordering policy (Kueue semantics): domains in the policy's
+order each take as much as they can, and the policy picks the domain that takes the last pods.
 
-*Search order* (choosing domains at the requested level): leader-capable first, then slices with
-the leader (descending for BestFit, ascending for LeastFreeCapacity), then pods with the leader
-ascending, then the domain path. *Descent order* (sharing pods among children): slices, then
-pods ascending, then the path. Below the slice level every slice count is 0, so both policies
-fill the children with the fewest free pods first there.
+``distribute`` is the readable fill; ``distribute_each`` does the same for many disjoint domain
+lists at once (the descent below the slice level) and ``greedy_pick`` for one level of room
+counts (the hierarchical solver's Kueue orderings).
 """
 
 from __future__ import annotations
@@ -12,32 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.policies import Strategy, best_fit_position
+from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray
-
-_NEVER = np.iinfo(np.int64).max
 
 
 class InconsistentError(Exception):
-    """Phase-2 bookkeeping found less room than phase 1 promised (cannot happen by design)."""
-
-
-def sort_search(counts: LevelCounts, index: IntArray, strategy: Strategy) -> IntArray:
-    """Domains in search order (see module docstring)."""
-    loc = counts.loc(index)
-    slices = counts.slcl[loc]
-    order = np.lexsort(
-        (index, counts.podl[loc], -slices if strategy.descending else slices, -counts.lead[loc])
-    )
-    return index[order]
-
-
-def sort_descent(counts: LevelCounts, index: IntArray, strategy: Strategy) -> IntArray:
-    """Domains in descent order (see module docstring)."""
-    loc = counts.loc(index)
-    slices = counts.slc[loc]
-    order = np.lexsort((index, counts.pod[loc], -slices if strategy.descending else slices))
-    return index[order]
+    """Phase-2 bookkeeping found less room than phase 1 promised (cannot happen by design);
+    ``solver.solve`` returns it as an ``Unschedulable``."""
 
 
 def prioritize_leader(
@@ -94,9 +74,9 @@ def distribute(
     while leaders > 0 and i < len(domains):
         d = int(domains[i])
         p = d - counts.offset
-        if strategy.optimize_last and with_leader[p] >= remaining and lead[p] >= leaders:
+        if with_leader[p] >= remaining and lead[p] >= leaders:
             rest = counts.loc(domains[i:])
-            d = int(domains[i + best_fit_position(with_leader[rest], remaining, lead[rest] >= leaders)])
+            d = int(domains[i + strategy.last_domain(with_leader[rest], remaining, lead[rest] >= leaders)])
             p = d - counts.offset
         chosen.append(d)
         if with_leader[p] >= remaining and lead[p] >= leaders:
@@ -119,7 +99,7 @@ def distribute(
     if k >= len(tail):
         raise InconsistentError(f"{remaining} units left after {len(domains)} domains")
     left = remaining - (int(reached[k - 1]) if k else 0)
-    last = k + (best_fit_position(values[k:], left) if strategy.optimize_last else 0)
+    last = k + strategy.last_domain(values[k:], left)
     head = loc[:k]
     lead[head] = 0
     if slices:
@@ -167,17 +147,10 @@ def distribute_each(
     if (k >= ends).any():
         raise InconsistentError("a domain list holds fewer units than it must take")
     left = remaining - (total[k] - values[k] - base)
+    # The domain at k always holds what is left, and with ``ascending`` it is the tightest too.
+    last = k if ascending else strategy.last_domains(values, lengths, k, left)
     position = np.arange(n, dtype=np.int64)
-    k_each = np.repeat(k, lengths)
-    if strategy.optimize_last and not ascending:
-        # Tightest domain from position k on that still holds what is left, first on ties (the
-        # domain at k always qualifies, so every list has one).
-        key = np.where((position >= k_each) & (values >= np.repeat(left, lengths)), values, _NEVER)
-        hits = np.flatnonzero(key == np.repeat(np.minimum.reduceat(key, starts), lengths))
-        last = hits[hits.searchsorted(k)]
-    else:
-        last = k
-    head = position < k_each
+    head = position < np.repeat(k, lengths)
     at = loc[head]
     counts.lead[at] = 0
     if slices:
@@ -192,14 +165,29 @@ def distribute_each(
     return chosen
 
 
-def expand(starts: IntArray, ends: IntArray) -> IntArray:
-    """Concatenation of the index ranges [starts[i], ends[i]) in order."""
-    if len(starts) == 1:
-        return np.arange(int(starts[0]), int(ends[0]), dtype=np.int64)
-    lengths = ends - starts
-    reached: IntArray = lengths.cumsum()
-    total = int(reached[-1]) if len(reached) else 0
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    # Position p of range i holds p + starts[i] - (sum of the lengths before i) = p + ends[i] - reached[i].
-    return np.arange(total, dtype=np.int64) + np.repeat(ends - reached, lengths)
+def greedy_pick(
+    room: IntArray, ids: IntArray, count: int, strategy: Strategy, *, whole: bool
+) -> list[tuple[int, int]]:
+    """Kueue's greedy over one level: (position in ``room``, pods) pairs for ``count`` pods,
+    fewer in total when the room runs out.
+
+    Items are taken in the strategy's order of room (ties by ``ids`` ascending) and the strategy
+    picks the item that takes the rest. ``whole``: this is a level the request prefers, so the
+    strategy's pick of one item that holds everything comes first.
+    """
+    if count <= 0 or len(room) == 0:
+        return []
+    order = np.lexsort((ids, -room if strategy.descending else room))
+    ranked = room[order]
+    if whole:
+        alone = strategy.level_domain(ranked, ranked >= count, count)
+        if alone is not None:
+            return [(int(order[alone]), count)]
+    reached = np.cumsum(ranked)
+    last = int(np.searchsorted(reached, count, side="left"))
+    if last >= len(order):
+        return [(int(i), int(r)) for i, r in zip(order, ranked, strict=True) if r > 0]
+    rest = count - (int(reached[last - 1]) if last else 0)
+    picked = [(int(i), int(r)) for i, r in zip(order[:last], ranked[:last], strict=True) if r > 0]
+    final = last + strategy.last_domain(ranked[last:], rest)
+    return [*picked, (int(order[final]), rest)]

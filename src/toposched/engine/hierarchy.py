@@ -24,14 +24,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from toposched.engine import messages
-from toposched.engine.candidates import NoFit, candidates
+from toposched.engine.candidates import candidates
+from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
+from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment
-from toposched.engine.policies.base import Strategy
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
-from toposched.engine.policies.profile import greedy_pick, hierarchy_strategy
+from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.strategy import Strategy
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import BoolArray, Snapshot
@@ -43,17 +44,18 @@ MAX_TRIES = 20_000  # candidate sets tried per attempt before giving up (bounded
 class Solver:
     """Mutable state of one hierarchical placement."""
 
-    def __init__(self, space: NodeSpace, root: SNode, policy: Policy = Policy.BINPACK) -> None:
+    def __init__(self, space: NodeSpace, root: SNode, reasons: Reasons) -> None:
         self.space = space
         self.root = root
-        self.policy = policy
+        self.policy = reasons.policy
+        self.reasons = reasons
         self.strategy: dict[str, Strategy | None] = {}
-        self._strategies(root, policy, False)
+        self._strategies(root, reasons.policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
         self.where: dict[tuple[str, str], int] = {}  # (IR leaf, pod) -> row
         self.log: list[tuple[str, str, str]] = []  # (solver leaf, IR leaf, pod), newest last
-        self.failure: NoFit | None = None
+        self.failure: Unschedulable | None = None  # the first reason an attempt failed
         self.tries = 0
         self.leaves = [n for n in root.walk() if n.is_leaf]
         self.subtree = {n.name: [m for m in n.walk() if m.is_leaf] for n in root.walk()}
@@ -83,7 +85,8 @@ class Solver:
                 self.progress.active.setdefault(leaf.name, set()).add(pod.name)
                 row = self.space.row.get(pod.node)
                 if row is not None:
-                    self.space.charge(row, self.space.vector(pod.requests))
+                    ledger = self.space.ledger
+                    ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))
                     self.where[(leaf.leaf, pod.name)] = row
 
     def _record(self, node: SNode, pod: PodSpec, row: int) -> None:
@@ -92,10 +95,10 @@ class Solver:
         self.log.append((node.name, node.leaf, pod.name))
 
     def mark(self) -> tuple[int, int]:
-        return self.space.mark(), len(self.log)
+        return self.space.ledger.mark(), len(self.log)
 
     def undo(self, mark: tuple[int, int]) -> None:
-        self.space.rollback(mark[0])
+        self.space.ledger.undo(mark[0])
         while len(self.log) > mark[1]:
             name, leaf, pod = self.log.pop()
             self.progress.active[name].discard(pod)
@@ -110,7 +113,7 @@ class Solver:
         ]
         return np.asarray(sorted(set(rows)), dtype=np.int64)
 
-    def note(self, failure: NoFit) -> None:
+    def note(self, failure: Unschedulable) -> None:
         if self.failure is None:
             self.failure = failure
 
@@ -120,8 +123,10 @@ class Solver:
         pods = attempt.of(node)
         if not pods:
             return True
-        found = candidates(self.space, node, pods, rows, self.held(node), self.strategy[node.name])
-        if isinstance(found, NoFit):
+        found = candidates(
+            self.space, node, pods, rows, self.held(node), self.reasons, self.strategy[node.name]
+        )
+        if isinstance(found, Unschedulable):
             self.note(found)
             return False
         own = found.scores if found.scores is not None else scores
@@ -131,7 +136,11 @@ class Solver:
         for chosen in found.sets:
             self.tries += 1
             if self.tries > MAX_TRIES:
-                self.note(NoFit(f"gave up after trying {MAX_TRIES} candidate node sets", node.name))
+                self.note(
+                    self.reasons.refuse(
+                        f"gave up after trying {MAX_TRIES} candidate node sets", group=node.name
+                    )
+                )
                 return False
             mark = self.mark()
             if node.is_leaf:
@@ -150,25 +159,30 @@ class Solver:
         while i < len(pods):
             first = pods[i]
             run = _same_shape_run(pods, i)
-            vec = space.vector(first.requests)
+            vec = space.ledger.vector(first.requests)
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
             strategy = self.strategy[node.name]
             if strategy is None:
                 fill = fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run)
             else:
                 fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
+            if fill:
+                space.ledger.charge(
+                    np.asarray([row for row, _ in fill], dtype=np.int64),
+                    np.asarray([count for _, count in fill], dtype=np.int64),
+                    vec,
+                )
             for row, count in fill:
-                space.charge(row, vec * count)
                 for pod in pods[i : i + count]:
                     self._record(node, pod, row)
                 i += count
                 run -= count
             if run:
                 self.note(
-                    NoFit(
+                    self.reasons.refuse(
                         f"pod {pods[i].name} of {node.leaf} fits no node of the chosen domain "
                         f"({len(rows)} nodes)",
-                        node.leaf,
+                        group=node.leaf,
                     )
                 )
                 return False
@@ -200,7 +214,7 @@ def fill_greedy(
     if len(rows) == 0 or count <= 0:
         return []
     wanted = np.flatnonzero(vec > 0)
-    room = np.min(space.free[rows][:, wanted] // vec[wanted], axis=1) if len(wanted) else None
+    room = np.min(space.ledger.free[rows][:, wanted] // vec[wanted], axis=1) if len(wanted) else None
     if room is None:
         room = np.full(len(rows), count, dtype=np.int64)  # a pod asking for nothing fits anywhere
     ok = allowed[rows] & (room > 0)
@@ -250,46 +264,28 @@ def place_hierarchical(
     The result reports ``policy``.
     """
     space = NodeSpace(snapshot, snapshots)
+    reasons = Reasons(gang.name, space.default, policy)
     root = build(gang.root, gang.topology)
-    solver = Solver(space, root, policy)
+    solver = Solver(space, root, reasons)
     solver.pin()
     progress = solver.progress
     if not progress.satisfied(root):
         attempt = select(root, progress)
         if attempt.short:
             leaf, missing, pending = attempt.short[0]
-            return messages.build(
-                gang.name,
-                space.default,
-                policy,
+            return reasons.refuse(
                 f"subgroup {leaf} needs {missing} more pods to reach its minimum but only {pending} are pending",
                 group=leaf,
                 fit=pending,
                 needed=missing,
             )
         if attempt.empty or not solver.attempt(attempt):
-            return _failed(gang, space, solver.failure, policy)
+            return solver.failure or reasons.refuse("the gang has no pods to place")
     for _ in range(sum(len(leaf.pods) for leaf in solver.leaves)):
         attempt = select(root, progress)
         if attempt.empty or attempt.short or not solver.attempt(attempt):
             break
     return _output(gang, space, solver)
-
-
-def _failed(gang: Gang, space: NodeSpace, failure: NoFit | None, policy: Policy) -> Unschedulable:
-    if failure is None:
-        return messages.build(gang.name, space.default, policy, "the gang has no pods to place")
-    return messages.build(
-        gang.name,
-        failure.topology or space.default,
-        policy,
-        failure.message,
-        group=failure.group,
-        level=failure.level,
-        best_domain=failure.domain,
-        fit=failure.fit,
-        needed=failure.needed,
-    )
 
 
 def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:

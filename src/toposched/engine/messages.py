@@ -1,9 +1,10 @@
-"""Reasons in Kueue's words, with the structured facts beside them."""
+"""Reasons in Kueue's words, with the structured facts beside them: the one failure value."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from toposched.model import LayerFit, Policy, Unschedulable
 from toposched.snapshot import ExclusionStats
@@ -36,36 +37,44 @@ def layers_text(topology: str, layers: Sequence[LayerFit], stats: ExclusionStats
     return f"topology {quote(topology)} doesn't allow to fit{parts}" + _exclusions(stats)
 
 
-def build(
-    gang: str,
-    topology: str,
-    policy: Policy,
-    message: str,
-    *,
-    group: str | None = None,
-    level: str | None = None,
-    best_domain: tuple[str, ...] | None = None,
-    fit: int | None = None,
-    needed: int | None = None,
-    unit: str = "pod",
-    stats: ExclusionStats | None = None,
-    shortfall: dict[str, int] | None = None,
-    layers: Sequence[LayerFit] = (),
-) -> Unschedulable:
-    """An ``Unschedulable`` with the message and every structured value that explains it."""
-    return Unschedulable(
-        gang=gang,
-        topology=topology,
-        policy=policy,
-        message=message,
-        group=group,
-        level=level,
-        best_domain=best_domain,
-        fit=fit,
-        needed=needed,
-        unit=unit,
-        total_nodes=None if stats is None else stats.total,
-        excluded=stats.counts() if stats is not None else {},
-        shortfall=shortfall or {},
-        layers=tuple(layers),
-    )
+@dataclass(frozen=True, slots=True)
+class Reasons:
+    """Refusals of one placement: every solver returns the same ``Unschedulable`` value, built
+    here with the gang, its topology and the policy beside the message and structured facts."""
+
+    gang: str
+    topology: str
+    policy: Policy
+
+    def refuse(
+        self,
+        message: str,
+        *,
+        topology: str | None = None,
+        group: str | None = None,
+        level: str | None = None,
+        best_domain: tuple[str, ...] | None = None,
+        fit: int | None = None,
+        needed: int | None = None,
+        unit: str = "pod",
+        stats: ExclusionStats | None = None,
+        shortfall: Mapping[str, int] | None = None,
+        layers: Sequence[LayerFit] = (),
+    ) -> Unschedulable:
+        """``topology``: the Topology the reason is about, when not the gang's own."""
+        return Unschedulable(
+            gang=self.gang,
+            topology=topology or self.topology,
+            policy=self.policy,
+            message=message,
+            group=group,
+            level=level,
+            best_domain=best_domain,
+            fit=fit,
+            needed=needed,
+            unit=unit,
+            total_nodes=None if stats is None else stats.total,
+            excluded=stats.counts() if stats is not None else {},
+            shortfall=shortfall or {},
+            layers=tuple(layers),
+        )

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 
-from toposched.engine import messages
+from toposched.engine.budget import SearchBudget
+from toposched.engine.complete import search_complete
 from toposched.engine.hierarchy import place_hierarchical
+from toposched.engine.ledger import Ledger
+from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
-from toposched.engine.request import Invalid, compile_unit, units_of
-from toposched.engine.solver import Failure, Solved, Workspace, solve
+from toposched.engine.request import compile_unit, units_of
+from toposched.engine.solver import Solved, solve
 from toposched.model import (
     Cluster,
     Gang,
-    Group,
     PodPlacement,
     Policy,
     Resources,
+    Search,
     Topology,
     TopologyAssignment,
     Unschedulable,
@@ -26,6 +30,8 @@ from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot, per_slot_requests
 from toposched.topology import TopologyTree
 
+COMPLETE_WOULD_PLACE = "a complete search would place it (--search complete)"
+
 
 def place_gang(
     gang: Gang,
@@ -33,36 +39,63 @@ def place_gang(
     *,
     policy: Policy = Policy.MIXED,
     snapshots: Mapping[str, Snapshot] | None = None,
+    search: Search = Search.FAITHFUL,
+    budget: SearchBudget | None = None,
+    probe: bool = False,
 ) -> Placement | Unschedulable:
     """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
     ``snapshot.add_usage(key, usage_of(...))``).
 
-    Kueue-shaped gangs (PodSets and PodSet groups under the root) under a Kueue policy get Kueue
-    TAS semantics: PodSets in order, each success used capacity for the next, all-or-nothing.
-    Under ``Policy.BINPACK``, and for any deeper tree or one using minimums, per-group
-    topologies or running pods, the hierarchical solver places it with KAI's semantics
+    Gangs with ``Semantics.KUEUE`` under a Kueue policy get Kueue TAS semantics: PodSets in
+    order, each success used capacity for the next, all-or-nothing. ``Semantics.HIERARCHY``
+    gangs, Kueue gangs whose tree needs it (``Gang.needs_hierarchy``: deeper trees, minimums,
+    per-group topologies, running pods) and ``Policy.BINPACK`` go to the hierarchical solver
     (``toposched.engine.hierarchy``); groups naming another Topology find its snapshot in
     ``snapshots`` (by topology name).
+
+    ``search=Search.COMPLETE``: when that refuses, an exact search within ``budget``
+    (``toposched.engine.complete``). ``probe`` (faithful search only): when the faithful answer
+    refuses, run that search anyway and say in the refusal's note whether it would place the
+    gang; the answer stays the faithful one.
     """
-    if policy is Policy.BINPACK or needs_hierarchy(gang.root):
+    faithful = _faithful(gang, snapshot, policy, snapshots)
+    if isinstance(faithful, Placement) or (search is Search.FAITHFUL and not probe):
+        return faithful
+    kueue = not hierarchical(gang, policy)
+    found = search_complete(
+        gang, snapshot, faithful, policy=policy, kueue=kueue, snapshots=snapshots, budget=budget
+    )
+    if search is Search.COMPLETE:
+        return found
+    if isinstance(found, Placement):
+        return replace(faithful, note=COMPLETE_WOULD_PLACE)
+    return faithful
+
+
+def _faithful(
+    gang: Gang, snapshot: Snapshot, policy: Policy, snapshots: Mapping[str, Snapshot] | None
+) -> Placement | Unschedulable:
+    """The upstream scheduler's own answer (Kueue's or KAI's)."""
+    if hierarchical(gang, policy):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
-    units = units_of(gang.root)
-    if isinstance(units, Invalid):
-        return invalid(gang, tree, policy, units)
-    ws = Workspace(snapshot)
+    reasons = Reasons(gang.name, tree.topology.name, policy)
+    units = units_of(gang.root, reasons)
+    if isinstance(units, Unschedulable):
+        return units
+    ledger = Ledger(snapshot.free, snapshot.columns)
     solved: list[Solved] = []
     for unit in units:
         if not unit.workers.pods and unit.leader is None:
             continue  # an empty PodSet needs no domain
-        req = compile_unit(unit, tree, policy)
-        if isinstance(req, Invalid):
-            return invalid(gang, tree, policy, req)
+        req = compile_unit(unit, tree, policy, reasons)
+        if isinstance(req, Unschedulable):
+            return req
         if solved:
-            commit(ws, solved[-1])  # only a later request needs the capacity an earlier one took
-        result = solve(ws, req)
-        if isinstance(result, Failure):
-            return failed(gang, tree, policy, result)
+            commit(ledger, solved[-1])  # only a later request needs the capacity an earlier one took
+        result = solve(tree, ledger, req, reasons)
+        if isinstance(result, Unschedulable):
+            return result
         solved.append(result)
     assignments: dict[str, TopologyAssignment] = {
         leaf.name: assignment(tree, ()) for leaf in gang.leaves() if not leaf.pods
@@ -80,16 +113,24 @@ def place_gang(
 
 
 def place(
-    gang: Gang, cluster: Cluster, *, topology: Topology | None = None, policy: Policy | None = None
+    gang: Gang,
+    cluster: Cluster,
+    *,
+    topology: Topology | None = None,
+    policy: Policy | None = None,
+    search: Search = Search.FAITHFUL,
+    budget: SearchBudget | None = None,
+    probe: bool = False,
 ) -> Placement | Unschedulable:
     """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
     gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of the main
     topology and of every topology the gang's groups name (as the service gives them).
+    ``search``, ``budget`` and ``probe`` as for ``place_gang``.
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
-    if (chosen_policy is Policy.BINPACK or needs_hierarchy(gang.root)) and cluster.topologies:
+    if hierarchical(gang, chosen_policy) and cluster.topologies:
         by_name = {t.name: t for t in cluster.topologies}
         if topology is not None:
             by_name[topology.name] = topology
@@ -99,40 +140,33 @@ def place(
             name: Snapshot.build(TopologyTree.build(by_name[name], cluster.nodes), cluster.pods)
             for name in sorted({main, *named})
         }
-        return place_gang(gang, snapshots[main], policy=chosen_policy, snapshots=snapshots)
+        return place_gang(
+            gang,
+            snapshots[main],
+            policy=chosen_policy,
+            snapshots=snapshots,
+            search=search,
+            budget=budget,
+            probe=probe,
+        )
     chosen = topology if topology is not None else cluster.topology(gang.topology)
     tree = TopologyTree.build(chosen, cluster.nodes)
     snapshot = Snapshot.build(tree, cluster.pods)
-    return place_gang(gang, snapshot, policy=chosen_policy)
+    return place_gang(gang, snapshot, policy=chosen_policy, search=search, budget=budget, probe=probe)
 
 
 def named_topologies(gang: Gang) -> tuple[str, ...]:
     """The topologies the gang and its groups name, gang's first: the snapshots a placement
     needs besides the main one."""
-    names = [gang.topology, *(g.topology for g in _groups(gang.root))]
+    names = [gang.topology, *(g.topology for g in gang.root.walk())]
     return tuple(dict.fromkeys(n for n in names if n))
 
 
-def _groups(group: Group) -> list[Group]:
-    out = [group]
-    for child in group.children:
-        out += _groups(child)
-    return out
-
-
-def needs_hierarchy(root: Group) -> bool:
-    """True unless the tree is Kueue-shaped: PodSets (leaves) and PodSet groups (a level over
-    leaves) under the root, without minimums, per-group topologies or running pods."""
-    for group in _groups(root):
-        if group.min_member is not None or group.min_sub_group is not None or group.topology is not None:
-            return True
-        if any(pod.node is not None for pod in group.pods):
-            return True
-    if root.is_leaf:
-        return False
-    if root.level is not None:
-        return any(not child.is_leaf for child in root.children)
-    return any(not grandchild.is_leaf for child in root.children for grandchild in child.children)
+def hierarchical(gang: Gang, policy: Policy) -> bool:
+    """Whether the hierarchical solver places ``gang``: KAI-style semantics, a tree Kueue's
+    solver cannot place (``Gang.needs_hierarchy``), or the binpack ordering, which only the
+    hierarchical solver implements."""
+    return gang.hierarchical or policy is Policy.BINPACK
 
 
 def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:
@@ -150,12 +184,13 @@ def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:
     return {node: Resources(amounts) for node, amounts in usage.items()}
 
 
-def commit(ws: Workspace, result: Solved) -> None:
+def commit(ledger: Ledger, result: Solved) -> None:
     """Count a placed request as used before the next request of the same gang."""
     req = result.request
-    ws.charge(list(result.nodes), per_slot_requests(req.shape.requests))
+    ledger.charge(result.node_ids, result.node_pods, ledger.vector(req.shape.requests))
     if result.leader is not None and req.leader_requests is not None:
-        ws.charge([(result.leader[1], 1)], per_slot_requests(req.leader_requests))
+        one = np.ones(1, dtype=np.int64)
+        ledger.charge(np.asarray([result.leader[1]], dtype=np.int64), one, ledger.vector(req.leader_requests))
 
 
 def node_slots(tree: TopologyTree, nodes: Sequence[tuple[int, int]]) -> list[tuple[int, int | None]]:
@@ -166,25 +201,3 @@ def node_slots(tree: TopologyTree, nodes: Sequence[tuple[int, int]]) -> list[tup
         np.asarray([n for n, _ in nodes], dtype=np.int64), np.asarray([c for _, c in nodes], dtype=np.int64)
     )
     return list(zip(tree.node_domain[-1][index].tolist(), index.tolist(), strict=True))
-
-
-def invalid(gang: Gang, tree: TopologyTree, policy: Policy, err: Invalid) -> Unschedulable:
-    return messages.build(gang.name, tree.topology.name, policy, err.message, group=err.name, level=err.level)
-
-
-def failed(gang: Gang, tree: TopologyTree, policy: Policy, failure: Failure) -> Unschedulable:
-    return messages.build(
-        gang.name,
-        tree.topology.name,
-        policy,
-        failure.message,
-        group=failure.group,
-        level=failure.level,
-        best_domain=failure.best_domain,
-        fit=failure.fit,
-        needed=failure.needed,
-        unit=failure.unit,
-        stats=failure.stats,
-        shortfall=failure.shortfall,
-        layers=failure.layers,
-    )

@@ -13,11 +13,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from toposched.engine import messages
+from toposched.engine.ledger import Ledger
+from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, ordered_pods, place_pods, slots_in_leaf
-from toposched.engine.place import commit, failed, invalid, node_slots
-from toposched.engine.request import Invalid, Unit, compile_unit, units_of
-from toposched.engine.solver import Failure, Solved, Workspace, solve
+from toposched.engine.place import commit, node_slots
+from toposched.engine.request import Unit, compile_unit, units_of
+from toposched.engine.solver import Solved, solve
 from toposched.model import Gang, Group, PodPlacement, Policy, SliceLayer, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import BoolArray, Snapshot
@@ -36,10 +37,11 @@ def replace_failed_node(
     last value of an assignment domain) moved elsewhere; PodSets not on that node keep theirs."""
     tree = snapshot.tree
     topology = tree.topology.name
-    units = units_of(gang.root)
-    if isinstance(units, Invalid):
-        return invalid(gang, tree, policy, units)
-    ws = Workspace(snapshot)
+    reasons = Reasons(gang.name, topology, policy)
+    units = units_of(gang.root, reasons)
+    if isinstance(units, Unschedulable):
+        return units
+    ledger = Ledger(snapshot.free, snapshot.columns)
     assignments: dict[str, TopologyAssignment] = {}
     pods: list[PodPlacement] = []
     for unit in units:
@@ -49,25 +51,22 @@ def replace_failed_node(
                 if not leaf.pods:
                     assignments[leaf.name] = assignment(tree, ())
                     continue
-                return messages.build(
-                    gang.name,
-                    topology,
-                    policy,
+                return reasons.refuse(
                     f"no current assignment for PodSet {leaf.name!r}",
                     group=leaf.name,
                 )
             old = _slots(tree, ta)
             if not any(d.values[-1] == failed_hostname for d in ta.domains):
                 if any(d is None for d in old):
-                    return _stale(gang, topology, policy, leaf, ta, tree)
+                    return _stale(reasons, leaf, ta, tree)
                 assignments[leaf.name] = ta
                 pods += _moved_pods(snapshot, leaf, old, None, [])
                 continue
-            outcome = _repair(ws, unit.alone(leaf), ta, failed_hostname, policy)
-            if isinstance(outcome, Failure):
-                return failed(gang, tree, policy, outcome)
+            outcome = _repair(tree, ledger, unit.alone(leaf), ta, failed_hostname, policy, reasons)
+            if isinstance(outcome, Unschedulable):
+                return outcome
             result, kept = outcome
-            commit(ws, result)
+            commit(ledger, result)
             moved = node_slots(tree, result.nodes)
             assignments[leaf.name] = assignment(tree, [*kept, *result.leaves])
             pods += _moved_pods(snapshot, leaf, old, failed_hostname, moved)
@@ -82,14 +81,9 @@ def _slots(tree: TopologyTree, ta: TopologyAssignment) -> list[int | None]:
     return slots
 
 
-def _stale(
-    gang: Gang, topology: str, policy: Policy, leaf: Group, ta: TopologyAssignment, tree: TopologyTree
-) -> Unschedulable:
+def _stale(reasons: Reasons, leaf: Group, ta: TopologyAssignment, tree: TopologyTree) -> Unschedulable:
     stale = next(d for d in ta.domains if tree.leaf_for_values(d.values) is None)
-    return messages.build(
-        gang.name,
-        topology,
-        policy,
+    return reasons.refuse(
         "Cannot replace the node, because the existing topologyAssignment is invalid, "
         f"as it contains the stale domain {stale.values[0]}",
         group=leaf.name,
@@ -98,9 +92,14 @@ def _stale(
 
 
 def _repair(
-    ws: Workspace, unit: Unit, ta: TopologyAssignment, failed: str, policy: Policy
-) -> tuple[Solved, list[tuple[int, int]]] | Failure:
-    tree = ws.tree
+    tree: TopologyTree,
+    ledger: Ledger,
+    unit: Unit,
+    ta: TopologyAssignment,
+    failed: str,
+    policy: Policy,
+    reasons: Reasons,
+) -> tuple[Solved, list[tuple[int, int]]] | Unschedulable:
     missing = sum(d.count for d in ta.domains if d.values[-1] == failed)
     kept: list[tuple[int, int]] = []
     for domain in ta.domains:
@@ -108,30 +107,32 @@ def _repair(
             continue
         leaf = tree.leaf_for_values(domain.values)
         if leaf is None:
-            return Failure(
-                unit.name,
+            return reasons.refuse(
                 "Cannot replace the node, because the existing topologyAssignment is invalid, "
                 f"as it contains the stale domain {domain.values[0]}",
+                group=unit.name,
             )
         kept.append((leaf, domain.count))
-    base = compile_unit(unit, tree, policy, count=missing)
-    if isinstance(base, Invalid):
-        return Failure(unit.name, base.message, level=base.level)
+    base = compile_unit(unit, tree, policy, reasons, count=missing)
+    if isinstance(base, Unschedulable):
+        return base
     within = _required_domain(tree, unit, base.level, base.slice_size, base.required, kept, missing)
     if within is not None and unit.slices and missing % base.slice_size != 0:
         # Keep the displaced pods grouped by the innermost layer they still fill completely.
         layer = next((s for s in reversed(unit.slices) if missing % s.size == 0), None)
         slices = (SliceLayer(layer.level, layer.size),) if layer is not None else ()
         unit = Unit(unit.name, unit.workers, None, unit.required, unit.preferred, slices, unit.members)
-    req = compile_unit(unit, tree, policy, count=missing)
-    if isinstance(req, Invalid):
-        return Failure(unit.name, req.message, level=req.level)
+    req = compile_unit(unit, tree, policy, reasons, count=missing)
+    if isinstance(req, Unschedulable):
+        return req
     allowed = _allowed(tree, within, failed)
-    result = solve(ws, req, allowed)
-    if isinstance(result, Failure):
+    result = solve(tree, ledger, req, reasons, allowed)
+    if isinstance(result, Unschedulable):
         return result
     if not result.leaves:
-        return Failure(unit.name, f"cannot find replacement assignment for unhealthy node: {failed}")
+        return reasons.refuse(
+            f"cannot find replacement assignment for unhealthy node: {failed}", group=unit.name
+        )
     return result, kept
 
 

@@ -1,8 +1,8 @@
 """From the IR to Kueue-style placement requests, with Kueue's structural checks and messages.
 
 The gang's root is a container; each child is either a PodSet (a leaf group) or a PodSet group
-(an inner group with a level and two leaf children: the smaller one is the single leader pod,
-ties go to the second listed). Children are placed in order, all-or-nothing.
+(an inner group with a level and one or two leaf children: the front end marks the leader, a
+single pod, and the workers with ``Group.role``). Children are placed in order, all-or-nothing.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from toposched.engine.policies import Strategy, strategy_for
-from toposched.model import Group, Mode, PodSpec, Policy, Resources, SliceLayer, Toleration
+from toposched.engine.messages import Reasons
+from toposched.engine.profiles import strategy_for
+from toposched.engine.strategy import Strategy
+from toposched.model import Group, Mode, Policy, Resources, Role, SliceLayer, Toleration, Unschedulable
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree
 
@@ -51,15 +53,6 @@ class Request:
 
 
 @dataclass(frozen=True, slots=True)
-class Invalid:
-    """A request Kueue rejects before placing it; ``message`` is Kueue's reason text."""
-
-    name: str
-    message: str
-    level: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class Unit:
     """One child of the gang root: a PodSet or a PodSet group, before checks."""
 
@@ -77,17 +70,17 @@ class Unit:
         return Unit(leaf.name, leaf, None, self.required, self.preferred, slices, (leaf,))
 
 
-def units_of(root: Group) -> list[Unit] | Invalid:
+def units_of(root: Group, reasons: Reasons) -> list[Unit] | Unschedulable:
     """The PodSets and PodSet groups of a gang, in workload order."""
     if root.is_leaf:
         return [_leaf_unit(root)]
     if root.level is not None:
-        unit = _group_unit(root)
-        return unit if isinstance(unit, Invalid) else [unit]
+        unit = _group_unit(root, reasons)
+        return unit if isinstance(unit, Unschedulable) else [unit]
     units: list[Unit] = []
     for child in root.children:
-        unit = _leaf_unit(child) if child.is_leaf else _group_unit(child)
-        if isinstance(unit, Invalid):
+        unit = _leaf_unit(child) if child.is_leaf else _group_unit(child, reasons)
+        if isinstance(unit, Unschedulable):
             return unit
         units.append(unit)
     return units
@@ -97,31 +90,36 @@ def _leaf_unit(leaf: Group) -> Unit:
     return Unit(leaf.name, leaf, None, leaf.required, leaf.preferred, leaf.slices, (leaf,))
 
 
-def _group_unit(group: Group) -> Unit | Invalid:
+def _group_unit(group: Group, reasons: Reasons) -> Unit | Unschedulable:
     if not all(child.is_leaf for child in group.children) or len(group.children) > 2:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"group {group.name!r} must hold one or two PodSets (leader and workers), "
             f"not {len(group.children)} children or nested groups",
+            group=group.name,
         )
     if group.level is None:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"PodSet group {group.name!r} co-locates its PodSets but requests no topology level; "
             "set required or preferred on the group",
+            group=group.name,
         )
     if len(group.children) == 1:
         only = group.children[0]
         return Unit(
             only.name, only, None, group.required, group.preferred, only.slices or group.slices, (only,)
         )
-    first, second = group.children
-    leader, workers = (first, second) if len(first.pods) < len(second.pods) else (second, first)
+    roles = {child.role: child for child in group.children}
+    leader, workers = roles.get(Role.LEADER), roles.get(Role.WORKERS)
+    if leader is None or workers is None:
+        return reasons.refuse(
+            f"PodSet group {group.name!r} must mark one PodSet as leader and the other as workers",
+            group=group.name,
+        )
     if len(leader.pods) != 1:
-        return Invalid(
-            group.name,
+        return reasons.refuse(
             f"PodSet group {group.name!r} needs a leader PodSet of exactly 1 pod; "
             f"{leader.name!r} has {len(leader.pods)}",
+            group=group.name,
         )
     return Unit(
         group.name,
@@ -130,17 +128,19 @@ def _group_unit(group: Group) -> Unit | Invalid:
         group.required,
         group.preferred,
         workers.slices or group.slices,
-        (first, second),
+        group.children,
     )
 
 
-def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
-    """The pod shape of a PodSet. Pods of one PodSet normally share it; when they do not, the
-    shape is made conservative (per-resource maximum, tolerations every pod has, all selectors)."""
+def shape_of(group: Group) -> PodShape:
+    """The pod shape of a PodSet. Pods of one PodSet normally share it (``Group.same_shape``);
+    when they do not, the shape is made conservative (per-resource maximum, tolerations every pod
+    has, all selectors)."""
+    pods = group.pods
     if not pods:
         return PodShape(Resources())
     first = pods[0]
-    if _all_same_shape(pods):
+    if group.same_shape:
         return PodShape(first.requests, first.tolerations, tuple(sorted(first.node_selector.items())))
     requests = first.requests
     tolerations: list[Toleration] = list(first.tolerations)
@@ -157,33 +157,18 @@ def shape_of(pods: tuple[PodSpec, ...]) -> PodShape:
     return PodShape(requests, tuple(tolerations), pairs)
 
 
-def _all_same_shape(pods: tuple[PodSpec, ...]) -> bool:
-    """True when every pod has the first one's shape (one C-level pass per attribute)."""
-    first = pods[0]
-    return (
-        _all_equal([p.requests for p in pods], first.requests)
-        and _all_equal([p.tolerations for p in pods], first.tolerations)
-        and _all_equal([p.node_selector for p in pods], first.node_selector)
-    )
-
-
-def _all_equal(values: list[object], first: object) -> bool:
-    """True when every value equals ``first``. ``list.count`` compares in C and skips ``__eq__``
-    for the very same object, which is what most pods of a PodSet share. A tuple or mapping equals
-    an empty one exactly when it is empty, which is cheaper to ask (no tolerations, no selector)."""
-    if isinstance(first, tuple | Mapping) and not first:
-        return not any(values)
-    return values.count(first) == len(values)
-
-
 def compile_unit(
-    unit: Unit, tree: TopologyTree, policy: Policy, count: int | None = None
-) -> Request | Invalid:
+    unit: Unit, tree: TopologyTree, policy: Policy, reasons: Reasons, count: int | None = None
+) -> Request | Unschedulable:
     """Check one unit as Kueue does (same order, same messages) and resolve its levels."""
+
+    def invalid(message: str, level: str | None = None) -> Unschedulable:
+        return reasons.refuse(message, group=unit.name, level=level)
+
     levels = tree.levels
     slices = unit.slices
     if slices and slices[0].size <= 0:
-        return Invalid(unit.name, "slice topology requested, but slice size not provided")
+        return invalid("slice topology requested, but slice size not provided")
     if unit.required is not None:
         mode, key = Mode.REQUIRED, unit.required
     elif unit.preferred is not None:
@@ -192,35 +177,29 @@ def compile_unit(
         mode, key = Mode.UNCONSTRAINED, levels[0] if slices else levels[-1]
     level = tree.level_index(key)
     if level is None:
-        return Invalid(unit.name, f"no requested topology level: {key}", key)
+        return invalid(f"no requested topology level: {key}", key)
     slice_key = slices[0].level if slices else levels[-1]
     slice_level = tree.level_index(slice_key)
     if slice_level is None:
-        return Invalid(unit.name, f"no requested topology level for slices: {slice_key}", slice_key)
+        return invalid(f"no requested topology level for slices: {slice_key}", slice_key)
     if level > slice_level:
-        return Invalid(
-            unit.name, f"podset slice topology {slice_key} is above the podset topology {key}", key
-        )
+        return invalid(f"podset slice topology {slice_key} is above the podset topology {key}", key)
     slice_size = slices[0].size if slices else 1
     inner: dict[int, int] = {}
     previous_size, previous_level = slice_size, slice_level
     for layer in slices[1:]:
         inner_level = tree.level_index(layer.level)
         if inner_level is None:
-            return Invalid(
-                unit.name, f"no requested topology level for additional slice layer: {layer.level}"
-            )
+            return invalid(f"no requested topology level for additional slice layer: {layer.level}")
         if inner_level <= previous_level:
-            return Invalid(
-                unit.name,
+            return invalid(
                 f"additional slice layer topology {layer.level} must be at a lower level than "
                 f"{levels[previous_level]}",
             )
         if layer.size <= 0:
-            return Invalid(unit.name, "slice topology requested, but slice size not provided")
+            return invalid("slice topology requested, but slice size not provided")
         if previous_size % layer.size != 0:
-            return Invalid(
-                unit.name,
+            return invalid(
                 f"additional slice layer size {layer.size} must evenly divide parent layer size {previous_size}",
             )
         for lvl in range(previous_level + 1, inner_level + 1):
@@ -230,8 +209,7 @@ def compile_unit(
     if count is None and pods % slice_size != 0:
         # DESIGN.md: the seed requires slices to divide the PodSet; Kueue would silently leave the
         # remainder without a domain.
-        return Invalid(
-            unit.name,
+        return invalid(
             f"slice size {slice_size} does not evenly divide the {pods} pods of PodSet {unit.workers.name!r}",
             slice_key,
         )
@@ -244,8 +222,8 @@ def compile_unit(
         workers=unit.workers,
         leader=unit.leader,
         count=pods,
-        shape=shape_of(unit.workers.pods),
-        leader_requests=None if unit.leader is None else shape_of(unit.leader.pods).requests,
+        shape=shape_of(unit.workers),
+        leader_requests=None if unit.leader is None else shape_of(unit.leader).requests,
         level=level,
         level_key=levels[level],
         mode=mode,

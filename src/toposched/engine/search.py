@@ -10,14 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.greedy import prioritize_leader, sort_descent, sort_search
-from toposched.engine.policies import best_fit_position
+from toposched.engine.greedy import prioritize_leader
 from toposched.engine.request import Request
 from toposched.topology import IntArray, TopologyTree
 
 
 class NoFitError(Exception):
-    """``fit`` of ``needed`` units fit at ``level``; ``best`` is the domain the count refers to."""
+    """``fit`` of ``needed`` units fit at ``level``; ``best`` is the domain the count refers to.
+    Control flow inside the engine only: ``solver.solve`` returns it as an ``Unschedulable``."""
 
     def __init__(self, fit: int, needed: int, level: int, best: int | None) -> None:
         super().__init__(f"{fit}/{needed} at level {level}")
@@ -28,7 +28,8 @@ class NoFitError(Exception):
 
 
 class NoDomainsError(Exception):
-    """The topology has no domain at ``level`` (no member node at all)."""
+    """The topology has no domain at ``level`` (no member node at all); ``solver.solve`` returns
+    it as an ``Unschedulable``."""
 
     def __init__(self, level: int) -> None:
         super().__init__(level)
@@ -47,26 +48,15 @@ def find_level(
         if n == 0:
             raise NoDomainsError(level)
         lc = counts[level]
-        order = sort_search(lc, np.arange(n, dtype=np.int64), strategy)
+        order = strategy.search_order(lc, np.arange(n, dtype=np.int64))
         loc = lc.loc(order)
-        slc, slcl, lead = lc.slc[loc], lc.slcl[loc], lc.lead[loc]
-        capacity = slcl if leaders else slc
-        leader_ok = lead >= leaders
-        top = 0
-        if strategy.optimize_last and slcl[0] >= needed and lead[0] >= leaders:
-            top = best_fit_position(capacity, needed, leader_ok if leaders else None)
-        if strategy.first_fit_level:
-            fits = leader_ok & (capacity >= needed)
-            if fits.any():
-                first = int(fits.argmax())
-                return level, order[first : first + 1]
-            if req.required:
-                last = int(order[-1])
-                raise NoFitError(int(lc.pod[lc.loc(order[-1:])][0]), needed, level, last)
-        if slcl[top] >= needed and lead[top] >= leaders:
-            return level, order[top : top + 1]
+        capacity, lead = (lc.slcl if leaders else lc.slc)[loc], lc.lead[loc]
+        alone = strategy.level_domain(capacity, (lead >= leaders) & (capacity >= needed), needed)
+        if alone is not None:
+            return level, order[alone : alone + 1]
         if req.required:
-            raise NoFitError(int(slc[top]), needed, level, int(order[top]))
+            domain, fit = strategy.level_miss(lc, order)
+            raise NoFitError(fit, needed, level, domain)
         if level > 0 and not req.unconstrained:
             level -= 1
             continue
@@ -75,7 +65,7 @@ def find_level(
 
 def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: int) -> IntArray:
     """Greedy fill over several domains of one level: the leader's domain first, then the rest
-    in descent order (BestFit swaps in the tightest domain for the last one)."""
+    in descent order; the strategy picks the domain that takes the last pods."""
     strategy = req.strategy
     leaders = req.leader_count
     order = prioritize_leader(lc, order, req.count, leaders, req.slice_size, True)
@@ -85,8 +75,8 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
     while leaders > 0 and i < len(order) and lc.lead[int(order[i]) - lc.offset] > 0:
         rest = lc.loc(order[i:])
         d = int(order[i])
-        if strategy.optimize_last and lc.slcl[rest[0]] >= remaining:
-            d = int(order[i + best_fit_position(lc.slcl[rest], remaining, lc.lead[rest] >= leaders)])
+        if lc.slcl[rest[0]] >= remaining:
+            d = int(order[i + strategy.last_domain(lc.slcl[rest], remaining, lc.lead[rest] >= leaders)])
         p = d - lc.offset
         chosen.append(d)
         leaders -= int(lc.lead[p])
@@ -95,7 +85,7 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
     if leaders > 0:
         raise NoFitError(req.leader_count - leaders, needed, level, None)
     if remaining > 0:
-        rest = sort_descent(lc, order[i:], strategy)
+        rest = strategy.descent_order(lc, order[i:])
         values = lc.slc[lc.loc(rest)]
         reached = values.cumsum()
         k = int(reached.searchsorted(remaining, side="left"))
@@ -103,7 +93,7 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
             total = int(reached[-1]) if len(rest) else 0
             raise NoFitError(needed - (remaining - total), needed, level, None)
         left = remaining - (int(reached[k - 1]) if k else 0)
-        last = k + (best_fit_position(values[k:], left) if strategy.optimize_last else 0)
+        last = k + strategy.last_domain(values[k:], left)
         chosen.extend(int(d) for d in rest[:k])
         chosen.append(int(rest[last]))
     return np.asarray(chosen, dtype=np.int64)

@@ -1,9 +1,9 @@
 """One request on one snapshot: phase 1 (counts), 2a (level and domains), 2b (down to leaves),
-then concrete nodes. Failures come back as ``Failure`` values carrying Kueue's reason."""
+then concrete nodes. Failures come back as ``Unschedulable`` values carrying Kueue's reason."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -12,29 +12,15 @@ from toposched.engine import messages
 from toposched.engine.counts import LevelCounts, fill_counts
 from toposched.engine.descend import descend
 from toposched.engine.greedy import InconsistentError
+from toposched.engine.ledger import Ledger
+from toposched.engine.messages import Reasons
 from toposched.engine.policies.balanced import balanced_place
 from toposched.engine.request import Request
 from toposched.engine.search import NoDomainsError, NoFitError, find_level
-from toposched.model import LayerFit
-from toposched.snapshot import BoolArray, ExclusionStats, Snapshot, eligible, exclusion_stats, fits_count
+from toposched.model import LayerFit, Unschedulable
+from toposched.snapshot import BoolArray, ExclusionStats, eligible, exclusion_stats, fits_count
 from toposched.snapshot.capacity import per_slot_requests
 from toposched.topology import IntArray, TopologyTree
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Why a request does not fit: Kueue's message plus the structured facts."""
-
-    group: str
-    message: str
-    level: str | None = None
-    best_domain: tuple[str, ...] | None = None
-    fit: int | None = None
-    needed: int | None = None
-    unit: str = "pod"
-    stats: ExclusionStats | None = None
-    shortfall: dict[str, int] = field(default_factory=dict)
-    layers: tuple[LayerFit, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -84,45 +70,18 @@ def _columns(pairs: list[tuple[int, int]]) -> tuple[IntArray, IntArray]:
     )
 
 
-class Workspace:
-    """Free capacity while a gang is being placed: the snapshot's, minus what earlier requests of
-    the same gang took (copied on the first write, so the snapshot itself never changes)."""
-
-    def __init__(self, snapshot: Snapshot) -> None:
-        self.snapshot = snapshot
-        self.tree: TopologyTree = snapshot.tree
-        self.free: IntArray = snapshot.free
-        self._owned = False
-
-    def vector(self, requests: dict[str, int]) -> IntArray | None:
-        """Per-column amounts; None when a resource is unknown to every node."""
-        vec = np.zeros(self.free.shape[1], dtype=np.int64)
-        for name, amount in requests.items():
-            col = self.snapshot.columns.get(name)
-            if col is None:
-                return None
-            vec[col] = amount
-        return vec
-
-    def charge(self, node_pods: list[tuple[int, int]], requests: dict[str, int]) -> None:
-        """Subtract ``count`` pods with ``requests`` (pods slot included) on each node."""
-        vec = self.vector(requests)
-        if vec is None or not node_pods:
-            return
-        if not self._owned:
-            self.free = self.free.copy()
-            self._owned = True
-        rows = np.asarray([n for n, _ in node_pods], dtype=np.int64)
-        counts = np.asarray([c for _, c in node_pods], dtype=np.int64)
-        np.subtract.at(self.free, rows, counts[:, None] * vec[None, :])
-
-
-def solve(ws: Workspace, req: Request, allowed_leaves: BoolArray | None = None) -> Solved | Failure:
-    """Place one request (Kueue's findTopologyAssignment) on the workspace's free capacity."""
-    tree, snapshot = ws.tree, ws.snapshot
-    columns = snapshot.columns
+def solve(
+    tree: TopologyTree,
+    ledger: Ledger,
+    req: Request,
+    reasons: Reasons,
+    allowed_leaves: BoolArray | None = None,
+) -> Solved | Unschedulable:
+    """Place one request (Kueue's findTopologyAssignment) on the ledger's free capacity (rows in
+    ``tree``'s node order)."""
+    columns = ledger.columns
     mask = eligible(tree, req.shape)
-    raw = fits_count(ws.free, columns, req.shape.requests)
+    raw = fits_count(ledger.free, columns, req.shape.requests)
     if mask is not None:
         raw = np.where(mask, raw, 0)
     node_pods = raw
@@ -134,16 +93,13 @@ def solve(ws: Workspace, req: Request, allowed_leaves: BoolArray | None = None) 
     leader_fits: npt.NDArray[np.bool_] | None = None
     with_leader: IntArray | None = None
     if req.leader_requests is not None:
-        vec = ws.vector(per_slot_requests(req.leader_requests))
-        leader_fits = fits_count(ws.free, columns, req.leader_requests) >= 1
+        vec = ledger.vector(req.leader_requests)
+        leader_fits = fits_count(ledger.free, columns, req.leader_requests) >= 1
         if node_ok is not None:
             leader_fits &= node_ok
-        if vec is None:
-            with_leader = node_pods
-        else:
-            with_leader = fits_count(ws.free - vec[None, :], columns, req.shape.requests)
-            if node_ok is not None:
-                with_leader = np.where(node_ok, with_leader, 0)
+        with_leader = fits_count(ledger.free - vec[None, :], columns, req.shape.requests)
+        if node_ok is not None:
+            with_leader = np.where(node_ok, with_leader, 0)
     counts = fill_counts(
         tree,
         node_pods,
@@ -163,13 +119,13 @@ def solve(ws: Workspace, req: Request, allowed_leaves: BoolArray | None = None) 
         leaves = descend(tree, counts, req, level, chosen, balanced=placed is not None)
     except NoDomainsError as exc:
         key = tree.levels[exc.level]
-        return Failure(req.name, f"no topology domains at level: {key}", level=key)
+        return reasons.refuse(f"no topology domains at level: {key}", group=req.name, level=key)
     except NoFitError as exc:
-        stats = exclusion_stats(tree, ws.free, columns, req.shape, raw, allowed_leaves)
-        return _no_fit(tree, counts, req, exc, stats, ws)
+        stats = exclusion_stats(tree, ledger.free, columns, req.shape, raw, allowed_leaves)
+        return _no_fit(tree, counts, req, exc, stats, ledger, reasons)
     except InconsistentError as exc:
-        return Failure(req.name, f"internal placement error for {req.name!r}: {exc}")
-    return _result(tree, counts[-1], req, leaves, node_pods, leader_fits, with_leader)
+        return reasons.refuse(f"internal placement error for {req.name!r}: {exc}", group=req.name)
+    return _result(tree, counts[-1], req, leaves, node_pods, leader_fits, with_leader, reasons)
 
 
 def _no_fit(
@@ -178,19 +134,20 @@ def _no_fit(
     req: Request,
     exc: NoFitError,
     stats: ExclusionStats,
-    ws: Workspace,
-) -> Failure:
+    ledger: Ledger,
+    reasons: Reasons,
+) -> Unschedulable:
     name = tree.topology.name
     key = tree.levels[exc.level]
     best = None if exc.best is None else tree.path(exc.level, exc.best)
-    shortfall = _shortfall(tree, ws, req, exc.level, exc.best)
+    shortfall = _shortfall(tree, ledger, req, exc.level, exc.best)
     if req.layers:
         layers = _layer_fits(tree, counts, req, exc.level)
         text = messages.layers_text(name, layers, stats)
         top = _best_by_slices(counts[exc.level])
-        return Failure(
-            req.name,
+        return reasons.refuse(
             text,
+            group=req.name,
             level=key,
             best_domain=None if top is None else tree.path(exc.level, top),
             fit=exc.fit,
@@ -202,7 +159,17 @@ def _no_fit(
         )
     text = messages.not_fit_text(name, exc.fit, exc.needed, req.slice_size, stats)
     unit = "pod" if req.slice_size == 1 else "slice"
-    return Failure(req.name, text, key, best, exc.fit, exc.needed, unit, stats, shortfall)
+    return reasons.refuse(
+        text,
+        group=req.name,
+        level=key,
+        best_domain=best,
+        fit=exc.fit,
+        needed=exc.needed,
+        unit=unit,
+        stats=stats,
+        shortfall=shortfall,
+    )
 
 
 def _best_by_slices(lc: LevelCounts) -> int | None:
@@ -228,7 +195,7 @@ def _layer_fits(
 
 
 def _shortfall(
-    tree: TopologyTree, ws: Workspace, req: Request, level: int, domain: int | None
+    tree: TopologyTree, ledger: Ledger, req: Request, level: int, domain: int | None
 ) -> dict[str, int]:
     """Per resource, how much the request lacks in its best domain (the whole cluster if none)."""
     if domain is None:
@@ -237,7 +204,7 @@ def _shortfall(
         first, last = tree.descendants(level, domain, tree.leaf_level)
         lo, hi = int(tree.leaf_start[first]), int(tree.leaf_end[last - 1])
     mask = eligible(tree, req.shape)
-    free = np.maximum(ws.free[lo:hi], 0)
+    free = np.maximum(ledger.free[lo:hi], 0)
     if mask is not None:
         free = free[mask[lo:hi]]
     total = free.sum(axis=0)
@@ -247,7 +214,7 @@ def _shortfall(
             wanted[k] = wanted.get(k, 0) + v
     out: dict[str, int] = {}
     for resource, amount in sorted(wanted.items()):
-        col = ws.snapshot.columns.get(resource)
+        col = ledger.columns.get(resource)
         have = int(total[col]) if col is not None else 0
         if amount > have:
             out[resource] = amount - have
@@ -262,7 +229,8 @@ def _result(
     node_pods: IntArray,
     leader_fits: npt.NDArray[np.bool_] | None,
     with_leader: IntArray | None,
-) -> Solved | Failure:
+    reasons: Reasons,
+) -> Solved | Unschedulable:
     leaves = leaves.copy()
     leaves.sort()
     loc = leaves_counts.loc(leaves)
@@ -270,7 +238,9 @@ def _result(
     leads = leaves_counts.lead[loc] if req.leader is not None else None
     lost = int(workers.sum()) != req.count
     if lost or (0 if leads is None else int(leads.sum())) != req.leader_count:
-        return Failure(req.name, f"internal placement error for {req.name!r}: pods lost on the way down")
+        return reasons.refuse(
+            f"internal placement error for {req.name!r}: pods lost on the way down", group=req.name
+        )
     leader: tuple[int, int] | None = None
     if tree.one_node_per_leaf:
         first = tree.leaf_start
@@ -308,5 +278,7 @@ def _result(
             if left == 0:
                 break
         if left:
-            return Failure(req.name, f"internal placement error for {req.name!r}: leaf without room")
+            return reasons.refuse(
+                f"internal placement error for {req.name!r}: leaf without room", group=req.name
+            )
     return Solved.of(req, placed, nodes, leader)

@@ -4,7 +4,8 @@ KAI subgroups may each name their own Topology, and a pod placed through one top
 capacity another topology sees too. ``NodeSpace`` therefore keeps one free-capacity matrix over
 the union of the member nodes of all snapshots (rows sorted by node name, so the row index is the
 name tie-break) and, per topology, the domain of every row at every level (-1 = not a member).
-Charges go through a journal, so a failed attempt is rolled back exactly.
+Capacity over those rows is a ``Ledger`` (``NodeSpace.ledger``): its journal rolls a failed
+attempt back exactly.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from toposched.model import Resources, Taint, Toleration, Topology
+from toposched.engine.ledger import Ledger
+from toposched.model import Taint, Toleration, Topology
 from toposched.model.node import tolerates_all
-from toposched.snapshot import BoolArray, Snapshot, per_slot_requests
+from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray, TopologyTree
 
 
@@ -38,7 +40,8 @@ class TopoView:
 
 
 class NodeSpace:
-    """Free capacity of every usable node plus the topology views over them."""
+    """Every usable node of several topologies, their capacity (``ledger``) and the topology
+    views over them."""
 
     def __init__(self, main: Snapshot, snapshots: Mapping[str, Snapshot] | None = None) -> None:
         by_name: dict[str, Snapshot] = {main.tree.topology.name: main}
@@ -51,17 +54,16 @@ class NodeSpace:
         for snap in ordered:
             for resource in snap.resources:
                 columns.setdefault(resource, len(columns))
-        self.columns = columns
-        self.free: IntArray = np.zeros((len(self.names), len(columns)), dtype=np.int64)
+        free: IntArray = np.zeros((len(self.names), len(columns)), dtype=np.int64)
         for snap, rows, theirs in self._owners.parts:
             cols = np.asarray([columns[r] for r in snap.columns], dtype=np.int64)
-            self.free[rows[:, None], cols[None, :]] = snap.free[theirs][:, list(snap.columns.values())]
+            free[rows[:, None], cols[None, :]] = snap.free[theirs][:, list(snap.columns.values())]
+        self.ledger = Ledger(free, columns, owned=True)  # a fresh matrix: no copy needed
         self._tainted = self._owners.taint_groups()
         self.views: dict[str, TopoView] = {
             name: self._view(snap.tree, self._owners.rows_of(snap.tree)) for name, snap in by_name.items()
         }
         self.default = main.tree.topology.name
-        self._journal: list[tuple[int, IntArray]] = []
         self._eligible: dict[object, BoolArray] = {}
         self._row: dict[str, int] | None = None
 
@@ -85,40 +87,6 @@ class NodeSpace:
     @property
     def size(self) -> int:
         return len(self.names)
-
-    # -- capacity ------------------------------------------------------------------------------
-
-    def vector(self, requests: Resources) -> IntArray:
-        """One pod's charge (pods slot included) as a row vector; unknown resources get a column."""
-        charged = per_slot_requests(requests)
-        for resource in charged:
-            if resource not in self.columns:
-                self.columns[resource] = len(self.columns)
-                self.free = np.concatenate([self.free, np.zeros((self.size, 1), dtype=np.int64)], axis=1)
-        vec = np.zeros(len(self.columns), dtype=np.int64)
-        for resource, amount in charged.items():
-            vec[self.columns[resource]] = amount
-        return vec
-
-    def charge(self, row: int, vec: IntArray) -> None:
-        if len(vec) < self.free.shape[1]:
-            vec = np.pad(vec, (0, self.free.shape[1] - len(vec)))
-        self.free[row] -= vec
-        self._journal.append((row, vec))
-
-    def mark(self) -> int:
-        """A checkpoint: the journal length."""
-        return len(self._journal)
-
-    def rollback(self, mark: int) -> None:
-        """Undo every charge made after ``mark``."""
-        while len(self._journal) > mark:
-            row, vec = self._journal.pop()
-            self.free[row] += vec
-
-    def column(self, resource: str) -> IntArray:
-        col = self.columns.get(resource)
-        return np.zeros(self.size, dtype=np.int64) if col is None else self.free[:, col]
 
     def eligible(
         self, tolerations: tuple[Toleration, ...], selector: tuple[tuple[str, str], ...]

@@ -14,7 +14,7 @@ from toposched.model.errors import (
     ToposchedError,
     WorkloadSpecError,
 )
-from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, SliceLayer
+from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, Role, Search, Semantics, SliceLayer
 from toposched.model.limits import MAX_PODS_PER_GANG, PodBudget
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
@@ -56,7 +56,10 @@ __all__ = [
     "Problem",
     "Resources",
     "Result",
+    "Role",
     "RunningPod",
+    "Search",
+    "Semantics",
     "SliceLayer",
     "SpecError",
     "StoreError",

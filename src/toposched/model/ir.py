@@ -9,6 +9,11 @@ OSMO subgroups and Grove scaling groups are all ``Group`` nodes:
 * an inner group with a constraint and leaf children co-locates them (a Kueue PodSet group:
   leader and workers in one domain);
 * deeper trees carry per-subgroup constraints (KAI, OSMO, Grove).
+
+The front end says what it knows: each group's ``role`` (a PodSet group's leader and workers),
+the ``Semantics`` the gang follows (separate from the domain-ordering ``Policy``), and facts the
+engine would otherwise recompute on every placement are computed once, when the IR is built
+(``Group.same_shape``, ``Gang.needs_hierarchy``).
 """
 
 from __future__ import annotations
@@ -30,6 +35,29 @@ class Policy(StrEnum):
     LEASTFREE = "leastfree"  # LeastFreeCapacity for every request
     BALANCED = "balanced"  # Mixed, with BalancedPlacement for preferred requests
     BINPACK = "binpack"  # KAI: fullest domain that fits first
+
+
+class Search(StrEnum):
+    """How hard the engine looks. ``FAITHFUL`` reproduces the upstream scheduler's choice;
+    ``COMPLETE`` returns that choice when there is one, else runs a bounded exact search."""
+
+    FAITHFUL = "faithful"
+    COMPLETE = "complete"
+
+
+class Semantics(StrEnum):
+    """Which scheduler's rules a gang follows; the ``Policy`` only orders domains within them."""
+
+    KUEUE = "kueue"  # Kueue TAS: PodSets and PodSet groups in order, each placed whole
+    HIERARCHY = "hierarchy"  # KAI's group tree with minimums (KAI, OSMO and Grove schedule this way)
+
+
+class Role(StrEnum):
+    """What a group is to its parent: a PodSet group's single leader pod and its workers."""
+
+    LEADER = "leader"
+    WORKERS = "workers"
+    NONE = "none"
 
 
 class Mode(StrEnum):
@@ -76,6 +104,12 @@ class Group:
     children: tuple[Group, ...] = ()
     pods: tuple[PodSpec, ...] = ()
     topology: str | None = None  # a group may name its own topology (KAI subgroups)
+    role: Role = Role.NONE
+    # Every pod has the first pod's shape (so one capacity vector serves the whole leaf).
+    same_shape: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "same_shape", _all_same_shape(self.pods))
 
     @property
     def mode(self) -> Mode:
@@ -92,6 +126,12 @@ class Group:
     @property
     def is_leaf(self) -> bool:
         return not self.children
+
+    def walk(self) -> Iterator[Group]:
+        """This group and every group below it, parents first."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
 
     def leaves(self) -> Iterator[Group]:
         if self.is_leaf:
@@ -120,6 +160,17 @@ class Gang:
     min_member: int | None = None
     kind: str = ""
     policy: Policy | None = None  # the front end's default; callers may override
+    semantics: Semantics = Semantics.KUEUE
+    # The tree is not Kueue-shaped, so even a Kueue gang needs the hierarchical solver.
+    needs_hierarchy: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "needs_hierarchy", _needs_hierarchy(self.root))
+
+    @property
+    def hierarchical(self) -> bool:
+        """Placed by the hierarchical solver: KAI-style semantics, or a tree Kueue cannot place."""
+        return self.semantics is Semantics.HIERARCHY or self.needs_hierarchy
 
     @property
     def size(self) -> int:
@@ -127,3 +178,39 @@ class Gang:
 
     def leaves(self) -> Iterator[Group]:
         return self.root.leaves()
+
+
+def _needs_hierarchy(root: Group) -> bool:
+    """True unless the tree is Kueue-shaped: PodSets (leaves) and PodSet groups (a level over
+    leaves) under the root, without minimums, per-group topologies or running pods."""
+    for group in root.walk():
+        if group.min_member is not None or group.min_sub_group is not None or group.topology is not None:
+            return True
+        if any(pod.node is not None for pod in group.pods):
+            return True
+    if root.is_leaf:
+        return False
+    if root.level is not None:
+        return any(not child.is_leaf for child in root.children)
+    return any(not grandchild.is_leaf for child in root.children for grandchild in child.children)
+
+
+def _all_same_shape(pods: tuple[PodSpec, ...]) -> bool:
+    """True when every pod has the first one's shape (one C-level pass per attribute)."""
+    if not pods:
+        return True
+    first = pods[0]
+    return (
+        _all_equal([p.requests for p in pods], first.requests)
+        and _all_equal([p.tolerations for p in pods], first.tolerations)
+        and _all_equal([p.node_selector for p in pods], first.node_selector)
+    )
+
+
+def _all_equal(values: list[object], first: object) -> bool:
+    """True when every value equals ``first``. ``list.count`` compares in C and skips ``__eq__``
+    for the very same object, which is what most pods of a PodSet share. A tuple or mapping equals
+    an empty one exactly when it is empty, which is cheaper to ask (no tolerations, no selector)."""
+    if isinstance(first, tuple | Mapping) and not first:
+        return not any(values)
+    return values.count(first) == len(values)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-from toposched.model.ir import Policy
+from toposched.model.ir import Policy, Search
 
 
 class DomainCount(NamedTuple):
@@ -62,6 +62,8 @@ class Placement:
     pods: tuple[PodPlacement, ...]
     assignments: Mapping[str, TopologyAssignment]  # keyed by leaf group (Kueue PodSet) name
     placed: bool = True
+    found_by: Search = Search.FAITHFUL  # COMPLETE: the faithful solver refused, the exact search placed it
+    note: str = ""  # why the complete search was needed ("faithful placement failed: ...")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,8 @@ class Unschedulable:
     shortfall: Mapping[str, int] = field(default_factory=_empty_map)  # resource -> amount missing
     layers: tuple[LayerFit, ...] = ()
     placed: bool = False
+    note: str = ""  # what the complete search found after the faithful refusal (empty: not run)
+    budget_exhausted: bool = False  # the complete search stopped at its budget before finishing
 
     def facts(self) -> list[str]:
         """Every structured value as text, for matching and for short displays."""

@@ -14,33 +14,44 @@ def effective_requests(spec: Mapping[str, Any], *, path: str = "spec") -> Resour
     """What a pod reserves: containers summed, max'ed with each init container, plus overhead.
 
     Sidecar init containers (``restartPolicy: Always``) run beside the app containers, so they
-    are added to the sum as Kubernetes does.
+    are added to the sum as Kubernetes does. Containers, resources and requests of the wrong
+    shape are problems with their field paths, like bad quantities.
     """
     problems: list[Problem] = []
 
     def requests_of(container: object, where: str) -> Resources:
-        resources = _mapping(container, where, problems, required=True).get("resources")
-        raw = _mapping(resources, f"{where}.resources", problems).get("requests")
-        raw = _mapping(raw, f"{where}.resources.requests", problems)
+        if not isinstance(container, Mapping):
+            problems.append(_not_a(where, "a container", "mapping", container))
+            return EMPTY
+        resources = container.get("resources")
+        if resources is not None and not isinstance(resources, Mapping):
+            problems.append(_not_a(f"{where}.resources", "resources", "mapping", resources))
+            return EMPTY
         try:
-            return Resources.parse(raw, path=f"{where}.resources.requests")
+            return Resources.parse((resources or {}).get("requests"), path=f"{where}.resources.requests")
         except SpecError as exc:
             problems.extend(exc.problems)
             return EMPTY
 
+    def containers(name: str) -> Sequence[Any]:
+        raw = spec.get(name)
+        if raw is not None and not isinstance(raw, list):
+            problems.append(_not_a(f"{path}.{name}", name, "list", raw))
+        return _list(raw)
+
     total = EMPTY
-    for i, container in enumerate(_list(spec.get("containers"))):
+    for i, container in enumerate(containers("containers")):
         total = total + requests_of(container, f"{path}.containers[{i}]")
     init_peak = EMPTY
     sidecars = EMPTY
-    for i, container in enumerate(_list(spec.get("initContainers"))):
+    for i, container in enumerate(containers("initContainers")):
         req = requests_of(container, f"{path}.initContainers[{i}]")
         if isinstance(container, Mapping) and container.get("restartPolicy") == "Always":
             sidecars = sidecars + req
         else:
             init_peak = init_peak.maximum(sidecars + req)
     total = (total + sidecars).maximum(init_peak)
-    overhead = _mapping(spec.get("overhead"), f"{path}.overhead", problems)
+    overhead = spec.get("overhead")
     if overhead:
         try:
             total = total + Resources.parse(overhead, path=f"{path}.overhead")
@@ -49,6 +60,10 @@ def effective_requests(spec: Mapping[str, Any], *, path: str = "spec") -> Resour
     if problems:
         raise SpecError(problems)
     return total
+
+
+def _not_a(where: str, what: str, shape: str, value: object) -> Problem:
+    return Problem(where, f"{what} must be a {shape}, got {type(value).__name__}", "check the indentation")
 
 
 def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[Toleration, ...]:
@@ -95,17 +110,6 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
     if problems:
         raise SpecError(problems)
     return tuple(result)
-
-
-def _mapping(raw: object, path: str, problems: list[Problem], *, required: bool = False) -> Mapping[str, Any]:
-    """``raw`` when it is a mapping; absent is empty unless ``required``; anything else is a Problem."""
-    if raw is None and not required:
-        return {}
-    if not isinstance(raw, Mapping):
-        got = "nothing" if raw is None else type(raw).__name__
-        problems.append(Problem(path, f"must be a mapping, got {got}", "check the indentation"))
-        return {}
-    return raw
 
 
 def _list(raw: object) -> Sequence[Any]:

@@ -14,6 +14,8 @@ from decimal import ROUND_CEILING, Decimal, InvalidOperation
 from toposched.model.errors import Problem, SpecError
 
 CPU = "cpu"
+# The largest canonical amount: stores and the engine keep amounts as 64-bit integers.
+MAX_AMOUNT = 2**63 - 1
 MEMORY = "memory"
 PODS = "pods"
 
@@ -43,6 +45,8 @@ def quantity_value(text: str | int | float, *, path: str = "quantity") -> Decima
     if isinstance(text, int):
         return Decimal(text)
     if isinstance(text, float):
+        if text != text or text in (float("inf"), float("-inf")):
+            raise _bad(path, text)
         return Decimal(repr(text))
     match = _PATTERN.match(text.strip()) if isinstance(text, str) else None
     if match is None:
@@ -63,11 +67,18 @@ def quantity_value(text: str | int | float, *, path: str = "quantity") -> Decima
 
 
 def parse_quantity(text: str | int | float, resource: str, *, path: str = "quantity") -> int:
-    """A quantity in the canonical integer unit of ``resource`` (millicores for cpu)."""
+    """A quantity in the canonical integer unit of ``resource`` (millicores for cpu), at most
+    ``MAX_AMOUNT``."""
     value = quantity_value(text, path=path)
     if resource == CPU:
         value *= 1000
-    return int(value.to_integral_value(rounding=ROUND_CEILING))
+    amount = int(value.to_integral_value(rounding=ROUND_CEILING))
+    if amount > MAX_AMOUNT:
+        unit = "millicores" if resource == CPU else "units"
+        raise SpecError(
+            [Problem(path, f"quantity {text!r} is out of range", f"at most {MAX_AMOUNT} {unit}")]
+        )
+    return amount
 
 
 def format_quantity(amount: int, resource: str) -> str:

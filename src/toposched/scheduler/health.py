@@ -8,7 +8,8 @@ A node fails for a gang when (Kueue KEP-2724 "Node failures" and "Tainted nodes 
 * it carries a NoExecute taint a pod of the gang there does not tolerate, or tolerates only for
   ``tolerationSeconds`` that have passed since the taint appeared;
 * it carries an untolerated NoSchedule taint, or is cordoned, and no pod of the gang on it is
-  still running (all failed, terminating or unscheduled).
+  still running (all failed, terminating or unscheduled);
+* it has less capacity than is booked on it (re-imported smaller): ``overbooked``.
 """
 
 from __future__ import annotations
@@ -35,11 +36,15 @@ def failed_nodes(
     tracker: Tracker,
     now: float,
     config: SchedulerConfig,
+    overbooked: Mapping[str, str] | None = None,
 ) -> list[NodeFailure]:
-    """The failed nodes among those holding the gang's pods, sorted by node name."""
+    """The failed nodes among those holding the gang's pods, sorted by node name.
+    ``overbooked`` names the nodes booked beyond their capacity, with what is over."""
     failures: list[NodeFailure] = []
     for name in sorted(pods_by_node):
         reason = _why_failed(name, nodes.get(name), pods_by_node[name], tracker, now, config)
+        if reason is None and overbooked and name in overbooked:
+            reason = f"node {name} has less capacity than is booked on it ({overbooked[name]})"
         if reason is not None:
             failures.append(NodeFailure(name, reason))
     return failures

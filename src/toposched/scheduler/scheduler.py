@@ -19,9 +19,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toposched.emit.result import pod_nodes
-from toposched.frontends.cluster import load_cluster_report
 from toposched.frontends.registry import Registry, default_registry
 from toposched.model import (
+    Cluster,
     ConflictError,
     Gang,
     Node,
@@ -36,11 +36,12 @@ from toposched.scheduler.clock import Clock
 from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State, default_of, shared_of
 from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
-from toposched.scheduler.tracker import node_event_data, pod_to_json
+from toposched.scheduler.tracker import merge_external, node_event_data, pod_to_json
 from toposched.scheduler.types import (
     CycleReport,
     EventType,
     ImportReport,
+    LoopHealth,
     PodStatus,
     SchedulerConfig,
     Submission,
@@ -207,33 +208,51 @@ class Scheduler:
             return {pod: self._state.tracker.status(workload_id, pod) for pod in pod_nodes(record.placement)}
 
     # -- cluster ---------------------------------------------------------------------------------
-    def import_cluster(self, text: str) -> ImportReport:
-        """Store the nodes and Topology objects of a kubectl dump (nodes are upserted by name);
-        its pods replace the previous external usage."""
+    def import_cluster(
+        self, cluster: Cluster, *, replace: bool = False, warnings: Sequence[str] = ()
+    ) -> ImportReport:
+        """Store the nodes and Topology objects of a parsed cluster dump (nodes upserted by name).
+        Its running pods replace those of the nodes it lists; other nodes keep theirs, so a dump
+        imported in chunks adds up. With ``replace`` the dump is the whole cluster: nodes it does
+        not list are deleted (their gangs see them as failed) and all external pods replaced.
+        Nodes left with less capacity than is booked on them are reported; the next cycle
+        replaces or evicts their gangs as for a failed node. ``warnings`` (the parser's) are
+        passed through to the report."""
         state = self._state
-        cluster, warnings = load_cluster_report(text, source="cluster")
+        imported = {node.name for node in cluster.nodes}
         with state.lock:
             before = {n.name: n for n in state.store.get_nodes()}
-            state.store.put_nodes(cluster.nodes)
+            state.store.put_nodes(cluster.nodes, replace=replace)
             for topology in cluster.topologies:
                 self._put_topology(topology)
             for node in cluster.nodes:
                 self._node_changed(before.get(node.name), node)
-            pods = [pod_to_json(p) for p in cluster.pods]
-            state.store.append_event(
-                state.event(
-                    EventType.CLUSTER_IMPORTED,
-                    f"imported {len(cluster.nodes)} nodes, {len(cluster.pods)} pods, {len(cluster.topologies)} topologies",
-                    data={"pods": pods},
-                )
+            removed_nodes = sorted(set(before) - imported) if replace else []
+            for name in removed_nodes:
+                self._node_deleted(name)
+            old = state.tracker.external
+            external = merge_external(old, cluster.pods, None if replace else imported)
+            kept = {(p.namespace, p.name, p.node) for p in external}
+            removed_pods = sorted({f"{p.namespace}/{p.name}" for p in old if (p.namespace, p.name, p.node) not in kept})
+            data = {"pods": [pod_to_json(p) for p in cluster.pods], "nodes": sorted(imported), "replace": replace}
+            message = (
+                f"imported {len(cluster.nodes)} nodes, {len(cluster.pods)} pods, "
+                f"{len(cluster.topologies)} topologies" + (" (full replace)" if replace else "")
             )
-            state.tracker.external = cluster.pods
+            state.store.append_event(state.event(EventType.CLUSTER_IMPORTED, message, data=data))
+            state.tracker.external = external
+            booked = state.store.reservations_by_workload()
+            view = CycleView(state.store.get_nodes(), external, booked, state.trees)
+            overbooked = tuple(f"node {n}: {why}" for n, why in sorted(view.overbooked().items()))
             state.notify()
             return ImportReport(
                 len(cluster.nodes),
                 len(cluster.pods),
                 tuple(t.name for t in cluster.topologies),
                 tuple(warnings),
+                tuple(removed_nodes),
+                tuple(removed_pods),
+                overbooked,
             )
 
     def set_node_ready(self, name: str, ready: bool) -> Node:
@@ -253,10 +272,7 @@ class Scheduler:
         state = self._state
         with state.lock:
             state.store.delete_node(name)
-            state.tracker.observe(name, None, (), state.clock.now())
-            state.store.append_event(
-                state.event(EventType.NODE, f"node {name} deleted", data=node_event_data(name, None))
-            )
+            self._node_deleted(name)
         state.notify()
 
     # -- managed topologies and pools (the guards live in ``registry.guards``) --------------------
@@ -340,9 +356,15 @@ class Scheduler:
         with state.lock:
             state.prune([w.id for w in holding] + [w.id for w in pending])
         admit(state, view, out, pending)
+        state.health.last_cycle_at = state.clock.now()
         return CycleReport(
             tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
         )
+
+    def health(self) -> LoopHealth:
+        """A copy of the loop's health: last cycle, last cycle error, broken workloads."""
+        now = self._state.health
+        return LoopHealth(now.last_cycle_at, now.last_error, now.last_error_at, dict(now.broken))
 
     def wake(self) -> None:
         """Make ``run`` start its next cycle now."""
@@ -359,8 +381,10 @@ class Scheduler:
             state.wake.clear()
             try:
                 self.cycle()
-            except Exception:  # a service loop must survive a bad pass; the next one retries
+            except Exception as exc:  # a service loop must survive a bad pass; the next one retries
                 log.exception("scheduling cycle failed; retrying")
+                state.health.last_error = f"{type(exc).__name__}: {exc}"
+                state.health.last_error_at = state.clock.now()
             if stop.wait(min(settle, interval)):
                 return
             state.wake.wait(self._sleep(interval))
@@ -417,6 +441,14 @@ class Scheduler:
             node = state.store.update_node(name, ready=ready, taints=taints, unschedulable=unschedulable)
             self._node_changed(before, node)
             return node
+
+    def _node_deleted(self, name: str) -> None:
+        """Stop the deleted node's clocks and log its deletion as an event."""
+        state = self._state
+        state.tracker.observe(name, None, (), state.clock.now())
+        state.store.append_event(
+            state.event(EventType.NODE, f"node {name} deleted", data=node_event_data(name, None))
+        )
 
     def _node_changed(self, before: Node | None, node: Node) -> None:
         """Start or stop the node's NotReady and taint clocks and log the change as an event."""

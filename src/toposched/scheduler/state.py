@@ -15,7 +15,7 @@ from toposched.model import Gang, Node, NotFoundError, Topology
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.tracker import Tracker
-from toposched.scheduler.types import SchedulerConfig
+from toposched.scheduler.types import LoopHealth, SchedulerConfig
 from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
 from toposched.topology import TopologyTree
 
@@ -64,6 +64,7 @@ class State:
     tracker: Tracker = field(default_factory=Tracker)
     backoff: dict[int, Backoff] = field(default_factory=dict)
     reported: dict[int, str] = field(default_factory=dict)
+    health: LoopHealth = field(default_factory=LoopHealth)
     gangs: dict[int, tuple[str, Gang]] = field(default_factory=dict)  # workload -> (topology key, gang)
     trees: TreeCache = field(default_factory=TreeCache)
     lock: threading.RLock = field(default_factory=threading.RLock)
@@ -121,6 +122,7 @@ class State:
         """Drop the in-memory state of a workload that ended."""
         self.backoff.pop(workload, None)
         self.reported.pop(workload, None)
+        self.health.broken.pop(workload, None)
         self.gangs.pop(workload, None)
         self.tracker.clear(workload)
 
@@ -131,7 +133,7 @@ class State:
         if not live:
             return
         keep, newest = set(live), max(live)
-        memory = (self.backoff, self.reported, self.gangs, self.tracker.pods)
+        memory = (self.backoff, self.reported, self.health.broken, self.gangs, self.tracker.pods)
         ended = {
             w for table in memory for w in list(table) if w <= newest and w not in keep
         }  # list: submit may add

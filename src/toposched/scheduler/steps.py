@@ -7,8 +7,10 @@
 3. Admission: pending gangs by priority (high first), then arrival; each placed all-or-nothing
    on the cycle's snapshot and booked in one store transaction; failures wait out a backoff.
 
-Every transition writes an event. A failure while handling one workload is recorded on that
-workload and never stops the cycle.
+Every transition writes an event. An unexpected failure (any exception) while handling one
+workload is recorded on that workload, which is marked broken and backed off (``_isolate``), and
+never stops the cycle; a workload whose stored placement is damaged is reported the same way and
+skipped, its booking kept.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from toposched.emit.result import (
     reason_to_json,
     unschedulable_to_json,
 )
-from toposched.engine import place_gang, replace_failed_node, usage_of
+from toposched.engine import SearchBudget, place_gang, replace_failed_node, usage_of
 from toposched.model import (
     HOSTNAME,
     ConflictError,
@@ -36,7 +38,6 @@ from toposched.model import (
     PodSpec,
     Policy,
     SpecError,
-    ToposchedError,
     Unschedulable,
 )
 from toposched.scheduler.health import NodeFailure, failed_nodes
@@ -74,35 +75,41 @@ def heal(state: State, view: CycleView, out: Outcome, holding: list[WorkloadReco
     """Steps 1-2 for every gang in ``holding`` (read at the start of the cycle). Each runs under
     the lock on a fresh read, so a gang cancelled before is skipped (one cancelled during it makes
     the store refuse the eviction or replacement). Gangs whose nodes are all
-    present, Ready, untainted and not cordoned cannot have a failed node and are not looked at."""
+    present, Ready, untainted, not cordoned and not booked beyond their capacity cannot have a
+    failed node and are not looked at."""
     suspect = {n.name for n in view.nodes.values() if not n.ready or n.taints or n.unschedulable}
+    suspect.update(view.overbooked())
     for listed in holding:
+        if listed.damage:
+            with state.lock:  # its pods cannot be known: keep its booking, report it, skip it
+                _mark_broken(state, listed, f"cannot be checked: {listed.damage}")
+            continue
         if not _may_have_failed(listed, view, suspect):
             continue
         with state.lock:
-            record = _fresh(state, listed.id, HOLDING)
-            if record is None:
-                continue
             try:
-                _heal_one(state, view, record, out)
+                record = _fresh(state, listed.id, HOLDING)
+                if record is not None:
+                    _heal_one(state, view, record, out)
             except Exception as exc:  # one broken workload must not stop the cycle
-                if _fresh(state, record.id, HOLDING) is None:
-                    continue  # cancelled or finished meanwhile (those requests take no lock)
-                log.exception("node health check failed for workload %s", record.id)
-                _mark_broken(state, record, f"node health check failed: {exc}")
+                _isolate(state, out, listed, HOLDING, "node health check failed", exc)
     with state.lock:
         for record in state.store.list_workloads(states=(WorkloadState.EVICTED,)):
             # Evicted by someone else (or a crash between two writes): back to the queue.
-            state.store.requeue(
-                record.id, state.event(EventType.EVICTED, "requeued after eviction", record.id)
-            )
+            try:
+                state.store.requeue(
+                    record.id, state.event(EventType.EVICTED, "requeued after eviction", record.id)
+                )
+            except Exception as exc:
+                _isolate(state, out, record, (WorkloadState.EVICTED,), "requeue failed", exc)
 
 
 def _may_have_failed(record: WorkloadRecord, view: CycleView, suspect: set[str]) -> bool:
-    for node in pod_nodes(record.placement).values():
-        if node is not None and (node in suspect or node not in view.nodes):
-            return True
-    return False
+    try:
+        nodes = pod_nodes(record.placement).values()
+    except (KeyError, TypeError, AttributeError):
+        return True  # a placement of the wrong shape: looked at, and the failure recorded
+    return any(node is not None and (node in suspect or node not in view.nodes) for node in nodes)
 
 
 def _fresh(state: State, workload_id: int, states: tuple[WorkloadState, ...]) -> WorkloadRecord | None:
@@ -127,7 +134,9 @@ def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcom
         spec = specs.get((str(pod["podSet"]), str(pod["name"])))
         status = state.tracker.status(record.id, str(pod["name"]))
         pods_by_node.setdefault(str(pod["node"]), []).append((spec, status))
-    failures = failed_nodes(pods_by_node, view.nodes, state.tracker, state.clock.now(), state.config)
+    # Overbooking is computed afresh per gang: once enough gangs left a shrunk node, it is fine.
+    now, over = state.clock.now(), view.overbooked()
+    failures = failed_nodes(pods_by_node, view.nodes, state.tracker, now, state.config, over)
     if not failures:
         return
     if len(failures) > 1:
@@ -190,6 +199,7 @@ def _commit_replacement(
         return False
     view.charge(record.id, usage)
     state.tracker.clear(record.id, moved)
+    state.health.broken.pop(record.id, None)
     return True
 
 
@@ -207,6 +217,7 @@ def _evict(
     state.tracker.clear(record.id)
     state.backoff.pop(record.id, None)
     state.reported.pop(record.id, None)
+    state.health.broken.pop(record.id, None)
 
 
 # -- step 3: admission -----------------------------------------------------------------------------
@@ -221,17 +232,12 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
         if wait is not None and wait.not_before > now:
             continue
         with state.lock:
-            current = _fresh(state, record.id, (WorkloadState.PENDING,))
-            if current is None:
-                continue  # cancelled since the list was read
             try:
-                _admit_one(state, view, current, out)
+                current = _fresh(state, record.id, (WorkloadState.PENDING,))
+                if current is not None:  # else cancelled since the list was read
+                    _admit_one(state, view, current, out)
             except Exception as exc:  # one broken workload must not stop the cycle
-                if _fresh(state, record.id, (WorkloadState.PENDING,)) is None:
-                    continue  # cancelled meanwhile (a cancel takes no lock)
-                log.exception("admission failed for workload %s", record.id)
-                flush_notes(state, out)  # keeps the event log in cycle order
-                _mark_broken(state, current, f"admission failed: {exc}")
+                _isolate(state, out, record, (WorkloadState.PENDING,), "admission failed", exc)
     with state.lock:
         flush_notes(state, out)
 
@@ -259,8 +265,18 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
     except NotFoundError as exc:
         _unschedulable(state, record, reason_to_json(str(exc)), out)
         return
+    config = state.config
+    start = state.clock.now()
+    budget = SearchBudget(config.search_steps, lambda: state.clock.now() - start > config.search_seconds)
+    policy = gang.policy or config.policy
     result = place_gang(
-        gang, view.snapshot(topology), policy=gang.policy or state.config.policy, snapshots=snapshots
+        gang,
+        view.snapshot(topology),
+        policy=policy,
+        snapshots=snapshots,
+        search=config.search,
+        budget=budget,
+        probe=True,  # a faithful refusal says whether the complete search would place it
     )
     if isinstance(result, Unschedulable):
         _unschedulable(state, record, unschedulable_to_json(result), out)
@@ -268,6 +284,8 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
     usage = usage_of(result, gang)
     nodes = sorted(usage)
     message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
+    if result.note:
+        message += f" ({result.note})"
     flush_notes(state, out)  # the events of the workloads before this one come first
     try:
         state.store.admit(
@@ -285,6 +303,7 @@ def _admit_one(state: State, view: CycleView, record: WorkloadRecord, out: Outco
     state.tracker.clear(record.id)
     state.backoff.pop(record.id, None)
     state.reported.pop(record.id, None)
+    state.health.broken.pop(record.id, None)
     out.admitted.append(record.id)
 
 
@@ -298,6 +317,7 @@ def _unschedulable(
     """Explain, log an event when the reason changed, and back off (base, doubled, capped).
     The explanation and event are queued in ``out.notes``, stored with their neighbours'."""
     _back_off(state, record.id)
+    state.health.broken.pop(record.id, None)  # it failed in an ordinary way this time
     reason = str(explanation.get("reason", ""))
     event = None
     if state.reported.get(record.id) != reason:
@@ -339,22 +359,54 @@ def _gang_or_none(state: State, record: WorkloadRecord) -> tuple[Gang | None, An
         return None, topology
 
 
-def _mark_broken(state: State, record: WorkloadRecord, reason: str) -> None:
-    """Record an unexpected failure on the workload; never raises."""
+def _isolate(
+    state: State,
+    out: Outcome,
+    listed: WorkloadRecord | QueueEntry,
+    states: tuple[WorkloadState, ...],
+    what: str,
+    exc: Exception,
+) -> None:
+    """Confine an unexpected failure to its workload: unless the workload left ``states``
+    meanwhile (a cancel or finish takes no lock), it is marked broken. Never raises, so the
+    cycle goes on with the others."""
     try:
-        state.store.set_explanation(record.id, reason_to_json(reason))
-        if state.reported.get(record.id) != reason:
-            state.store.append_event(state.event(EventType.INVALID, reason, record.id))
-            state.reported[record.id] = reason
-        _back_off(state, record.id)
-    except ToposchedError:
-        log.exception("could not record the failure of workload %s", record.id)
+        if _fresh(state, listed.id, states) is None:
+            return
+        flush_notes(state, out)  # keeps the event log in cycle order
+    except Exception:
+        log.exception("could not record the failure of workload %s", listed.id)
+    _mark_broken(state, listed, f"{what}: {type(exc).__name__}: {exc}", exc)
+
+
+def _mark_broken(
+    state: State, listed: WorkloadRecord | QueueEntry, reason: str, exc: Exception | None = None
+) -> None:
+    """Back the workload off and record why it failed (explanation, an event and the health
+    report), logging the traceback only when the reason is new; never raises."""
+    _back_off(state, listed.id)
+    state.health.broken[listed.id] = reason
+    if state.reported.get(listed.id) == reason:
+        return  # already recorded: retried after its backoff without filling the log
+    log.error("workload %s is broken: %s", listed.id, reason, exc_info=exc)
+    try:
+        state.store.set_explanation(listed.id, reason_to_json(reason, broken=True))
+        state.store.append_event(state.event(EventType.INVALID, reason, listed.id))
+        state.reported[listed.id] = reason
+    except Exception:
+        log.exception("could not record the failure of workload %s", listed.id)
+
+
+# Doublings after which every delay is the maximum: 2**64 times any base beyond a sane maximum.
+_MAX_DOUBLINGS = 64
 
 
 def _back_off(state: State, workload: int) -> None:
-    """Skip the workload for base * 2**(attempts - 1) seconds, at most the configured maximum."""
+    """Skip the workload for base * 2**(attempts - 1) seconds, at most the configured maximum.
+    The exponent is capped first, so no number of attempts can overflow the delay."""
     config = state.config
     previous = state.backoff.get(workload)
     attempts = previous.attempts + 1 if previous is not None else 1
-    delay = min(config.backoff_base_seconds * 2 ** (attempts - 1), config.backoff_max_seconds)
+    doublings = min(attempts - 1, _MAX_DOUBLINGS)
+    delay = min(config.backoff_base_seconds * 2.0**doublings, config.backoff_max_seconds)
     state.backoff[workload] = Backoff(attempts, state.clock.now() + delay)

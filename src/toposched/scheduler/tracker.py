@@ -2,7 +2,8 @@
 
 * since when each node is NotReady, and since when each taint is on its node;
 * the status of each pod of an admitted gang (``Running`` until told otherwise);
-* the pods outside toposched that use node capacity (from the last cluster import).
+* the pods outside toposched that use node capacity (from the cluster imports: an import replaces
+  the pods of the nodes it lists, or all of them with ``replace``; see ``merge_external``).
 
 Every change is written as an event first (``node``, ``pod status``, ``cluster imported``...), and
 ``replay`` rebuilds this state from those events when a scheduler starts, so a restart keeps the
@@ -13,7 +14,7 @@ loop first sees it: that can only delay a failure, never invent one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from toposched.model import Node, Resources, RunningPod, Taint
@@ -51,6 +52,22 @@ def pod_from_json(raw: Mapping[str, Any]) -> RunningPod:
     return RunningPod(
         str(raw["name"]), str(raw["namespace"]), str(raw["node"]), requests, str(raw.get("owner", ""))
     )
+
+
+def merge_external(
+    current: Iterable[RunningPod], imported: Iterable[RunningPod], nodes: Collection[str] | None
+) -> tuple[RunningPod, ...]:
+    """The external pods after an import: ``current`` without the pods of the imported
+    ``nodes`` (all of them when ``nodes`` is None: a full replace), plus the imported pods. A pod
+    imported again under the same namespace and name is kept once, as imported."""
+    fresh = tuple(imported)
+    names = {(p.namespace, p.name) for p in fresh}
+    kept = [
+        p
+        for p in current
+        if nodes is not None and p.node not in nodes and (p.namespace, p.name) not in names
+    ]
+    return (*kept, *fresh)
 
 
 class Tracker:
@@ -117,7 +134,11 @@ class Tracker:
             ready = None if data.get("deleted") else bool(data["ready"])
             self.observe(str(data["node"]), ready, [str(t) for t in data.get("taints", [])], event.time)
         elif kind == EventType.CLUSTER_IMPORTED:
-            self.external = tuple(pod_from_json(p) for p in data.get("pods", []))
+            # Imports logged before merging existed carry no node list: they replaced everything.
+            nodes = None if data.get("replace", True) else {str(n) for n in data["nodes"]}
+            self.external = merge_external(
+                self.external, (pod_from_json(p) for p in data.get("pods", [])), nodes
+            )
         elif kind == EventType.POD_STATUS and event.workload is not None:
             self.set_status(event.workload, str(data["pod"]), PodStatus(data["status"]))
         elif kind in _CLEARS_PODS and event.workload is not None:

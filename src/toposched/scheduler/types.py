@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Topology
+from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -14,11 +14,26 @@ class SchedulerConfig:
     """How the loop behaves. Times are in seconds of the injected clock."""
 
     policy: Policy = Policy.MIXED  # used when the front end sets no policy of its own
+    search: Search = Search.COMPLETE  # faithful, else an exact search for gangs faithful refuses
+    search_steps: int = 50_000  # budget of one complete search, in choices tried...
+    search_seconds: float = 2.0  # ...and in seconds of the injected clock
     node_grace_seconds: float = 30.0  # NotReady longer than this -> node failed for its gangs
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
-    backoff_max_seconds: float = 60.0
+    backoff_max_seconds: float = 60.0  # the longest wait between two attempts, however many failed
     max_pods: int = MAX_PODS_PER_GANG  # pods one workload may have; larger submissions are refused (422)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.backoff_base_seconds <= self.backoff_max_seconds < float("inf"):
+            raise SpecError(
+                [
+                    Problem(
+                        "backoff_max_seconds",
+                        f"{self.backoff_max_seconds:g} with a base of {self.backoff_base_seconds:g}",
+                        "use a finite maximum no smaller than the base, and a base of 0 or more",
+                    )
+                ]
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +56,32 @@ class CycleReport:
     replaced: tuple[int, ...] = ()
 
 
+@dataclass(slots=True)
+class LoopHealth:
+    """How the loop is doing (``Scheduler.health``): when the last cycle ended (clock time, None
+    before the first), the error that stopped the last failed cycle and when, and the workloads
+    marked broken now (id -> reason): each failed in a way only an operator can fix, and is
+    retried after its backoff while the others keep scheduling."""
+
+    last_cycle_at: float | None = None
+    last_error: str | None = None
+    last_error_at: float | None = None
+    broken: dict[int, str] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class ImportReport:
-    """What ``Scheduler.import_cluster`` stored, and what it skipped or found suspicious."""
+    """What ``Scheduler.import_cluster`` stored, and what it skipped or found suspicious:
+    the nodes and external pods (``namespace/name``) a full replace removed, and the nodes left
+    with less capacity than is booked on them (their gangs are replaced or evicted)."""
 
     nodes: int
     pods: int
     topologies: tuple[str, ...]
     warnings: tuple[str, ...] = ()
+    removed_nodes: tuple[str, ...] = ()
+    removed_pods: tuple[str, ...] = ()
+    overbooked: tuple[str, ...] = ()
 
 
 class PodStatus(StrEnum):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 from toposched.model import Node, Resources, RunningPod, Topology
 from toposched.scheduler.state import TreeCache, topology_key
-from toposched.snapshot import Snapshot
+from toposched.snapshot import Snapshot, per_slot_requests
 
 
 class CycleView:
@@ -44,6 +44,33 @@ class CycleView:
         self._booked[workload] = dict(usage)
         for snap in self._snapshots.values():
             snap.add_usage(str(workload), usage)
+
+    def overbooked(self) -> dict[str, str]:
+        """Nodes whose bookings and external pods exceed what they have now (a node re-imported
+        smaller), each with what is over: their gangs count as failed on them."""
+        used: dict[str, dict[str, int]] = {}
+        for pod in self._external:
+            into = used.setdefault(pod.node, {})
+            for resource, amount in per_slot_requests(pod.requests).items():
+                into[resource] = into.get(resource, 0) + amount
+        for usage in self._booked.values():
+            for name, resources in usage.items():
+                into = used.setdefault(name, {})
+                for resource, amount in resources.items():
+                    into[resource] = into.get(resource, 0) + amount
+        over: dict[str, str] = {}
+        for name, amounts in used.items():
+            node = self.nodes.get(name)
+            if node is None:
+                continue  # a deleted node fails for its gangs anyway
+            excess = [
+                f"{resource} {amount} booked > {node.allocatable[resource]}"
+                for resource, amount in sorted(amounts.items())
+                if amount > node.allocatable[resource]
+            ]
+            if excess:
+                over[name] = ", ".join(excess)
+        return over
 
     def release(self, workload: int) -> None:
         """Give back everything a workload booked."""

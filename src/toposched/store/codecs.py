@@ -1,7 +1,9 @@
 """Small explicit JSON codecs for the model values the store keeps (never pickle).
 
 Resources are stored as ``{name: canonical integer}``; nodes and topologies as plain objects whose
-fields mirror the model. Decoding checks shapes, so a damaged row surfaces as ``StoreError``.
+fields mirror the model. Decoding checks shapes, so a damaged row surfaces as ``StoreError``, except
+a workload's placement or explanation: those are reported on the record (``damage``), so one
+damaged workload does not make every listing fail.
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def topology_from_json(raw: Json) -> Topology:
 
 
 def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
-    """A ``workloads`` row (columns in ``sqlite._WORKLOAD_COLUMNS`` order) as a record."""
+    """A ``workloads`` row (columns in ``sqlite_rows.WORKLOAD_COLUMNS`` order) as a record."""
     (
         wid,
         sequence,
@@ -118,6 +120,15 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         parsed_state = WorkloadState(state)
     except ValueError as exc:
         raise StoreError(f"stored workload {wid} has an unknown state {state!r}") from exc
+    damage = ""
+    try:
+        parsed_placement = loads(placement, f"workload {wid} placement")
+    except StoreError as exc:
+        parsed_placement, damage = None, str(exc)
+    try:
+        parsed_explanation = loads(why, f"workload {wid} explanation")
+    except StoreError as exc:  # rewritten by the next explanation; nothing depends on it
+        parsed_explanation = {"reason": str(exc)}
     return WorkloadRecord(
         name=name,
         kind=kind,
@@ -130,6 +141,7 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         id=wid,
         sequence=sequence,
         state=parsed_state,
-        placement=loads(placement, f"workload {wid} placement"),
-        explanation=loads(why, f"workload {wid} explanation"),
+        placement=parsed_placement,
+        explanation=parsed_explanation,
+        damage=damage,
     )

@@ -176,6 +176,23 @@ class MemoryStore:
             ]
             return [_copy(w) for w in sorted(found, key=lambda w: (w.sequence, w.id))]
 
+    def page_workloads(
+        self,
+        *,
+        owner: str | None = None,
+        states: Collection[WorkloadState] | None = None,
+        after: int = 0,
+        limit: int,
+    ) -> list[WorkloadRecord]:
+        """One page of workloads in id order: ids above ``after``, at most ``limit``."""
+        with self._lock:
+            found = [
+                w
+                for w in sorted(self._workloads.values(), key=lambda w: w.id)
+                if w.id > after and (owner is None or w.owner == owner) and (states is None or w.state in states)
+            ]
+            return [_copy(w) for w in found[:limit]]
+
     def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
         """Id, priority and sequence of the workloads in ``states``, in arrival order."""
         with self._lock:
@@ -328,12 +345,22 @@ class MemoryStore:
             return _copy_event(entry)
 
     def list_events(
-        self, since: int = 0, workload: int | None = None, limit: int | None = None
+        self,
+        since: int = 0,
+        workload: int | None = None,
+        limit: int | None = None,
+        *,
+        owner: str | None = None,
     ) -> list[EventRecord]:
-        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
+        """Events with ``seq > since`` in order, optionally for one workload or one owner's."""
         with self._lock:
+            mine = None if owner is None else {w.id for w in self._workloads.values() if w.owner == owner}
             found = [
-                e for e in self._events if e.seq > since and (workload is None or e.workload == workload)
+                e
+                for e in self._events
+                if e.seq > since
+                and (workload is None or e.workload == workload)
+                and (mine is None or e.workload in mine)
             ]
         return [_copy_event(e) for e in found[:limit]]
 

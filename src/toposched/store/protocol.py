@@ -86,6 +86,19 @@ class Store(Protocol):
         """Workloads in arrival order, optionally only one owner's and only some states."""
         ...
 
+    def page_workloads(
+        self,
+        *,
+        owner: str | None = None,
+        states: Collection[WorkloadState] | None = None,
+        after: int = 0,
+        limit: int,
+    ) -> list[WorkloadRecord]:
+        """One page of workloads in id (submission) order: ids above ``after``, at most
+        ``limit``, optionally only one owner's and only some states. The last id is the cursor
+        of the next page."""
+        ...
+
     def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
         """Id, priority and sequence of the workloads in ``states``, in arrival order."""
         ...
@@ -160,9 +173,15 @@ class Store(Protocol):
         ...
 
     def list_events(
-        self, since: int = 0, workload: int | None = None, limit: int | None = None
+        self,
+        since: int = 0,
+        workload: int | None = None,
+        limit: int | None = None,
+        *,
+        owner: str | None = None,
     ) -> list[EventRecord]:
-        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
+        """Events with ``seq > since`` in order, optionally for one workload or only for the
+        workloads of ``owner``, at most ``limit``."""
         ...
 
     def close(self) -> None: ...

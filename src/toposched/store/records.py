@@ -55,6 +55,8 @@ class WorkloadRecord:
     ``spec`` is the text the user submitted, ``kind`` what the front end parsed it as (``Job``,
     ``JobSet``, ``workflow``...), ``topology`` and ``pool`` the names it references ("" for none).
     ``placement`` is set while the workload holds capacity; ``explanation`` says why it waits.
+    ``damage`` says what of the stored row could not be read (its placement then reads as None),
+    so one damaged row is reported on its workload instead of failing every listing.
     """
 
     name: str
@@ -70,6 +72,7 @@ class WorkloadRecord:
     state: WorkloadState = WorkloadState.PENDING
     placement: Json = field(default=None, hash=False)
     explanation: Json = field(default=None, hash=False)
+    damage: str = ""
 
 
 @dataclass(frozen=True, slots=True)

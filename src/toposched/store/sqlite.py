@@ -26,7 +26,6 @@ from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
     dumps,
     loads,
-    node_from_json,
     node_to_json,
     resources_from_json,
     resources_to_json,
@@ -44,10 +43,18 @@ from toposched.store.records import (
     WorkloadState,
 )
 from toposched.store.sqlite_connections import Connections
-
-_WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
-_EVENT_COLUMNS = "seq, time, workload, type, message, data"
-_NODE_CACHE_SIZE = 20_000
+from toposched.store.sqlite_rows import (
+    WORKLOAD_COLUMNS,
+    NodeReader,
+    booked_by_node,
+    insert_event,
+    next_sequence,
+    read_events,
+    read_topology,
+    read_workload,
+    transition,
+    workload_filter,
+)
 
 R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
@@ -66,7 +73,7 @@ class SqliteStore:
         self._writes: GroupCommit[_Write, object] = GroupCommit(self._write_batch)
         # Decoded nodes by their stored JSON text: nodes are immutable values and decoding (with
         # label validation) is the costly part of reading them every cycle.
-        self._node_cache: dict[str, Node] = {}
+        self._nodes = NodeReader()
 
     def __enter__(self) -> SqliteStore:
         return self
@@ -93,12 +100,12 @@ class SqliteStore:
         """Every node, sorted by name."""
         with self._tx("reading nodes") as db:
             rows = db.execute("SELECT data FROM nodes ORDER BY name").fetchall()
-        return [self._decode_node(row[0], "node") for row in rows]
+        return [self._nodes.decode(row[0], "node") for row in rows]
 
     def get_node(self, name: str) -> Node:
         """One node by name."""
         with self._tx("reading a node") as db:
-            return self._node(db, name)
+            return self._nodes.get(db, name)
 
     def update_node(
         self,
@@ -112,7 +119,7 @@ class SqliteStore:
     ) -> Node:
         """Change the given fields of one node; returns the stored node."""
         with self._tx("updating a node", write=True) as db:
-            node = rules.updated_node(self._node(db, name), ready, unschedulable, taints, labels, allocatable)
+            node = rules.updated_node(self._nodes.get(db, name), ready, unschedulable, taints, labels, allocatable)
             db.execute("UPDATE nodes SET data = ? WHERE name = ?", (dumps(node_to_json(node)), name))
             return node
 
@@ -132,7 +139,7 @@ class SqliteStore:
     def get_topology(self, name: str) -> Topology:
         """One topology by name."""
         with self._tx("reading a topology") as db:
-            return self._topology(db, name)
+            return read_topology(db, name)
 
     def list_topologies(self) -> list[Topology]:
         """Every topology, sorted by name."""
@@ -144,7 +151,7 @@ class SqliteStore:
         """Delete a topology; ConflictError while a live workload or a pool references it."""
         live = ", ".join(f"'{state}'" for state in sorted(ACTIVE_STATES))
         with self._tx("deleting a topology", write=True) as db:
-            self._topology(db, name)
+            read_topology(db, name)
             users = db.execute(
                 f"SELECT id FROM workloads WHERE topology = ? AND state IN ({live}) ORDER BY id", (name,)
             ).fetchall()
@@ -217,7 +224,7 @@ class SqliteStore:
             "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
             " submitted_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                self._next_sequence(db),
+                next_sequence(db),
                 record.name,
                 record.kind,
                 record.owner,
@@ -231,30 +238,39 @@ class SqliteStore:
         )
         assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
         if event is not None:
-            self._insert_event(db, event, cursor.lastrowid)
-        return self._workload(db, cursor.lastrowid)
+            insert_event(db, event, cursor.lastrowid)
+        return read_workload(db, cursor.lastrowid)
 
     def get_workload(self, workload_id: int) -> WorkloadRecord:
         """One workload by id."""
         with self._tx("reading a workload") as db:
-            return self._workload(db, workload_id)
+            return read_workload(db, workload_id)
 
     def list_workloads(
         self, owner: str | None = None, states: Collection[WorkloadState] | None = None
     ) -> list[WorkloadRecord]:
         """Workloads in arrival order, optionally only one owner's and only some states."""
-        where: list[str] = []
-        params: list[Any] = []
-        if owner is not None:
-            where.append("owner = ?")
-            params.append(owner)
-        if states is not None:
-            where.append(f"state IN ({', '.join('?' for _ in states)})" if states else "0")
-            params.extend(str(WorkloadState(s)) for s in states)
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        clause, params = workload_filter(owner, states)
         with self._tx("listing workloads") as db:
             rows = db.execute(
-                f"SELECT {_WORKLOAD_COLUMNS} FROM workloads{clause} ORDER BY sequence, id", params
+                f"SELECT {WORKLOAD_COLUMNS} FROM workloads WHERE {clause} ORDER BY sequence, id", params
+            ).fetchall()
+        return [workload_from_row(row) for row in rows]
+
+    def page_workloads(
+        self,
+        *,
+        owner: str | None = None,
+        states: Collection[WorkloadState] | None = None,
+        after: int = 0,
+        limit: int,
+    ) -> list[WorkloadRecord]:
+        """One page of workloads in id order: ids above ``after``, at most ``limit`` (in SQL)."""
+        clause, params = workload_filter(owner, states)
+        with self._tx("listing workloads") as db:
+            rows = db.execute(
+                f"SELECT {WORKLOAD_COLUMNS} FROM workloads WHERE id > ? AND {clause} ORDER BY id LIMIT ?",
+                [after, *params, limit],
             ).fetchall()
         return [workload_from_row(row) for row in rows]
 
@@ -272,9 +288,9 @@ class SqliteStore:
         """Record why a workload waits, without changing its state."""
         text = None if explanation is None else dumps(explanation)
         with self._tx("storing an explanation", write=True) as db:
-            self._workload(db, workload_id)
+            read_workload(db, workload_id)
             db.execute("UPDATE workloads SET explanation = ? WHERE id = ?", (text, workload_id))
-            return self._workload(db, workload_id)
+            return read_workload(db, workload_id)
 
     def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
         """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
@@ -296,7 +312,7 @@ class SqliteStore:
                 if cursor.rowcount == 0:
                     continue  # cancelled meanwhile (or unknown): nothing to explain
                 if event is not None:
-                    self._insert_event(db, event, workload_id)
+                    insert_event(db, event, workload_id)
                 written.append(workload_id)
         return written
 
@@ -336,13 +352,13 @@ class SqliteStore:
         placement_text = None if placement is None else dumps(placement)
         action = "admitting a workload" if admitting else "reassigning a workload"
         with self._tx(action, write=True) as db:
-            record = self._workload(db, workload_id)
+            record = read_workload(db, workload_id)
             if admitting:
                 rules.check_admit(record)
             else:
                 rules.check_reassign(record)
-            allocatable = {node: self._allocatable(db, node) for node in adding}
-            booked = self._booked(db, exclude=None if admitting else workload_id)
+            allocatable = {node: self._nodes.allocatable(db, node) for node in adding}
+            booked = booked_by_node(db, exclude=None if admitting else workload_id)
             rules.check_capacity(
                 allocatable,
                 booked,
@@ -362,16 +378,16 @@ class SqliteStore:
                 "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
                 [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
             )
-            self._insert_event(db, event, workload_id)
-            return self._workload(db, workload_id)
+            insert_event(db, event, workload_id)
+            return read_workload(db, workload_id)
 
     def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
         """Admitted -> running; idempotent."""
         with self._tx("starting a workload", write=True) as db:
-            record = self._workload(db, workload_id)
+            record = read_workload(db, workload_id)
             if rules.check_start(record):
-                self._transition(db, record, event, WorkloadState.RUNNING, free=False)
-            return self._workload(db, workload_id)
+                transition(db, record, event, WorkloadState.RUNNING, free=False)
+            return read_workload(db, workload_id)
 
     def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
         """End a workload as finished or cancelled, freeing its reservations; idempotent."""
@@ -382,41 +398,41 @@ class SqliteStore:
     def _release(
         self, db: sqlite3.Connection, workload_id: int, new_state: WorkloadState, event: EventRecord
     ) -> WorkloadRecord:
-        record = self._workload(db, workload_id)
+        record = read_workload(db, workload_id)
         if rules.check_release(record, new_state):
-            self._transition(db, record, event, new_state, free=True)
-        return self._workload(db, workload_id)
+            transition(db, record, event, new_state, free=True)
+        return read_workload(db, workload_id)
 
     def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
         """Admitted/running -> evicted, freeing its reservations; idempotent."""
         text = None if explanation is None else dumps(explanation)
         with self._tx("evicting a workload", write=True) as db:
-            record = self._workload(db, workload_id)
+            record = read_workload(db, workload_id)
             if rules.check_evict(record):
                 db.execute(
                     "UPDATE workloads SET placement = NULL, explanation = ? WHERE id = ?", (text, workload_id)
                 )
-                self._transition(db, record, event, WorkloadState.EVICTED, free=True)
-            return self._workload(db, workload_id)
+                transition(db, record, event, WorkloadState.EVICTED, free=True)
+            return read_workload(db, workload_id)
 
     def requeue(self, workload_id: int, event: EventRecord, *, to_back: bool = False) -> WorkloadRecord:
         """Back to pending, freeing any reservations; idempotent."""
         with self._tx("requeueing a workload", write=True) as db:
-            record = self._workload(db, workload_id)
+            record = read_workload(db, workload_id)
             if rules.check_requeue(record):
                 db.execute("UPDATE workloads SET placement = NULL WHERE id = ?", (workload_id,))
                 if to_back:
                     db.execute(
                         "UPDATE workloads SET sequence = ? WHERE id = ?",
-                        (self._next_sequence(db), workload_id),
+                        (next_sequence(db), workload_id),
                     )
-                self._transition(db, record, event, WorkloadState.PENDING, free=True)
-            return self._workload(db, workload_id)
+                transition(db, record, event, WorkloadState.PENDING, free=True)
+            return read_workload(db, workload_id)
 
     def reservations(self, workload_id: int) -> dict[str, Resources]:
         """What one workload has booked, per node."""
         with self._tx("reading reservations") as db:
-            self._workload(db, workload_id)
+            read_workload(db, workload_id)
             rows = db.execute(
                 "SELECT node, resources FROM reservations WHERE workload = ? ORDER BY node", (workload_id,)
             ).fetchall()
@@ -436,105 +452,33 @@ class SqliteStore:
     def reserved_by_node(self) -> dict[str, Resources]:
         """Booked capacity per node, summed over every workload holding capacity."""
         with self._tx("reading reservations") as db:
-            return dict(sorted(self._booked(db).items()))
+            return dict(sorted(booked_by_node(db).items()))
 
     # -- events --------------------------------------------------------------------------------
     def append_event(self, event: EventRecord) -> EventRecord:
         """Append one event; returns it with its assigned ``seq``."""
         with self._tx("appending an event", write=True) as db:
             if event.workload is not None:
-                self._workload(db, event.workload)
-            seq = self._insert_event(db, event, event.workload)
-            return self._events(db, "seq = ?", [seq])[0]
+                read_workload(db, event.workload)
+            seq = insert_event(db, event, event.workload)
+            return read_events(db, "seq = ?", [seq])[0]
 
     def list_events(
-        self, since: int = 0, workload: int | None = None, limit: int | None = None
+        self,
+        since: int = 0,
+        workload: int | None = None,
+        limit: int | None = None,
+        *,
+        owner: str | None = None,
     ) -> list[EventRecord]:
-        """Events with ``seq > since`` in order, optionally for one workload, at most ``limit``."""
-        where, params = "seq > ?", [since]
+        """Events with ``seq > since`` in order, optionally for one workload or only for the
+        workloads of ``owner`` (filtered in SQL), at most ``limit``."""
+        where = "seq > ?"
+        params: list[Any] = [since]
         if workload is not None:
             where, params = where + " AND workload = ?", [*params, workload]
+        if owner is not None:
+            where += " AND workload IN (SELECT id FROM workloads WHERE owner = ?)"
+            params = [*params, owner]
         with self._tx("reading events") as db:
-            return self._events(db, where, params, limit)
-
-    # -- helpers (all run inside an open transaction) ------------------------------------------
-    def _node(self, db: sqlite3.Connection, name: str) -> Node:
-        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            raise NotFoundError("node", name)
-        return self._decode_node(row[0], f"node {name!r}")
-
-    def _allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
-        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        return None if row is None else self._decode_node(row[0], f"node {name!r}").allocatable
-
-    def _decode_node(self, text: str, what: str) -> Node:
-        node = self._node_cache.get(text)
-        if node is None:
-            node = node_from_json(loads(text, what))
-            if len(self._node_cache) >= _NODE_CACHE_SIZE:
-                self._node_cache.clear()  # crude bound; refilled by the next reads
-            self._node_cache[text] = node
-        return node
-
-    def _topology(self, db: sqlite3.Connection, name: str) -> Topology:
-        row = db.execute("SELECT data FROM topologies WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            known = [r[0] for r in db.execute("SELECT name FROM topologies")]
-            raise NotFoundError("topology", name, f"known topologies: {rules.known_names(known)}")
-        return topology_from_json(loads(row[0], f"topology {name!r}"))
-
-    def _workload(self, db: sqlite3.Connection, workload_id: int) -> WorkloadRecord:
-        row = db.execute(f"SELECT {_WORKLOAD_COLUMNS} FROM workloads WHERE id = ?", (workload_id,)).fetchone()
-        if row is None:
-            raise NotFoundError("workload", str(workload_id))
-        return workload_from_row(row)
-
-    def _next_sequence(self, db: sqlite3.Connection) -> int:
-        # Safe: callers hold the write lock, and workloads are never deleted.
-        return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
-
-    def _booked(self, db: sqlite3.Connection, *, exclude: int | None = None) -> dict[str, Resources]:
-        total: dict[str, Resources] = {}
-        rows = db.execute("SELECT node, resources FROM reservations WHERE workload IS NOT ?", (exclude,))
-        for node, text in rows:
-            total[node] = total.get(node, Resources()) + resources_from_json(
-                loads(text, "reservation"), "reservation"
-            )
-        return total
-
-    def _insert_event(self, db: sqlite3.Connection, event: EventRecord, workload: int | None) -> int:
-        cursor = db.execute(
-            "INSERT INTO events (time, workload, type, message, data) VALUES (?, ?, ?, ?, ?)",
-            (
-                event.time,
-                workload,
-                event.type,
-                event.message,
-                None if event.data is None else dumps(event.data),
-            ),
-        )
-        assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
-        return cursor.lastrowid
-
-    def _events(
-        self, db: sqlite3.Connection, where: str, params: list[Any], limit: int | None = None
-    ) -> list[EventRecord]:
-        # LIMIT -1 means no limit in SQLite.
-        sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE {where} ORDER BY seq LIMIT ?"
-        rows = db.execute(sql, [*params, -1 if limit is None else limit]).fetchall()
-        return [EventRecord(r[3], r[4], r[1], r[2], loads(r[5], f"event {r[0]} data"), r[0]) for r in rows]
-
-    def _transition(
-        self,
-        db: sqlite3.Connection,
-        record: WorkloadRecord,
-        event: EventRecord,
-        state: WorkloadState,
-        *,
-        free: bool,
-    ) -> None:
-        if free:
-            db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
-        db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
-        self._insert_event(db, event, record.id)
+            return read_events(db, where, params, limit)

@@ -1,5 +1,6 @@
 """The SQLite connections behind ``SqliteStore``: one write connection under a lock, one read
-connection per thread, and the transaction helper every store call goes through.
+connection per thread, and the transaction helper every store call goes through. A new database
+file (and so its -wal and -shm files) is created readable by its owner only.
 
 Writes take the write lock up front (``BEGIN IMMEDIATE``), so what they read stays true until
 commit; reads run on the thread's own connection, in a WAL snapshot of the last commit, so a read
@@ -32,6 +33,7 @@ class Connections:
         self._local = threading.local()  # .reader: this thread's _Reader
         self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # open ones, closed by ``close``
         self._closed = False
+        _create_private(self.path)
         self._conn = self._connect()
         try:
             mode = self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
@@ -98,6 +100,17 @@ class Connections:
                 raise StoreError(
                     f"{action} failed in the store {str(self.path)!r}: {exc}; nothing was changed"
                 ) from exc
+
+
+def _create_private(path: Path) -> None:
+    """Create a missing database file readable by its owner only, before SQLite opens it:
+    SQLite gives the -wal and -shm files it creates the database file's permissions."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"cannot create the store {str(path)!r}: {exc.strerror}") from exc
 
 
 class _Reader:

@@ -14,7 +14,7 @@ from toposched.frontends.grove import (
     queue_of,
     to_gang,
 )
-from toposched.model import WorkloadSpecError
+from toposched.model import Semantics, WorkloadSpecError
 
 # zone ─ rack ─ host  (keys z, r, h)
 TOPOLOGY = parse_cluster_topology(
@@ -67,6 +67,7 @@ def pcs(**template: Any) -> dict[str, Any]:
 def test_gang_mirrors_replicas_and_scaling_groups() -> None:
     gang = to_gang(parse_podcliqueset(pcs()), TOPOLOGY)
     assert gang.topology == "t" and [g.name for g in gang.root.children] == ["p-0", "p-1"]
+    assert gang.semantics is Semantics.HIERARCHY  # Grove schedules through KAI
     replica = gang.root.children[0]
     assert replica.required == "z"
     assert [c.name for c in replica.children] == ["p-0-lead", "p-0-sg-0", "p-0-sg-1", "p-0-sg-2"]

@@ -9,7 +9,7 @@ import pytest
 
 from toposched.frontends.kai import compile_workload, to_gang
 from toposched.frontends.kai.segments import read_segment_config
-from toposched.model import Mode, PodSpec, Policy, Topology, WorkloadSpecError
+from toposched.model import Mode, PodSpec, Policy, Semantics, Topology, WorkloadSpecError
 
 
 def tfjob(worker_notes: dict[str, str], root_notes: dict[str, str] | None = None) -> dict[str, Any]:
@@ -213,6 +213,7 @@ def test_to_gang_builds_the_group_tree_in_index_order() -> None:
     pods += [("ps", PodSpec(f"ps-{i}", i)) for i in range(2)]
     gang = to_gang(grouping, pods)
     assert gang.policy is Policy.BINPACK and gang.topology == "cluster-topology"
+    assert gang.semantics is Semantics.HIERARCHY  # KAI's rules, whatever the ordering
     assert gang.root.mode is Mode.REQUIRED and gang.root.required == "zone"
     assert [c.name for c in gang.root.children] == ["chief", "ps", "worker"]
     workers = gang.root.children[2]

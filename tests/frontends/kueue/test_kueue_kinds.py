@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from toposched.frontends.kueue import compile_workload, load_workload, podset_infos, podset_names
-from toposched.model import Gang, Group, Mode, SliceLayer, Toleration, TolerationOperator
+from toposched.model import Gang, Group, Mode, Role, Semantics, SliceLayer, Toleration, TolerationOperator
 
 from .helpers import (
     BLOCK,
@@ -177,6 +177,9 @@ def test_lws_group_single_replica_keeps_plain_names() -> None:
         BLOCK,
         ["leader", "worker"],
     )
+    # One pod each: the front end, not the engine, says which is the leader.
+    assert [c.role for c in group.children] == [Role.LEADER, Role.WORKERS]
+    assert gang.semantics is Semantics.KUEUE
     infos = podset_infos(gang)
     assert [(i.name, i.count, i.mode, i.level, i.group) for i in infos] == [
         ("leader", 1, Mode.PREFERRED, BLOCK, "g"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from toposched.frontends.osmo import compile_workflow, parse_pool, parse_workflow, to_gang
-from toposched.model import Gang, Group
+from toposched.model import Gang, Group, Semantics
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "osmo"
 
@@ -22,6 +22,7 @@ def test_flat_gang_holds_every_pod_on_the_root() -> None:
     gang = gang_of("1-single-nvl72-rack")
     assert gang.root.required == "nvidia.com/gpu-clique"
     assert gang.min_member == 4
+    assert gang.semantics is Semantics.HIERARCHY  # OSMO schedules through KAI
     assert [p.name for p in gang.root.pods] == [f"model1-shard{i}" for i in range(1, 5)]
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Response
 
 from toposched.api.auth import CurrentUser
 from toposched.api.deps import LimitsDep, SchedulerDep, StoreDep
+from toposched.api.params import Limit, Since, WorkloadFilter, next_link
 from toposched.api.routes.workloads import owned
 from toposched.store import EventRecord
 
@@ -20,20 +21,22 @@ def list_events(
     store: StoreDep,
     scheduler: SchedulerDep,
     limits: LimitsDep,
-    since: Annotated[int, Query(ge=0)] = 0,
-    workload: int | None = None,
-    limit: Annotated[int | None, Query(ge=1)] = None,
+    response: Response,
+    since: Since = 0,
+    workload: WorkloadFilter = None,
+    limit: Limit = None,
 ) -> list[dict[str, Any]]:
-    """Events with ``seq > since`` in order, at most ``limit``; poll with the last seq seen."""
+    """Events with ``seq > since`` in order, at most ``limit``; poll with the last seq seen. A
+    full page carries a ``Link: <...>; rel="next"`` header for the next one."""
     cap = min(limit or limits.max_list, limits.max_list)
     if workload is not None:
         owned(scheduler.get(workload), user)
-        return [event_json(e) for e in store.list_events(since, workload=workload, limit=cap)]
-    if user.is_admin:
-        return [event_json(e) for e in store.list_events(since, limit=cap)]
-    mine = {r.id for r in scheduler.list(owner=user.name)}
-    events = [e for e in store.list_events(since) if e.workload in mine]
-    return [event_json(e) for e in events[:cap]]
+    owner = None if user.is_admin or workload is not None else user.name
+    events = store.list_events(since, workload=workload, limit=cap, owner=owner)
+    if len(events) == cap:
+        query = {"since": events[-1].seq, "limit": cap, "workload": workload}
+        response.headers["Link"] = next_link("/v1/events", query)
+    return [event_json(e) for e in events]
 
 
 def event_json(event: EventRecord) -> dict[str, Any]:

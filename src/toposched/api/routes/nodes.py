@@ -12,6 +12,7 @@ from toposched.api.auth import AdminUser, CurrentUser
 from toposched.api.bodies import NodePatch, node_json
 from toposched.api.deps import OffloadDep, SchedulerDep, StoreDep
 from toposched.api.offload import json_response
+from toposched.frontends.cluster import load_cluster_report
 from toposched.model import Problem, SpecError
 from toposched.store import Store
 
@@ -45,8 +46,16 @@ def get_node(name: str, _: CurrentUser, store: StoreDep) -> dict[str, Any]:
         "requestBody": {"content": {"application/yaml": {"schema": {"type": "string"}}}, "required": True}
     },
 )
-async def import_nodes(request: Request, _: AdminUser, scheduler: SchedulerDep) -> dict[str, Any]:
-    """Import nodes (and Topology objects, running pods) from ``kubectl get ... -o yaml`` output."""
+async def import_nodes(
+    request: Request, _: AdminUser, scheduler: SchedulerDep, replace: bool = False
+) -> dict[str, Any]:
+    """Import nodes (and Topology objects, running pods) from ``kubectl get ... -o yaml`` output.
+
+    Merges per node: the running pods of the nodes in the dump replace those nodes' earlier
+    ones, other nodes keep theirs, so a cluster can be imported in chunks. ``replace=true``
+    makes the dump the whole cluster: the answer lists the nodes and pods that removed
+    (``removed_nodes``, ``removed_pods``). ``overbooked`` lists nodes left with less capacity
+    than is booked on them; their gangs are replaced or evicted like those of a failed node."""
     raw = await request.body()
     try:
         text = raw.decode("utf-8")
@@ -56,7 +65,8 @@ async def import_nodes(request: Request, _: AdminUser, scheduler: SchedulerDep) 
         ) from None
     if not text.strip():
         raise SpecError([Problem("body", "is empty", "send a kubectl dump of Nodes (YAML or JSON)")])
-    report = await run_in_threadpool(scheduler.import_cluster, text)
+    cluster, warnings = await run_in_threadpool(load_cluster_report, text, source="cluster")
+    report = await run_in_threadpool(scheduler.import_cluster, cluster, replace=replace, warnings=warnings)
     return _report_json(report)
 
 

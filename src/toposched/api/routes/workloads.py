@@ -9,10 +9,11 @@ from fastapi import APIRouter, Query, Response
 
 from toposched.api.auth import AdminUser, CurrentUser, User
 from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
-from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, SubmissionsDep
+from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, StoreDep, SubmissionsDep
 from toposched.api.offload import json_response
+from toposched.api.params import After, Limit, WorkloadId, next_link
 from toposched.frontends.parse import parse_documents
-from toposched.model import PermissionDeniedError
+from toposched.model import NotFoundError, PermissionDeniedError
 from toposched.scheduler import Scheduler, Submission
 from toposched.store import WorkloadRecord, WorkloadState
 
@@ -54,28 +55,32 @@ def _prepare(scheduler: Scheduler, body: SubmitBody, owner: str) -> Submission:
 @router.get("")
 def list_workloads(
     user: CurrentUser,
-    scheduler: SchedulerDep,
+    store: StoreDep,
     limits: LimitsDep,
+    response: Response,
     owner: str | None = None,
     state: Annotated[list[WorkloadState] | None, Query()] = None,
-    limit: Annotated[int | None, Query(ge=1)] = None,
+    after: After = 0,
+    limit: Limit = None,
 ) -> list[dict[str, Any]]:
-    """Workloads in arrival order (the newest ``limit``). Users get only their own."""
+    """Workloads in submission (id) order, a page at a time: ids above ``after``, at most
+    ``limit`` (capped by the server). A full page carries a ``Link: <...>; rel="next"`` header
+    whose ``after`` is the page's last id. Users get only their own."""
     if not user.is_admin:
         if owner is not None and owner != user.name:
             raise PermissionDeniedError(f"user {user.name!r} may list only their own workloads")
         owner = user.name
-    records = scheduler.list(owner=owner)
-    if state:
-        wanted = set(state)
-        records = [r for r in records if r.state in wanted]
     cap = min(limit or limits.max_list, limits.max_list)
-    return [workload_json(r) for r in records[-cap:]]
+    records = store.page_workloads(owner=owner, states=state or None, after=after, limit=cap)
+    if len(records) == cap:
+        query = {"after": records[-1].id, "limit": cap, "owner": owner, "state": state or None}
+        response.headers["Link"] = next_link("/v1/workloads", query)
+    return [workload_json(r) for r in records]
 
 
 @router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
 async def get_workload(
-    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
+    workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
 ) -> Response:
     """One workload: state, placement, explanation and the submitted spec."""
     record = await offload.run(scheduler.get, workload_id)
@@ -84,7 +89,7 @@ async def get_workload(
 
 @router.delete("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
 async def cancel(
-    workload_id: int, user: CurrentUser, scheduler: SchedulerDep, commits: CommitsDep
+    workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep, commits: CommitsDep
 ) -> Response:
     """Cancel a workload, releasing any capacity it holds."""
     # A cancel mostly waits for the store's write lock: on the waiting pool, so reads on the
@@ -94,12 +99,12 @@ async def cancel(
 
 
 def _cancel(scheduler: Scheduler, workload_id: int, user: User) -> WorkloadRecord:
-    owned(scheduler.get(workload_id), user)  # 403 for another user's workload, before anything changes
+    owned(scheduler.get(workload_id), user)  # 404 for another user's workload, before anything changes
     return scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin)
 
 
 @router.post("/{workload_id}/finish")
-def finish(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
+def finish(workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep) -> dict[str, Any]:
     """Report that a workload completed, releasing its capacity (its owner or an admin)."""
     owned(scheduler.get(workload_id), user)
     return workload_json(scheduler.finish(workload_id, actor=user.name, admin=user.is_admin))
@@ -107,7 +112,7 @@ def finish(workload_id: int, user: CurrentUser, scheduler: SchedulerDep) -> dict
 
 @router.put("/{workload_id}/pods/{pod}/status")
 def pod_status(
-    workload_id: int, pod: str, body: PodStatusBody, _: AdminUser, scheduler: SchedulerDep
+    workload_id: WorkloadId, pod: str, body: PodStatusBody, _: AdminUser, scheduler: SchedulerDep
 ) -> dict[str, Any]:
     """Report what one pod of an admitted gang is doing (Pending, Running, Failed, Terminating).
     A running pod marks the gang running; failed or ended pods feed node-failure detection."""
@@ -117,7 +122,8 @@ def pod_status(
 
 
 def owned(record: WorkloadRecord, user: User) -> WorkloadRecord:
-    """The record, when ``user`` may see it (its owner or an admin)."""
+    """The record, when ``user`` may see it (its owner or an admin). Another user's workload is
+    not found, exactly like a missing one, so ids cannot be probed."""
     if not user.is_admin and record.owner != user.name:
-        raise PermissionDeniedError(f"workload {record.id} belongs to another user")
+        raise NotFoundError("workload", str(record.id))
     return record

@@ -11,14 +11,33 @@ caller then uses BestFit.
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import numpy as np
 
 from toposched.engine.counts import LevelCounts, aggregate
-from toposched.engine.greedy import expand, sort_descent, sort_search
-from toposched.engine.policies.bestfit import BEST_FIT
-from toposched.engine.request import Request
+from toposched.engine.ranges import expand
+from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
+
+
+class Request(Protocol):
+    """What balanced placement reads of a Kueue request (the solver's ``Request``)."""
+
+    @property
+    def level(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def slice_size(self) -> int: ...
+    @property
+    def slice_level(self) -> int: ...
+    @property
+    def leader_count(self) -> int: ...
+    @property
+    def strategy(self) -> Strategy:
+        """The greedy ordering the simulation and the fallback use (BestFit)."""
+        ...
 
 
 class Subtree:
@@ -83,7 +102,7 @@ class Subtree:
                 slice_level=req.slice_level,
                 slice_size=req.slice_size,
                 inner_sizes={},
-                leader=req.leader is not None,
+                leader=req.leader_count > 0,
             )
 
     def store(self, counts: list[LevelCounts]) -> None:
@@ -92,7 +111,7 @@ class Subtree:
 
 
 def evaluate(
-    lc: LevelCounts, domains: IntArray, needed: int, leaders: int
+    lc: LevelCounts, domains: IntArray, needed: int, leaders: int, strategy: Strategy
 ) -> tuple[bool, int, int | None, int | None]:
     """Greedy simulation: does the request fit, how many domains it uses, and the last domain used
     with the leader and without it."""
@@ -101,7 +120,7 @@ def evaluate(
     last: int | None = None
     i = 0
     if leaders > 0:
-        order = sort_search(lc, domains, BEST_FIT)
+        order = strategy.search_order(lc, domains)
         while leaders > 0 and i < len(order) and lc.lead[int(order[i]) - lc.offset] > 0:
             p = int(order[i]) - lc.offset
             chosen += 1
@@ -109,9 +128,9 @@ def evaluate(
             leaders -= int(lc.lead[p])
             needed -= int(lc.slcl[p])
             i += 1
-        rest = sort_descent(lc, order[i:], BEST_FIT)
+        rest = strategy.descent_order(lc, order[i:])
     else:
-        rest = sort_descent(lc, domains, BEST_FIT)
+        rest = strategy.descent_order(lc, domains)
     if leaders > 0:
         return False, 0, None, None
     for d in rest.tolist():
@@ -139,12 +158,19 @@ def _entropy(values: list[int]) -> float:
 
 
 def select_subset(
-    sub: Subtree, level: int, domains: IntArray, needed: int, leaders: int, size: int, by_entropy: bool
+    sub: Subtree,
+    level: int,
+    domains: IntArray,
+    needed: int,
+    leaders: int,
+    size: int,
+    by_entropy: bool,
+    strategy: Strategy,
 ) -> list[int] | None:
     """Fewest domains that fit (as many as the greedy uses), then least total capacity, domains
     taken in path order or (``by_entropy``) leader-capable, larger and more even ones first."""
     lc = sub[level]
-    fit, best_count, _, _ = evaluate(lc, domains, needed, leaders)
+    fit, best_count, _, _ = evaluate(lc, domains, needed, leaders, strategy)
     if not fit:
         return None
     ordered = sorted(domains.tolist())
@@ -183,7 +209,7 @@ def select_subset(
 
 
 def _prune(sub: Subtree, req: Request, domains: IntArray, threshold: int) -> None:
-    leader = req.leader is not None
+    leader = req.leader_count > 0
     level = sub.top
 
     def prune_node(lvl: int, d: int) -> None:
@@ -250,7 +276,9 @@ def balanced_place(
         lower = (
             expand(tree.child_start[level][start:end], tree.child_end[level][start:end]) if below else domains
         )
-        fits, used, last_leader, last = evaluate(sub[level + 1 if below else level], lower, needed, leaders)
+        fits, used, last_leader, last = evaluate(
+            sub[level + 1 if below else level], lower, needed, leaders, req.strategy
+        )
         if not fits:
             continue
         lower_lc = sub[level + 1 if below else level]
@@ -265,14 +293,14 @@ def balanced_place(
         if threshold < best_threshold:
             continue
         _prune(sub, req, domains, threshold)
-        fits, used, _, _ = evaluate(sub[level], domains, needed, leaders)
+        fits, used, _, _ = evaluate(sub[level], domains, needed, leaders, req.strategy)
         if not fits and reserved < threshold:
             if reserved <= 0 or reserved < best_threshold:
                 continue
             threshold = reserved
             sub = Subtree(tree, counts, level, start, end)
             _prune(sub, req, domains, threshold)
-            fits, used, _, _ = evaluate(sub[level], domains, needed, leaders)
+            fits, used, _, _ = evaluate(sub[level], domains, needed, leaders, req.strategy)
         if not fits:
             continue
         if threshold > best_threshold or (threshold == best_threshold and used < best_domains):
@@ -282,17 +310,17 @@ def balanced_place(
     current = best.domains(level)
     fit_level = level
     if below:
-        subset = select_subset(best, level, current, needed, leaders, req.slice_size, True)
+        subset = select_subset(best, level, current, needed, leaders, req.slice_size, True, req.strategy)
         if subset is None:
             return None
         chosen = np.asarray(subset, dtype=np.int64)
         current = expand(tree.child_start[level][chosen], tree.child_end[level][chosen])
         fit_level = level + 1
-    subset = select_subset(best, fit_level, current, needed, leaders, req.slice_size, False)
+    subset = select_subset(best, fit_level, current, needed, leaders, req.slice_size, False, req.strategy)
     if subset is None or needed < len(subset) * best_threshold:
         return None
     lc = best[fit_level]
-    ordered = sort_search(lc, np.asarray(subset, dtype=np.int64), BEST_FIT)
+    ordered = req.strategy.search_order(lc, np.asarray(subset, dtype=np.int64))
     if not _spread_evenly(lc, ordered.tolist(), needed, leaders, req.slice_size, best_threshold):
         return None
     best.store(counts)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from toposched.engine.greedy import expand
+from toposched.engine.ranges import expand
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
@@ -78,13 +78,13 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
     rows = np.flatnonzero(view.member)
     total = summed(pods)
     n = len(pods)
-    free = {r: np.maximum(space.column(r)[rows], 0) for r in total}
+    free = {r: np.maximum(space.ledger.column(r)[rows], 0) for r in total}
     per_row_cap: IntArray | None = None
     if homogeneous(pods):
         rep = {r: a for r, a in representative(pods).items() if r != PODS and a > 0}
         per_row_cap = np.full(len(rows), n, dtype=np.int64)
         for r, amount in rep.items():
-            per_row_cap = np.minimum(per_row_cap, np.maximum(space.column(r)[rows], 0) // amount)
+            per_row_cap = np.minimum(per_row_cap, np.maximum(space.ledger.column(r)[rows], 0) // amount)
     out: dict[int, LevelFit] = {}
     for level in range(-1, deepest + 1):
         if level < 0:
@@ -188,11 +188,11 @@ def fill_nodes(
     if len(rows) == 0 or count <= 0:
         return []
     wanted = np.flatnonzero(vec > 0)
-    room = np.min(space.free[rows][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
+    room = np.min(space.ledger.free[rows][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
     ok = allowed[rows] & (room > 0)
     rows, room = rows[ok], room[ok]
     topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    order = np.lexsort((rows, space.column(pack)[rows], -topo))
+    order = np.lexsort((rows, space.ledger.column(pack)[rows], -topo))
     reached = np.cumsum(room[order])
     used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
     takes = room[order[:used]].copy()

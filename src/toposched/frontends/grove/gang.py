@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from toposched.frontends.grove.objects import Clique, Constraint, PodCliqueSet
-from toposched.model import Gang, Group, PodSpec, Policy, Problem, WorkloadSpecError
+from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, WorkloadSpecError
 from toposched.model.errors import SpecError
 from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.grove import ClusterTopology
@@ -110,7 +110,8 @@ def to_gang(pcs: PodCliqueSet, topology: ClusterTopology | None, *, tas_enabled:
         topology=used.name if used is not None and pcs.has_constraint else None,
         min_member=root.min_member,
         kind=KIND,
-        policy=Policy.BINPACK,  # Grove schedules through KAI
+        policy=Policy.BINPACK,  # Grove schedules through KAI: its ordering by default ...
+        semantics=Semantics.HIERARCHY,  # ... and its group-tree rules
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from toposched.frontends.kai.common import KaiGrouping
-from toposched.model import Gang, Group, PodSpec, Policy, Problem, WorkloadSpecError
+from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, WorkloadSpecError
 from toposched.wire.kai import PODGROUP_KIND, PodGroup, SubGroup, TopologyConstraint
 
 
@@ -65,7 +65,8 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
         topology=root.topology,
         min_member=group.min_member,
         kind=PODGROUP_KIND,
-        policy=Policy.BINPACK,
+        policy=Policy.BINPACK,  # KAI's domain ordering, the default a caller may override
+        semantics=Semantics.HIERARCHY,
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from toposched.frontends.kueue.podsets import PodSetSource, Shape, Workload
 from toposched.frontends.kueue.request import TopologyRequest
 from toposched.frontends.kueue.rules import Entry, group_members
-from toposched.model import Gang, Group, PodSpec
+from toposched.model import Gang, Group, PodSpec, Role, Semantics
 
 
 def build_gang(workload: Workload, entries: Sequence[Entry], shapes: Sequence[Shape]) -> Gang:
@@ -32,7 +32,13 @@ def build_gang(workload: Workload, entries: Sequence[Entry], shapes: Sequence[Sh
         name = request.group if workload.units == 1 else f"{request.group}-{source.unit}"
         children.append(_group(name, groups[key], shape_of))
     root = Group(name=workload.name, children=tuple(children))
-    return Gang(name=workload.name, namespace=workload.namespace, kind=workload.kind, root=root)
+    return Gang(
+        name=workload.name,
+        namespace=workload.namespace,
+        kind=workload.kind,
+        root=root,
+        semantics=Semantics.KUEUE,
+    )
 
 
 def _group(name: str, members: Sequence[Entry], shape_of: dict[str, Shape]) -> Group:
@@ -45,14 +51,20 @@ def _group(name: str, members: Sequence[Entry], shape_of: dict[str, Shape]) -> G
     (leader, leader_req), (workers, workers_req) = ordered[0][1], ordered[1][1]
     level_req = workers_req
     children = (
-        _leaf(leader, leader_req, shape_of[leader.name], 0, own_level=False),
-        _leaf(workers, workers_req, shape_of[workers.name], leader.count, own_level=False),
+        _leaf(leader, leader_req, shape_of[leader.name], 0, own_level=False, role=Role.LEADER),
+        _leaf(workers, workers_req, shape_of[workers.name], leader.count, own_level=False, role=Role.WORKERS),
     )
     return Group(name=name, required=level_req.required, preferred=level_req.preferred, children=children)
 
 
 def _leaf(
-    source: PodSetSource, request: TopologyRequest, shape: Shape, offset: int, *, own_level: bool
+    source: PodSetSource,
+    request: TopologyRequest,
+    shape: Shape,
+    offset: int,
+    *,
+    own_level: bool,
+    role: Role = Role.NONE,
 ) -> Group:
     ranks = _ranks(source, offset)
     pods = tuple(
@@ -76,6 +88,7 @@ def _leaf(
         preferred=request.preferred if own_level else None,
         slices=request.slices,
         pods=pods,
+        role=role,
     )
 
 

@@ -98,7 +98,12 @@ def _flatten(documents: Sequence[Mapping[str, Any]], problems: Problems) -> list
             )
             continue
         if doc.get("kind") == "List":
-            for j, item in enumerate(doc.get("items") or []):
+            items = doc.get("items") or []
+            if not isinstance(items, list):
+                where = at(base, "items")
+                problems.append(Problem(where, f"expected a list of objects, got {type_name(items)}", ""))
+                continue
+            for j, item in enumerate(items):
                 where = at(base, f"items[{j}]")
                 if isinstance(item, Mapping):
                     located.append((where, item))

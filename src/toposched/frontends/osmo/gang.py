@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from toposched.frontends.osmo.objects import CompiledGroup
 from toposched.frontends.osmo.tree import SubGroupSpec
-from toposched.model import Gang, Group, PodSpec, Policy
+from toposched.model import Gang, Group, PodSpec, Policy, Semantics
 
 
 def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> Gang:
@@ -57,4 +57,5 @@ def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> 
         min_member=min_member,
         kind="OSMOWorkflowGroup",
         policy=policy,
+        semantics=Semantics.HIERARCHY,  # OSMO schedules through KAI
     )

@@ -14,7 +14,7 @@ lifecycle rules around them (GREP-369).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,6 +35,7 @@ from toposched.frontends.grove import (
     to_gang,
 )
 from toposched.model import Gang, NotFoundError, Problem, Topology, TopologySpecError
+from toposched.scheduler.clock import Clock, ManualClock
 from toposched.scheduler.registry.status import kai_sync, pcs_condition
 
 FINALIZER = "grove.io/clustertopology"
@@ -44,11 +45,6 @@ PODGANG = "PodGang"
 KAI_TOPOLOGY = "KAITopology"
 KUEUE_TOPOLOGY = "KueueTopology"
 Key = tuple[str, str, str]  # kind, namespace, name
-Clock = Callable[[], datetime]
-
-
-def _epoch() -> datetime:
-    return datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def kind_of(obj: Mapping[str, Any]) -> str:
@@ -63,9 +59,11 @@ class TopologyRegistry:
     """Stored topologies and workloads with Grove's operator rules. Not thread-safe; the scheduler
     loop owns one instance. ``clock`` stamps deletion requests."""
 
-    def __init__(self, operator_config: Mapping[str, Any] | None = None, *, clock: Clock = _epoch) -> None:
+    def __init__(
+        self, operator_config: Mapping[str, Any] | None = None, *, clock: Clock | None = None
+    ) -> None:
         self.config: OperatorConfig = parse_operator_config(operator_config)
-        self._clock = clock
+        self._clock = clock if clock is not None else ManualClock()  # at the epoch unless told
         self._objects: dict[Key, dict[str, Any]] = {}
         self._scheduled: dict[str, int] = {}
 
@@ -167,7 +165,7 @@ class TopologyRegistry:
         if obj is None:
             return Admission(False, (Problem("metadata.name", f"{kind} {name!r} not found", ""),))
         if obj["metadata"].get("finalizers"):
-            obj["metadata"].setdefault("deletionTimestamp", self._clock().isoformat())
+            obj["metadata"].setdefault("deletionTimestamp", datetime.fromtimestamp(self._clock.now(), UTC).isoformat())
         else:
             self._remove(key)
         return Admission(True)

@@ -1,0 +1,122 @@
+"""``Search.COMPLETE`` after a faithful refusal: the exact search, and what the result says.
+
+The faithful solvers reproduce each upstream scheduler's choice, and those give up on some gangs
+that fit (a greedy domain choice starves a sibling). When the faithful result is
+``Unschedulable``, ``search_complete`` runs ``ExactSearch`` on the same snapshots. A placement
+found that way carries ``found_by=Search.COMPLETE`` and a note naming the faithful reason; when
+the search finds nothing the faithful reason stands, with a note saying the complete search found
+no placement either or stopped at its budget (``Unschedulable.budget_exhausted``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from toposched.engine.budget import SearchBudget
+from toposched.engine.exact import MAX_GROUPS, ExactSearch
+from toposched.engine.members import build
+from toposched.engine.messages import Reasons
+from toposched.engine.output import assignment
+from toposched.engine.request import compile_unit, units_of
+from toposched.engine.space import NodeSpace
+from toposched.model import Gang, Group, PodPlacement, Policy, Search, TopologyAssignment, Unschedulable
+from toposched.model.placement import Placement
+from toposched.snapshot import Snapshot
+
+
+def search_complete(
+    gang: Gang,
+    snapshot: Snapshot,
+    faithful: Unschedulable,
+    *,
+    policy: Policy,
+    kueue: bool,
+    snapshots: Mapping[str, Snapshot] | None = None,
+    budget: SearchBudget | None = None,
+) -> Placement | Unschedulable:
+    """The exact search's placement of ``gang``, or ``faithful`` with a note on why there is none.
+    The snapshots are not changed.
+
+    ``kueue``: the faithful solver read the gang as Kueue PodSets and PodSet groups; the search
+    then keeps Kueue's reading (a group's level binds its PodSets, whose own levels Kueue ignores)
+    and leaves a request Kueue rejects as invalid refused."""
+    root = gang.root
+    if kueue:
+        podsets = _kueue_podsets(root, snapshot, Reasons(gang.name, snapshot.tree.topology.name, policy))
+        if podsets is None:
+            return faithful
+        root = podsets
+    budget = budget or SearchBudget()
+    space = NodeSpace(snapshot, snapshots)
+    outcome = ExactSearch(space, build(root, gang.topology), budget).run()
+    if outcome.found:
+        pods, assignments = _output(gang, space, outcome.where)
+        note = f"faithful placement failed: {faithful.message}; complete search placed it"
+        return Placement(
+            gang.name, space.default, policy, pods, assignments, found_by=Search.COMPLETE, note=note
+        )
+    if outcome.too_large:
+        note = f"complete search not run: the gang has more than {MAX_GROUPS} groups and slices"
+    elif outcome.exhausted:
+        steps = min(outcome.steps, budget.steps)
+        note = f"complete search stopped at its budget after {steps} steps without a placement"
+    else:
+        note = f"complete search found no placement either ({outcome.steps} steps)"
+    return replace(faithful, note=note, budget_exhausted=outcome.exhausted)
+
+
+def _kueue_podsets(root: Group, snapshot: Snapshot, reasons: Reasons) -> Group | None:
+    """The gang as Kueue places it, one child per PodSet or PodSet group, under that unit's level
+    (the workers carry the unit's slices); None when Kueue rejects a request as invalid."""
+    units = units_of(root, reasons)
+    if isinstance(units, Unschedulable):
+        return None
+    children: list[Group] = []
+    for unit in units:
+        members = tuple(
+            replace(m, required=None, preferred=None, slices=unit.slices if m is unit.workers else ())
+            for m in unit.members
+        )
+        if not unit.workers.pods and unit.leader is None:
+            children.append(Group(f"{unit.name}/podset", children=members))  # needs no domain
+            continue
+        if isinstance(compile_unit(unit, snapshot.tree, reasons.policy, reasons), Unschedulable):
+            return None
+        children.append(Group(f"{unit.name}/podset", unit.required, unit.preferred, children=members))
+    return Group(f"{root.name}/podsets", children=tuple(children))
+
+
+def _output(
+    gang: Gang, space: NodeSpace, where: Mapping[tuple[str, str], int]
+) -> tuple[tuple[PodPlacement, ...], dict[str, TopologyAssignment]]:
+    """Pods with a node (running ones included) in index order, and pods per leaf domain of the
+    leaf's topology, as the faithful solvers report them."""
+    pods: list[PodPlacement] = []
+    assignments: dict[str, TopologyAssignment] = {}
+    for leaf in gang.leaves():
+        view = space.views.get(_topology_of(gang, leaf.name) or space.default) or space.views[space.default]
+        counts: list[tuple[int, int]] = []
+        for pod in sorted(leaf.pods, key=lambda p: (p.index, p.name)):
+            row = where.get((leaf.name, pod.name))
+            if row is None:
+                continue
+            domain = int(view.codes[-1][row])
+            path = view.tree.path(view.tree.leaf_level, domain) if domain >= 0 else ()
+            if domain >= 0:
+                counts.append((domain, 1))
+            pods.append(PodPlacement(pod.name, leaf.name, pod.index, space.names[row], path))
+        assignments[leaf.name] = assignment(view.tree, counts)
+    return tuple(pods), assignments
+
+
+def _topology_of(gang: Gang, leaf: str) -> str | None:
+    """The topology a leaf's domains are reported in: its own, else its nearest ancestor's."""
+    stack = [(gang.root, gang.topology)]
+    while stack:
+        group, inherited = stack.pop()
+        topology = group.topology if group.topology is not None else inherited
+        if group.is_leaf and group.name == leaf:
+            return topology
+        stack += [(child, topology) for child in group.children]
+    return None

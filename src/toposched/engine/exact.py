@@ -1,0 +1,305 @@
+"""The exact bounded search behind ``Search.COMPLETE``: backtracking over every choice a gang leaves.
+
+It works on the hierarchical solver's tree (``members.build``: slices are required child groups)
+and capacity ledger (``NodeSpace``), depth first over the groups:
+
+* a group with a required level tries every domain of that level (one holding all its running
+  pods), its preferred level's domains first when it has one; a group with only a preferred
+  level tries every domain of it, then all the rows it may use; an unconstrained group keeps its
+  parent's rows; an inner group whose ``min_sub_group`` is below its child count tries every
+  choice of the children to satisfy;
+* a leaf tries every split of its pods (per pod shape) over its rows, fullest nodes first
+  (``splits``), charging the ledger, so later groups see what earlier ones took.
+
+Children with a required level go first (largest first), and interchangeable siblings (Kueue
+slices) take domains in domain order, which skips their permutations. Before each step every
+group still to place must fit, per pod shape, in the free capacity of its rows, and the groups of
+one request vector together in the union of theirs; a step that breaks this is cut. Any failure
+rolls back to the latest choice. The search is exact: when it ends without a placement, none
+exists. ``SearchBudget`` bounds it by steps and, optionally, an injected expiry check; hitting
+either ends it as "exhausted".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, tree_order
+from toposched.engine.budget import ExhaustedError, SearchBudget, Steps
+from toposched.engine.ledger import Ledger
+from toposched.engine.members import Progress, SNode
+from toposched.engine.space import NodeSpace
+from toposched.engine.splits import splits
+from toposched.model import PodSpec
+from toposched.topology import IntArray
+
+MAX_GROUPS = 200  # groups and slices the search takes on (its depth-first walk recurses per group)
+
+Task = tuple[SNode, IntArray]  # a group still to place and the rows its parent allows
+
+
+@dataclass(slots=True)
+class Outcome:
+    """Where each pod went, (IR leaf, pod name) -> row, when ``found``."""
+
+    found: bool
+    exhausted: bool
+    steps: int
+    where: dict[tuple[str, str], int] = field(default_factory=dict)
+    too_large: bool = False  # more than MAX_GROUPS groups and slices: not searched
+
+
+class ExactSearch:
+    """One exact search over ``root`` on ``space`` (charged as it goes, rolled back on failure)."""
+
+    def __init__(self, space: NodeSpace, root: SNode, budget: SearchBudget) -> None:
+        self.space = space
+        self.root = root
+        self.steps = Steps(budget)
+        self.progress = Progress()
+        self.where: dict[tuple[str, str], int] = {}
+        self.placed: list[tuple[SNode, list[PodSpec], IntArray, list[int]]] = []  # splits so far
+        self.held: dict[str, IntArray] = {}
+        self.leaf_rows: dict[str, IntArray] = {}  # rows of each leaf placed so far
+        self.code: dict[str, int] = {}  # required-level domain of each group placed so far
+        self.twin: dict[str, str] = {}  # group -> the interchangeable sibling placed just before it
+        self._runs: dict[str, Runs] = {}
+        self._order = tree_order(space)
+
+    def run(self) -> Outcome:
+        if len(self.root.walk()) > MAX_GROUPS:
+            return Outcome(False, True, 0, too_large=True)
+        self._pin()
+        try:
+            found = self._step([(self.root, np.arange(self.space.size, dtype=np.int64))])
+        except ExhaustedError:
+            return Outcome(False, True, self.steps.count)
+        if found:
+            self._record()
+            self._grow()
+        return Outcome(found, False, self.steps.count, dict(self.where) if found else {})
+
+    # -- set-up and bookkeeping -----------------------------------------------------------------
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.space.ledger
+
+    def _charge(self, row: int, pods: int, vec: IntArray) -> None:
+        """``pods`` pods of ``vec`` on one row (negative: give them back)."""
+        self.ledger.charge(np.asarray([row], dtype=np.int64), np.asarray([pods], dtype=np.int64), vec)
+
+    def _pin(self) -> None:
+        """Charge pods that already run and note, per group, the rows they hold. Every resource
+        the gang asks for gets its ledger column first, so request vectors keep one length."""
+        rows_of: dict[str, list[int]] = {}
+        for node in reversed(self.root.walk()):  # children before parents
+            rows = [r for child in node.children for r in rows_of[child.name]]
+            for pod in node.pods if node.is_leaf else ():
+                self.ledger.vector(pod.requests)
+                if pod.node is None:
+                    continue
+                self.progress.active.setdefault(node.name, set()).add(pod.name)
+                row = self.space.row.get(pod.node)
+                if row is not None:
+                    self._charge(row, 1, self.ledger.vector(pod.requests))
+                    self.where[(node.leaf, pod.name)] = row
+                    rows.append(row)
+            rows_of[node.name] = rows
+            self.held[node.name] = np.unique(np.asarray(rows, dtype=np.int64))
+
+    def _wanted(self, node: SNode) -> list[PodSpec]:
+        """The pods a leaf must place to reach its minimum (pending ones, in index order)."""
+        missing = self.progress.minimum(node) - self.progress.count(node)
+        return self.progress.pending(node)[: max(missing, 0)]
+
+    def _bound(self, node: SNode) -> Runs:
+        """Pods the group needs for sure, per shape run (inner groups that may drop children and
+        their subtrees: none)."""
+        cached = self._runs.get(node.name)
+        if cached is None:
+            if node.is_leaf:
+                cached = shape_runs(self._wanted(node))
+            elif self.progress.threshold(node) < len(node.children):
+                cached = []
+            else:
+                cached = [run for child in node.children for run in self._bound(child)]
+            self._runs[node.name] = cached
+        return cached
+
+    def _room_left(self, tasks: list[Task]) -> bool:
+        return room_left(self.space, [(self._bound(node), rows) for node, rows in tasks])
+
+    # -- the walk -------------------------------------------------------------------------------
+
+    def _step(self, tasks: list[Task]) -> bool:
+        """Place the groups of ``tasks`` (the last one first) and everything below them."""
+        self.steps.tick()
+        if not tasks:
+            return True
+        if not self._room_left(tasks):
+            return False
+        node, rows = tasks[-1]
+        rest = tasks[:-1]
+        wanted = self._wanted(node) if node.is_leaf else []
+        if node.is_leaf and len(wanted) < self.progress.minimum(node) - self.progress.count(node):
+            return False  # fewer pending pods than the minimum needs (the faithful reason says so)
+        if node.is_leaf and not wanted:  # nothing to place: a domain only bounds elastic pods
+            for code, option in self._options(node, rows)[:1]:
+                self.code[node.name], self.leaf_rows[node.name] = code, option
+            if self._step(rest):
+                return True
+            self.leaf_rows.pop(node.name, None)
+            return False
+        for code, option in self._options(node, rows):
+            self.code[node.name] = code
+            if node.is_leaf:
+                self.leaf_rows[node.name] = option
+                if self._place(shape_runs(wanted), option, node, rest):
+                    return True
+                del self.leaf_rows[node.name]
+                continue
+            for chosen in self._selections(node):
+                kids = sorted(chosen, key=lambda c: (c.required is None, -len(self._pods_of(c))))
+                for before, kid in zip([None, *kids], kids, strict=False):
+                    if before is not None and _signature(before) == _signature(kid):
+                        self.twin[kid.name] = before.name
+                    else:
+                        self.twin.pop(kid.name, None)
+                if self._step(rest + [(kid, option) for kid in reversed(kids)]):
+                    return True
+        return False
+
+    def _place(self, runs: Runs, rows: IntArray, leaf: SNode, rest: list[Task]) -> bool:
+        """Every split of the leaf's first shape run over ``rows``, then the next run, then the
+        remaining groups. Consecutive splits differ in a few nodes: only those are recharged."""
+        if not runs:
+            return self._step(rest)
+        run = runs[0]
+        ordered = rows[np.argsort(self._order[rows], kind="stable")]
+        cap = capacity(self.space, ordered, run[0])
+        usable, cap = ordered[cap > 0], cap[cap > 0]
+        vec = self.ledger.vector(run[0].requests)
+        mark = self.ledger.mark()
+        charged = [0] * len(usable)
+        for take, first, end in splits(cap.tolist(), len(run)):
+            self.steps.tick()
+            for position in range(first, end):
+                change = take[position] - charged[position]
+                if change:
+                    self._charge(int(usable[position]), change, vec)
+                    charged[position] = take[position]
+            self.placed.append((leaf, run, usable, take))
+            if self._place(runs[1:], rows, leaf, rest):
+                return True
+            self.placed.pop()
+        self.ledger.undo(mark)
+        return False
+
+    def _record(self) -> None:
+        """Each placed pod's row, from the splits of the placement found (pods in index order)."""
+        for leaf, run, usable, take in self.placed:
+            pods = iter(run)
+            for row, count in zip(usable.tolist(), take, strict=True):
+                for _ in range(count):
+                    self.where[(leaf.leaf, next(pods).name)] = row
+
+    def _selections(self, node: SNode) -> list[tuple[SNode, ...]]:
+        """Which children to satisfy: all of them, or every choice of the missing number."""
+        threshold = self.progress.threshold(node)
+        if threshold >= len(node.children):
+            return [tuple(node.children)]
+        open_ = [c for c in self.progress.order(node) if not self.progress.satisfied(c)]
+        missing = max(threshold - (len(node.children) - len(open_)), 0)
+        return list(combinations(open_, missing))
+
+    def _pods_of(self, node: SNode) -> list[PodSpec]:
+        return [pod for run in self._bound(node) for pod in run]
+
+    def _options(self, node: SNode, rows: IntArray) -> list[tuple[int, IntArray]]:
+        """The (domain, rows) to try for ``node``, preferred first, each big enough for its pods;
+        domain -1 when the rows are not one domain of the required level."""
+        if not node.constrained:
+            return [(-1, rows)]
+        view = self.space.views.get(node.topology if node.topology is not None else self.space.default)
+        if view is None or (node.required is None and node.preferred is None):
+            return []  # the faithful solver refuses these too; its reason stands
+        req = view.tree.level_index(node.required) if node.required is not None else None
+        pref = view.tree.level_index(node.preferred) if node.preferred is not None else None
+        if (node.required is not None and req is None) or (node.preferred is not None and pref is None):
+            return []
+        valid = rows[view.member[rows]]
+        held = self.held[node.name]
+        if req is not None and len(held):
+            codes = set(view.codes[req][held].tolist())
+            if len(codes) != 1 or -1 in codes:
+                return []  # running pods already span several domains of the level
+            valid = valid[view.codes[req][valid] == codes.pop()]
+        twin = self.twin.get(node.name)
+        if req is not None and twin is not None and pref is None:
+            valid = valid[view.codes[req][valid] >= self.code[twin]]  # permutations of twins: skip
+        runs = self._bound(node)
+        options: list[tuple[int, IntArray]] = []
+        if pref is not None and (req is None or pref > req):
+            fine = self._by_domain(valid, view.codes[pref], runs)
+            options += [(-1 if req is None else int(view.codes[req][part[0]]), part) for _, part in fine]
+        if req is not None:
+            options += self._by_domain(valid, view.codes[req], runs)
+        elif fits(self.space, valid, runs):
+            options.append((-1, valid))
+        return options
+
+    def _by_domain(self, rows: IntArray, codes: IntArray, runs: Runs) -> list[tuple[int, IntArray]]:
+        """``rows`` split by domain, the domains that fit ``runs``, tightest first (ties by domain)."""
+        keys = codes[rows]
+        rows, keys = rows[keys >= 0], keys[keys >= 0]
+        domains, inverse = np.unique(keys, return_inverse=True)
+        fit = np.ones(len(domains), dtype=np.bool_)
+        room = np.zeros(len(domains), dtype=np.int64)
+        for run in runs:
+            per = np.bincount(inverse, weights=capacity(self.space, rows, run[0]), minlength=len(domains))
+            fit &= per >= len(run)
+            room += per.astype(np.int64)
+        by_domain = np.argsort(inverse, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=len(domains)))))
+        return [
+            (int(domains[d]), rows[by_domain[starts[d] : starts[d + 1]]])
+            for d in np.lexsort((domains, room)).tolist()
+            if fit[d]
+        ]
+
+    def _grow(self) -> None:
+        """Elastic pods beyond the minima: one at a time, in index order, on the first row of the
+        leaf's chosen rows with room; a leaf stops at its first pod that fits nowhere."""
+        leaves = {leaf.name: leaf for leaf in self.root.walk() if leaf.is_leaf}
+        for name, rows in self.leaf_rows.items():
+            leaf = leaves[name]
+            rows = rows[np.argsort(self._order[rows], kind="stable")]
+            for pod in self.progress.pending(leaf):
+                if (leaf.leaf, pod.name) in self.where:
+                    continue
+                room = np.flatnonzero(capacity(self.space, rows, pod) > 0)
+                if not len(room):
+                    break
+                row = int(rows[room[0]])
+                self._charge(row, 1, self.ledger.vector(pod.requests))
+                self.where[(leaf.leaf, pod.name)] = row
+
+
+def _signature(node: SNode) -> object:
+    """What makes two sibling groups interchangeable: constraint, minima, pod shapes, children
+    (and no running pods, which tie a group to its nodes)."""
+    if any(pod.node is not None for pod in node.pods):
+        return object()  # equal to nothing
+    return (
+        node.required,
+        node.preferred,
+        node.topology,
+        node.min_member,
+        node.min_sub_group,
+        tuple(pod.shape for pod in node.pods),
+        tuple(_signature(child) for child in node.children),
+    )

@@ -1,0 +1,84 @@
+"""The one capacity ledger of a placement: free resources per node row, every charge journaled.
+
+Both solvers charge capacity here and nowhere else: the Kueue-faithful solver when a request
+of the gang is placed (a later request sees what an earlier one took), the hierarchical solver
+for running pods and for every pod it tries (a failed attempt is undone to its mark). The
+snapshot never changes during a placement; a placed gang is committed between cycles with
+``Snapshot.add_usage(key, usage_of(...))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from toposched.model import Resources
+from toposched.snapshot import per_slot_requests
+from toposched.topology import IntArray
+
+
+class Ledger:
+    """Free amounts per row (node) and column (resource), with a mark / undo journal.
+
+    ``owned`` False: ``free`` belongs to someone else (a snapshot) and is copied before the
+    first charge, so a placement that charges nothing copies nothing."""
+
+    def __init__(self, free: IntArray, columns: Mapping[str, int], *, owned: bool = False) -> None:
+        self.free = free
+        self.columns = dict(columns)
+        self._owned = owned
+        self._journal: list[tuple[IntArray, IntArray]] = []
+
+    def vector(self, requests: Resources) -> IntArray:
+        """One pod's charge (``pods`` slot included) per column. A resource no node has gets a
+        column of zeros, so nothing fits a pod that asks for it."""
+        charged = per_slot_requests(requests)
+        missing = [resource for resource in charged if resource not in self.columns]
+        if missing:
+            for resource in missing:
+                self.columns[resource] = len(self.columns)
+            zeros = np.zeros((self.free.shape[0], len(missing)), dtype=np.int64)
+            self.free = np.concatenate([self.free, zeros], axis=1)
+            self._owned = True
+        vec = np.zeros(len(self.columns), dtype=np.int64)
+        for resource, amount in charged.items():
+            vec[self.columns[resource]] = amount
+        return vec
+
+    def column(self, resource: str) -> IntArray:
+        """Free amounts of one resource per row (zeros for a resource no node has)."""
+        col = self.columns.get(resource)
+        return np.zeros(self.free.shape[0], dtype=np.int64) if col is None else self.free[:, col]
+
+    def charge(self, rows: IntArray, pods: IntArray, vec: IntArray) -> None:
+        """Take ``pods[i]`` pods of ``vec`` (from ``vector``) from row ``rows[i]``."""
+        if len(rows) == 0:
+            return
+        if not self._owned:
+            self.free = self.free.copy()
+            self._owned = True
+        amounts = pods[:, None] * vec[None, :]
+        _apply(self.free, rows, -amounts)
+        self._journal.append((rows, amounts))
+
+    def mark(self) -> int:
+        """A checkpoint: the journal length."""
+        return len(self._journal)
+
+    def undo(self, mark: int) -> None:
+        """Give back every charge made after ``mark``."""
+        while len(self._journal) > mark:
+            rows, amounts = self._journal.pop()
+            _apply(self.free, rows, amounts)
+
+
+def _apply(free: IntArray, rows: IntArray, amounts: IntArray) -> None:
+    """Add ``amounts[i]`` to row ``rows[i]`` (rows may repeat; an amount older than a column
+    added since is shorter and leaves that column alone). One row, the hierarchical solver's
+    usual charge, skips ``np.add.at``'s set-up."""
+    width = amounts.shape[1]
+    if len(rows) == 1:
+        free[int(rows[0]), :width] += amounts[0]
+    else:
+        np.add.at(free[:, :width], rows, amounts)

@@ -1,0 +1,136 @@
+"""Row helpers of ``SqliteStore``: each runs inside a transaction its caller opened (see
+``sqlite_connections``) and reads or writes the rows of one table in domain terms."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection
+from typing import Any
+
+from toposched.model import Node, NotFoundError, Resources, Topology
+from toposched.store.codecs import (
+    dumps,
+    loads,
+    node_from_json,
+    resources_from_json,
+    topology_from_json,
+    workload_from_row,
+)
+from toposched.store.records import EventRecord, WorkloadRecord, WorkloadState
+from toposched.store.rules import known_names
+
+WORKLOAD_COLUMNS = (
+    "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
+)
+_EVENT_COLUMNS = "seq, time, workload, type, message, data"
+
+
+def workload_filter(owner: str | None, states: Collection[WorkloadState] | None) -> tuple[str, list[Any]]:
+    """The WHERE clause (and its parameters) for one owner's workloads in some states."""
+    where = ["1"]
+    params: list[Any] = []
+    if owner is not None:
+        where.append("owner = ?")
+        params.append(owner)
+    if states is not None:
+        where.append(f"state IN ({', '.join('?' for _ in states)})" if states else "0")
+        params.extend(str(WorkloadState(s)) for s in states)
+    return " AND ".join(where), params
+
+
+def read_workload(db: sqlite3.Connection, workload_id: int) -> WorkloadRecord:
+    row = db.execute(f"SELECT {WORKLOAD_COLUMNS} FROM workloads WHERE id = ?", (workload_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("workload", str(workload_id))
+    return workload_from_row(row)
+
+
+def next_sequence(db: sqlite3.Connection) -> int:
+    # Safe: callers hold the write lock, and workloads are never deleted.
+    return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
+
+
+def booked_by_node(db: sqlite3.Connection, *, exclude: int | None = None) -> dict[str, Resources]:
+    """Reservations summed per node, leaving out workload ``exclude``."""
+    total: dict[str, Resources] = {}
+    rows = db.execute("SELECT node, resources FROM reservations WHERE workload IS NOT ?", (exclude,))
+    for node, text in rows:
+        total[node] = total.get(node, Resources()) + resources_from_json(
+            loads(text, "reservation"), "reservation"
+        )
+    return total
+
+
+def insert_event(db: sqlite3.Connection, event: EventRecord, workload: int | None) -> int:
+    cursor = db.execute(
+        "INSERT INTO events (time, workload, type, message, data) VALUES (?, ?, ?, ?, ?)",
+        (
+            event.time,
+            workload,
+            event.type,
+            event.message,
+            None if event.data is None else dumps(event.data),
+        ),
+    )
+    assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+    return cursor.lastrowid
+
+
+def read_events(
+    db: sqlite3.Connection, where: str, params: list[Any], limit: int | None = None
+) -> list[EventRecord]:
+    # LIMIT -1 means no limit in SQLite.
+    sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE {where} ORDER BY seq LIMIT ?"
+    rows = db.execute(sql, [*params, -1 if limit is None else limit]).fetchall()
+    return [EventRecord(r[3], r[4], r[1], r[2], loads(r[5], f"event {r[0]} data"), r[0]) for r in rows]
+
+
+def transition(
+    db: sqlite3.Connection,
+    record: WorkloadRecord,
+    event: EventRecord,
+    state: WorkloadState,
+    *,
+    free: bool,
+) -> None:
+    """Move a workload to ``state`` and log ``event``; ``free`` also deletes its reservations."""
+    if free:
+        db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
+    db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
+    insert_event(db, event, record.id)
+
+
+class NodeReader:
+    """Nodes read from their stored JSON, decoded once per distinct text (the cache is bounded:
+    it is emptied when full and refilled by the next reads). Calls run inside a transaction."""
+
+    def __init__(self, size: int = 20_000) -> None:
+        self._size = size
+        self._cache: dict[str, Node] = {}
+
+    def decode(self, text: str, what: str) -> Node:
+        node = self._cache.get(text)
+        if node is None:
+            node = node_from_json(loads(text, what))
+            if len(self._cache) >= self._size:
+                self._cache.clear()
+            self._cache[text] = node
+        return node
+
+    def get(self, db: sqlite3.Connection, name: str) -> Node:
+        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise NotFoundError("node", name)
+        return self.decode(row[0], f"node {name!r}")
+
+    def allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
+        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
+        return None if row is None else self.decode(row[0], f"node {name!r}").allocatable
+
+
+def read_topology(db: sqlite3.Connection, name: str) -> Topology:
+    row = db.execute("SELECT data FROM topologies WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        known = [r[0] for r in db.execute("SELECT name FROM topologies")]
+        raise NotFoundError("topology", name, f"known topologies: {known_names(known)}")
+    return topology_from_json(loads(row[0], f"topology {name!r}"))

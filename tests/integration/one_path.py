@@ -1,0 +1,91 @@
+"""The two ways into the engine, side by side: the command line's (``toposched place``) and the
+service's (a real SQLite store, one submission, one cycle). Both take parsed documents and a
+cluster and return the same normalised answer, so a test can ask for equality."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toposched.cli.workloads import place_documents
+from toposched.emit.result import result_document
+from toposched.frontends.registry import PoolEntry, Registry, default_registry
+from toposched.model import Cluster, Policy, Search, ToposchedError
+from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
+from toposched.store import SqliteStore, WorkloadState
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What both paths must agree on: every pod's node (by pod set and index) and the topology
+    assignments when placed; the reason when not."""
+
+    placed: bool
+    pods: tuple[tuple[str, str, int, str | None], ...] = ()
+    assignments: Mapping[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    note: str | None = None
+
+
+def _pods(raw: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, str, int, str | None], ...]:
+    return tuple(sorted((p["podSet"], p["name"], int(p["index"]), p["node"]) for p in raw))
+
+
+def refused(exc: ToposchedError) -> Answer:
+    """An input refused before placement: the error's type and words."""
+    return Answer(False, reason=f"{type(exc).__name__}: {exc}")
+
+
+def via_cli(
+    documents: Sequence[Any],
+    cluster: Cluster,
+    *,
+    policy: Policy | None = None,
+    pools: Mapping[str, PoolEntry] | None = None,
+    registry: Registry | None = None,
+    search: Search = Search.FAITHFUL,
+) -> Answer:
+    try:
+        outcome = place_documents(
+            documents, cluster, policy=policy, pools=pools, search=search, registry=registry or default_registry()
+        )
+    except ToposchedError as exc:
+        return refused(exc)
+    doc = result_document(outcome.result)
+    if doc["placed"]:
+        return Answer(True, _pods(doc["pods"]), doc["assignments"])
+    return Answer(False, reason=doc["reason"], note=doc["note"])
+
+
+def via_service(
+    documents: Sequence[Any],
+    cluster: Cluster,
+    db: Path,
+    *,
+    policy: Policy | None = None,
+    pools: Mapping[str, Mapping[str, Any]] | None = None,
+    registry: Registry | None = None,
+    search: Search = Search.FAITHFUL,
+) -> Answer:
+    """Import the cluster, store the pools, submit, run one cycle, read the workload back."""
+    store = SqliteStore(db)
+    try:
+        config = SchedulerConfig(policy=policy or Policy.MIXED, search=search)
+        scheduler = Scheduler(store, ManualClock(), config, registry=registry or default_registry())
+        scheduler.import_cluster(cluster)
+        for name, pool in (pools or {}).items():
+            scheduler.put_pool(name, topology_keys=pool["topology_keys"], backend=pool["backend"])
+        try:
+            record = scheduler.submit(documents, owner="alice")
+        except ToposchedError as exc:
+            return refused(exc)
+        scheduler.cycle()
+        stored = scheduler.get(record.id)
+    finally:
+        store.close()
+    if stored.state is WorkloadState.ADMITTED:
+        return Answer(True, _pods(stored.placement["pods"]), stored.placement["assignments"])
+    assert stored.state is WorkloadState.PENDING, stored.state
+    return Answer(False, reason=stored.explanation["reason"], note=stored.explanation.get("note"))
