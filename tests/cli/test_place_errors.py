@@ -226,6 +226,23 @@ CASES = [
     ),
     pytest.param(
         case(
+            *BASE,
+            job=SMALL_JOB.replace("parallelism: 4", "parallelism: 100000000000000000000000"),
+            want="spec.parallelism: asks for 100000000000000000000000 pods; the limit is 100000 pods per gang",
+        ),
+        id="10^23 pods",
+    ),
+    pytest.param(
+        case(
+            *BASE,
+            "--max-pods",
+            "3",
+            want=("spec.parallelism: asks for 4 pods", "the limit is 3", "--max-pods"),
+        ),
+        id="more pods than --max-pods",
+    ),
+    pytest.param(
+        case(
             *BASE, "--topology", "{topology.yaml}", want="spec.levels[1]", **{"topology.yaml": BAD_TOPOLOGY}
         ),
         id="topology file lists a level twice",

@@ -8,8 +8,8 @@ import pytest
 
 from builders import BLOCK, HOST, RACK
 from toposched.emit.result import placement_from_json, placement_to_json
-from toposched.model import ConflictError, NotFoundError, Topology
-from toposched.scheduler import ManualClock
+from toposched.model import ConflictError, NotFoundError, Topology, WorkloadSpecError
+from toposched.scheduler import ManualClock, SchedulerConfig
 from toposched.store import WorkloadState
 
 from .conftest import Env, job
@@ -78,3 +78,12 @@ def test_run_cycles_until_stopped(env: Env) -> None:
     thread.join(5)
     assert not thread.is_alive()
     assert env.sched.get(wid).state is WorkloadState.ADMITTED
+
+
+def test_the_pod_limit_comes_from_the_scheduler_config() -> None:
+    env = Env(config=SchedulerConfig(max_pods=2))
+    env.submit(job("two", 2))
+    with pytest.raises(WorkloadSpecError) as caught:
+        env.submit(job("three", 3))
+    assert "spec.parallelism: asks for 3 pods; the limit is 2 pods per gang" in str(caught.value)
+    assert [w.name for w in env.sched.list()] == ["two"]

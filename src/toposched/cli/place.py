@@ -27,7 +27,16 @@ from toposched.cli.render import print_result
 from toposched.cli.workloads import Outcome, place_documents
 from toposched.emit.result import result_document
 from toposched.frontends.cluster import check_labels
-from toposched.model import Cluster, NotFoundError, Policy, Problem, Search, SpecError, ToposchedError
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Cluster,
+    NotFoundError,
+    Policy,
+    Problem,
+    Search,
+    SpecError,
+    ToposchedError,
+)
 
 FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
@@ -97,6 +106,12 @@ def place_command(
             ),
         ),
     ] = Search.FAITHFUL.value,
+    max_pods: Annotated[
+        int,
+        typer.Option(
+            "--max-pods", metavar="N", min=1, help="Pods one workload may have; larger ones are refused."
+        ),
+    ] = MAX_PODS_PER_GANG,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
     try:
@@ -126,7 +141,7 @@ def place_command(
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
-        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, chosen_search)
+        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, chosen_search, max_pods)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -150,6 +165,7 @@ def _place(
     pool: str | None,
     policy: Policy | None,
     search: Search,
+    max_pods: int,
 ) -> Outcome:
     """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
     option error."""
@@ -163,6 +179,7 @@ def _place(
             pools=pool_option(pool),
             policy=policy,
             search=search,
+            max_pods=max_pods,
         )
     except NotFoundError as exc:
         raise SpecError([Problem("--topology", f"{exc.kind} {exc.name!r} not found", exc.hint)]) from None

@@ -11,7 +11,16 @@ from typing import Any
 from toposched.engine import place
 from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry, default_registry
-from toposched.model import Cluster, Gang, Placement, Policy, Search, Topology, Unschedulable
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Cluster,
+    Gang,
+    Placement,
+    Policy,
+    Search,
+    Topology,
+    Unschedulable,
+)
 
 REGISTRY = default_registry()
 
@@ -42,10 +51,12 @@ def place_documents(
     policy: Policy | None = None,
     search: Search = Search.FAITHFUL,
     registry: Registry = REGISTRY,
+    max_pods: int = MAX_PODS_PER_GANG,
 ) -> Outcome:
     """Compile ``documents`` with the front end they belong to and place the gang on ``cluster``
-    (``topology``: asked for by name; ``default``: used when the spec names none)."""
-    context = CompileContext(topologies=cluster.topologies, pools=pools or {})
+    (``topology``: asked for by name; ``default``: used when the spec names none; ``max_pods``:
+    the pod limit per gang)."""
+    context = CompileContext(topologies=cluster.topologies, pools=pools or {}, max_pods=max_pods)
     chosen, compiled = registry.compile_for(documents, context, topology=topology, default=default)
     known = {t.name for t in cluster.topologies}
     for brought in compiled.topologies:

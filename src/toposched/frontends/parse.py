@@ -58,7 +58,8 @@ def parse_documents(
 ) -> list[Any]:
     """Every non-empty document of ``text``; any problem is a ``SpecError`` naming ``source``
     (with ``:line:column`` for syntax errors) and the fix."""
-    size = len(text.encode("utf-8") if isinstance(text, str) else text)
+    data = _utf8(text, source) if isinstance(text, str) else text
+    size = len(data)
     if size > limits.max_bytes:
         raise SpecError(
             [
@@ -89,10 +90,19 @@ def parse_documents(
     except yaml.MarkedYAMLError as exc:
         raise SpecError([_syntax_problem(exc, source)]) from None
     except yaml.YAMLError as exc:
-        raise SpecError([Problem(source, f"invalid YAML: {exc}", "check the file is YAML or JSON")]) from None
+        raise SpecError([_invalid(exc, source)]) from None
     finally:
         loader.dispose()
     return documents
+
+
+def _utf8(text: str, source: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate, e.g. "\ud800" in a JSON request body
+        raise SpecError(
+            [Problem(source, f"holds an invalid character at position {exc.start}", "give UTF-8 text")]
+        ) from None
 
 
 # libyaml composes nested collections by recursion in C, which a deep enough input (tens of
@@ -122,6 +132,12 @@ def _check_nesting_bound(text: str, source: str, limits: InputLimits) -> None:
                 depth -= 1
     except yaml.MarkedYAMLError as exc:
         raise SpecError([_syntax_problem(exc, source)]) from None
+    except yaml.YAMLError as exc:
+        raise SpecError([_invalid(exc, source)]) from None
+
+
+def _invalid(exc: yaml.YAMLError, source: str) -> Problem:
+    return Problem(source, f"invalid YAML: {exc}", "check the file is YAML or JSON")
 
 
 def _syntax_problem(exc: yaml.MarkedYAMLError, source: str) -> Problem:

@@ -24,7 +24,16 @@ from toposched.frontends import grove, kai, kueue, osmo
 from toposched.frontends.cluster import parse_topology_object
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
-from toposched.model import Gang, Group, NotFoundError, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Gang,
+    Group,
+    NotFoundError,
+    Problem,
+    SpecError,
+    Topology,
+    WorkloadSpecError,
+)
 from toposched.wire.grove import cluster_topology_object
 
 Documents = Sequence[Any]
@@ -47,6 +56,7 @@ class CompileContext:
     pools: Mapping[str, PoolEntry] = field(default_factory=lambda: MappingProxyType({}))
     topology: Topology | None = None  # the topology chosen for this input, when already known
     priority: str | None = None  # a priority asked for at submission (OSMO: HIGH, NORMAL, LOW)
+    max_pods: int = MAX_PODS_PER_GANG  # pods one gang may have; larger inputs are refused unbuilt
 
     @property
     def catalog(self) -> tuple[Topology, ...]:
@@ -214,7 +224,7 @@ class KueueFrontend:
         return entry is not None and str(doc.get("apiVersion", "")).split("/")[0] == entry[0].split("/")[0]
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        return Compiled(self.name, kueue.compile_workload(documents, context.topology))
+        return Compiled(self.name, kueue.compile_workload(documents, context.topology, max_pods=context.max_pods))
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +238,7 @@ class KaiFrontend:
         return any(isinstance(d, Mapping) and kai.is_kai_document(d) for d in documents)
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        loaded = kai.load_kai(documents, context.catalog)
+        loaded = kai.load_kai(documents, context.catalog, max_pods=context.max_pods)
         namespaces = {g.name: g.namespace for g in loaded.pod_groups}
         metadata = loaded.pod_metadata()
         pods = [
@@ -260,7 +270,7 @@ class OsmoFrontend:
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
         doc = next(d for d in documents if isinstance(d, Mapping) and "workflow" in d)
         entry = _pool_of(doc, context.pools)
-        workflow = osmo.parse_workflow(doc, entry.pool)
+        workflow = osmo.parse_workflow(doc, entry.pool, max_pods=context.max_pods)
         priority = context.priority or osmo.Priority.NORMAL
         compiled = osmo.compile_workflow(workflow, entry.pool, priority)
         topology = context.topology.name if context.topology is not None else entry.topology
@@ -315,7 +325,7 @@ class GroveFrontend:
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
         existing = [cluster_topology_object(t) for t in context.catalog]
         try:
-            loaded = grove.load_grove(documents, existing)
+            loaded = grove.load_grove(documents, existing, max_pods=context.max_pods)
         except SpecError as exc:
             raise WorkloadSpecError(exc.problems) from None
         brought = (loaded.topology.to_topology(),) if loaded.topology is not None else ()

@@ -15,6 +15,7 @@ from toposched.model.errors import (
     WorkloadSpecError,
 )
 from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, Role, Search, Semantics, SliceLayer
+from toposched.model.limits import MAX_PODS_PER_GANG, PodBudget
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
     DomainCount,
@@ -33,6 +34,7 @@ __all__ = [
     "CPU",
     "EMPTY",
     "HOSTNAME",
+    "MAX_PODS_PER_GANG",
     "MEMORY",
     "PODS",
     "Cluster",
@@ -47,6 +49,7 @@ __all__ = [
     "NotFoundError",
     "PermissionDeniedError",
     "Placement",
+    "PodBudget",
     "PodPlacement",
     "PodSpec",
     "Policy",

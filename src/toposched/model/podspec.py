@@ -93,6 +93,11 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
             )
             continue
         seconds = item.get("tolerationSeconds")
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int)):
+            problems.append(
+                Problem(f"{where}.tolerationSeconds", f"must be a whole number, got {seconds!r}", "")
+            )
+            continue
         result.append(
             Toleration(
                 key=str(item.get("key") or ""),

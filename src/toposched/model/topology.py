@@ -20,6 +20,11 @@ LABEL_KEY_PATTERN = re.compile(
 )
 
 
+# An object name (DNS-1123 subdomain); toposched.model.names checks names of every other kind.
+MAX_NAME = 253
+OBJECT_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
 def is_label_key(text: str) -> bool:
     return 0 < len(text) <= MAX_LABEL_KEY_LENGTH and LABEL_KEY_PATTERN.match(text) is not None
 
@@ -55,6 +60,14 @@ class Topology:
                 )
         if not name:
             problems.append(Problem("metadata.name", "topology name is empty", "give the topology a name"))
+        elif len(name) > MAX_NAME or not OBJECT_NAME.fullmatch(name):
+            problems.append(
+                Problem(
+                    "metadata.name",
+                    f"{name[:80]!r} is not a valid topology name",
+                    "use a DNS-1123 name such as racks",
+                )
+            )
         if problems:
             raise TopologySpecError(problems)
         return cls(name, tuple(levels), MappingProxyType(alias_map))

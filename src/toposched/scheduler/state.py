@@ -95,10 +95,12 @@ class State:
         return [self.store.get_topology(name) for name in named_topologies(gang)]
 
     def context(self) -> CompileContext:
-        """What front ends may read: the stored topologies and OSMO pools."""
+        """What front ends may read: the stored topologies and OSMO pools, and the pod limit."""
         pool_records = self.store.list_pools()
         entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
-        return CompileContext(topologies=tuple(self.store.list_topologies()), pools=entries)
+        return CompileContext(
+            topologies=tuple(self.store.list_topologies()), pools=entries, max_pods=self.config.max_pods
+        )
 
     def gang_of(self, record: WorkloadRecord, topology: Topology) -> Gang:
         """The workload's stored spec compiled against ``topology`` (cached; specs never change)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import Gang, Policy, Problem, Search, SpecError, Topology
+from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -21,6 +21,7 @@ class SchedulerConfig:
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
     backoff_max_seconds: float = 60.0  # the longest wait between two attempts, however many failed
+    max_pods: int = MAX_PODS_PER_GANG  # pods one workload may have; larger submissions are refused (422)
 
     def __post_init__(self) -> None:
         if not 0 <= self.backoff_base_seconds <= self.backoff_max_seconds < float("inf"):

@@ -23,6 +23,7 @@ from toposched.frontends.grove.objects import (
     parse_podcliqueset,
 )
 from toposched.model import Problem, SpecError, TopologySpecError, WorkloadSpecError, is_label_key
+from toposched.model.names import metadata_problems
 from toposched.wire.grove import WELL_KNOWN_DOMAINS, ClusterTopology, Level, parse_cluster_topology
 
 DOMAIN_PATTERN = re.compile(r"^[a-z][a-z0-9-]*$")
@@ -198,7 +199,8 @@ def admit_cluster_topology(
     scheduled: Mapping[str, int],
 ) -> Admission:
     topology = parse_cluster_topology(obj)
-    problems = _level_problems(topology.levels, "spec.levels", domain_rule=_pattern_domain)
+    problems = metadata_problems(obj.get("metadata"))
+    problems += _level_problems(topology.levels, "spec.levels", domain_rule=_pattern_domain)
     seen: set[str] = set()
     for i, ref in enumerate(topology.references):
         where = f"spec.schedulerTopologyReferences[{i}].schedulerName"

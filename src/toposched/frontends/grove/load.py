@@ -13,7 +13,8 @@ from toposched.frontends.grove.gang import to_gang
 from toposched.frontends.grove.kai import build_kai_podgroup
 from toposched.frontends.grove.objects import PodCliqueSet, parse_podcliqueset
 from toposched.frontends.grove.podgang import PODCLIQUE_LABEL, BuiltPodGang, build_podgangs
-from toposched.model import Gang, Problem, WorkloadSpecError
+from toposched.model import MAX_PODS_PER_GANG, Gang, PodBudget, Problem, WorkloadSpecError
+from toposched.model.names import documents_metadata_problems
 from toposched.wire.grove import ClusterTopology, is_cluster_topology
 
 # Topology-aware scheduling on and KAI as the backend: what a Grove install using TAS runs.
@@ -40,10 +41,15 @@ def load_grove(
     topologies: Iterable[Mapping[str, Any]] = (),
     *,
     operator_config: Mapping[str, Any] | None = None,
+    max_pods: int = MAX_PODS_PER_GANG,
 ) -> GroveWorkload:
     """One PodCliqueSet among ``documents`` (ClusterTopologies there join ``topologies``),
-    admitted with ``admit`` as the webhook does, then compiled. Raises ``WorkloadSpecError``."""
+    admitted with ``admit`` as the webhook does, then compiled. Raises ``WorkloadSpecError``,
+    also when it asks for more than ``max_pods`` pods (checked before any pod is built)."""
     docs = [d for d in documents if d is not None]
+    problems = documents_metadata_problems(docs)
+    if problems:
+        raise WorkloadSpecError(problems)
     existing = [dict(t) for t in topologies] + [
         dict(d) for d in docs if isinstance(d, Mapping) and is_cluster_topology(d)
     ]
@@ -56,6 +62,7 @@ def load_grove(
     answer = admit("PodCliqueSet", "create", found[0], existing=existing, operator_config=config)
     answer.raise_if_rejected("PodCliqueSet")
     pcs = parse_podcliqueset(found[0])
+    _check_pods(pcs, PodBudget(max_pods))
     resolved = pcs.resolved_topology()
     topology = topologies_of(existing).get(resolved) if resolved else None
     built = build_podgangs(pcs, topology)
@@ -68,6 +75,27 @@ def load_grove(
         podgroups,
         answer.warnings,
     )
+
+
+def _check_pods(pcs: PodCliqueSet, budget: PodBudget) -> None:
+    """Every replica count, then the total: PodCliqueSet replicas x (standalone clique replicas
+    + scaling group replicas x the replicas of the group's cliques)."""
+    counts = [("spec.replicas", pcs.replicas)]
+    counts += [(f"spec.template.cliques[{i}].spec.replicas", c.replicas) for i, c in enumerate(pcs.cliques)]
+    counts += [
+        (f"spec.template.podCliqueScalingGroups[{i}].replicas", g.replicas)
+        for i, g in enumerate(pcs.scaling_groups)
+    ]
+    problems = [p for p in (budget.check(path, n) for path, n in counts) if p is not None]
+    if not problems:
+        per_replica = sum(max(c.replicas, 0) for c in pcs.cliques if pcs.group_of(c.name) is None)
+        for group in pcs.scaling_groups:
+            members = (pcs.clique(name) for name in group.clique_names)
+            per_replica += max(group.replicas, 0) * sum(max(c.replicas, 0) for c in members if c is not None)
+        too_many = budget.take("spec.replicas", max(pcs.replicas, 0) * per_replica)
+        problems = [too_many] if too_many is not None else []
+    if problems:
+        raise WorkloadSpecError(problems)
 
 
 def _with_pods(built: BuiltPodGang) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toposched.frontends.kai import keys
-from toposched.model import Problem, WorkloadSpecError
+from toposched.model import PodBudget, Problem, WorkloadSpecError
 from toposched.wire.kai import NO_CONSTRAINT, PodGroup, TopologyConstraint
 
 
@@ -68,13 +68,17 @@ def parse_int(value: object, path: str, what: str) -> int:
         raise fail(path, f"invalid {what} {value!r}", "use a whole number") from None
 
 
-def count(value: object, path: str, default: int) -> int:
-    """A replica-like spec count: absent = ``default``; negative or non-integer = error."""
+def count(value: object, path: str, default: int, *, limit: int) -> int:
+    """A replica-like spec count: absent = ``default``; negative, non-integer or more pods than
+    ``limit`` (the pod limit per gang) = error."""
     if value is None:
         return default
     number = parse_int(value, path, "count")
     if number < 0:
         raise fail(path, f"count must be >= 0, got {number}", "")
+    too_many = PodBudget(limit).check(path, number)
+    if too_many is not None:
+        raise WorkloadSpecError([too_many])
     return number
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from toposched.frontends.kai.common import KaiGrouping
 from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, WorkloadSpecError
-from toposched.wire.kai import PODGROUP_KIND, PodGroup, TopologyConstraint
+from toposched.wire.kai import PODGROUP_KIND, PodGroup, SubGroup, TopologyConstraint
 
 
 def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, PodSpec]]) -> Gang:
@@ -32,11 +32,18 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
         by_leaf.setdefault(key, []).append(pod)
     if problems:
         raise WorkloadSpecError(problems)
+    # indexed once: a JobSet has a subgroup per Job replica, and looking each up by name in the
+    # list would take n² steps
+    named: dict[str, SubGroup] = {}
+    children: dict[str | None, list[SubGroup]] = {}
+    for sub_group in group.sub_groups:
+        named.setdefault(sub_group.name, sub_group)
+        children.setdefault(sub_group.parent, []).append(sub_group)
 
     def build(name: str | None) -> Group:
-        sg = group.subgroup(name) if name is not None else None
+        sg = named.get(name) if name is not None else None
         constraint = sg.constraint if sg is not None else group.constraint
-        kids = tuple(build(child.name) for child in group.children(name))
+        kids = tuple(build(child.name) for child in children.get(name, ()))
         mine = tuple(sorted(by_leaf.get(name, ()), key=lambda p: (p.index, p.name))) if not kids else ()
         required, preferred, topology = _levels(constraint)
         return Group(

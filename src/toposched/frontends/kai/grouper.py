@@ -3,8 +3,8 @@ Holds the default grouper and the batch Job plugin; other kinds live in their ow
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 from toposched.frontends.kai import keys
 from toposched.frontends.kai.aliases import resolve_group
@@ -35,10 +35,16 @@ from toposched.frontends.kai.segments import (
     read_segment_config,
     segment_of,
 )
-from toposched.model import Problem, Topology, WorkloadSpecError
+from toposched.model import MAX_PODS_PER_GANG, Problem, Topology, WorkloadSpecError
 from toposched.wire.kai import PodGroup, SubGroup
 
-Plugin = Callable[[Mapping[str, Any], Mapping[str, Any]], KaiGrouping]
+
+class Plugin(Protocol):
+    """Groups one pod of its top owner; counts the owner asks for are bounded by ``max_pods``."""
+
+    def __call__(
+        self, workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int
+    ) -> KaiGrouping: ...
 
 
 def compile_workload(
@@ -47,18 +53,20 @@ def compile_workload(
     *,
     topologies: Iterable[Topology] = (),
     replicas: int | None = None,
+    max_pods: int = MAX_PODS_PER_GANG,
 ) -> KaiGrouping:
     """Group ``pod`` of ``workload`` (its top owner) as KAI's PodGrouper does. Level aliases of
     ``topologies`` are resolved in the result. ``replicas`` is the pod count of an owner of a kind
     toposched does not know (used when it is segmented; default: its ``spec.replicas``).
+    Counts the owner asks for beyond ``max_pods`` (the pod limit per gang) are errors.
     Raises ``WorkloadSpecError`` when the grouper fails."""
     if not isinstance(workload, Mapping):
         raise WorkloadSpecError([Problem("", "a workload must be a mapping", "pass the parsed object")])
     plugin = _plugin(str(workload.get("kind") or ""), str(workload.get("apiVersion") or ""))
     if plugin is group_default:
-        grouping = group_default(workload, mapping(pod), replicas=replicas)
+        grouping = group_default(workload, mapping(pod), replicas=replicas, max_pods=max_pods)
     else:
-        grouping = plugin(workload, mapping(pod))
+        grouping = plugin(workload, mapping(pod), max_pods=max_pods)
     catalog = tuple(topologies)
     if not catalog:
         return grouping
@@ -83,7 +91,7 @@ def _plugin(kind: str, api_version: str) -> Plugin:
 
 
 def group_default(
-    workload: Mapping[str, Any], pod: Mapping[str, Any], *, replicas: int | None = None
+    workload: Mapping[str, Any], pod: Mapping[str, Any], *, replicas: int | None = None, max_pods: int
 ) -> KaiGrouping:
     """Any other owner: ``pg-<name>-<uid>``, minMember 1, constraint from the owner's annotations.
 
@@ -110,7 +118,7 @@ def group_default(
     sub_groups: tuple[SubGroup, ...] = ()
     subgroup = None
     if config is not None and config.index_label is not None:
-        minimum = _custom_replicas(workload, replicas)
+        minimum = _custom_replicas(workload, replicas, max_pods)
         check_segment_count(minimum, config.size, "spec.template")
         sub_groups = tuple(
             SubGroup(sg.name, min_member=sg.min_member, constraint=sg.constraint)
@@ -129,7 +137,7 @@ def group_default(
     return KaiGrouping(group, subgroup, tuple(warnings))
 
 
-def _custom_replicas(workload: Mapping[str, Any], replicas: int | None) -> int:
+def _custom_replicas(workload: Mapping[str, Any], replicas: int | None, max_pods: int) -> int:
     # A custom kind has no known replica field: the caller's pod count, else spec.replicas.
     if replicas is not None:
         return replicas
@@ -140,7 +148,7 @@ def _custom_replicas(workload: Mapping[str, Any], replicas: int | None) -> int:
             "the pod count of a segmented custom workload is unknown",
             "set spec.replicas on the workload, or give the workload together with its Pods",
         )
-    return count(raw, "spec.replicas", 1)
+    return count(raw, "spec.replicas", 1, limit=max_pods)
 
 
 def _indexed(pod: Mapping[str, Any], label: str, replicas: int) -> int:
@@ -154,13 +162,13 @@ def _indexed(pod: Mapping[str, Any], label: str, replicas: int) -> int:
     return index
 
 
-def group_batch_job(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+def group_batch_job(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """One PodGroup per Job. minMember: ``kai.scheduler/batch-min-member``, else the parallelism
     when the Job has topology annotations (a topology-constrained workload is a gang), else 1.
     Segments (indexed Jobs) become top-level subgroups ``segment-<i>``."""
     notes = notes_of(workload)
     constraint = constraint_from(notes)
-    parallelism = count(dig(workload, "spec", "parallelism"), "spec.parallelism", 1)
+    parallelism = count(dig(workload, "spec", "parallelism"), "spec.parallelism", 1, limit=max_pods)
     raw_min = notes.get(keys.BATCH_MIN_MEMBER)
     if raw_min is not None:
         minimum = parse_int(raw_min, f"metadata.annotations[{keys.BATCH_MIN_MEMBER}]", keys.BATCH_MIN_MEMBER)

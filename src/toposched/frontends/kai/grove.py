@@ -21,7 +21,7 @@ from toposched.frontends.kai.common import (
 from toposched.wire.kai import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
 
 
-def group_podgang(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+def group_podgang(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """Group a pod of a PodGang. The topology name comes from ``grove.io/topology-name``, else
     ``kai.scheduler/topology``; a pack constraint without any name is an error."""
     notes = notes_of(workload)
@@ -50,7 +50,7 @@ def group_podgang(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGro
     for i, pg in enumerate(podgroups):
         where = f"spec.podgroups[{i}]"
         name = str(pg.get("name") or "")
-        minimum = count(pg.get("minReplicas"), f"{where}.minReplicas", 0)
+        minimum = count(pg.get("minReplicas"), f"{where}.minReplicas", 0, limit=max_pods)
         total += minimum
         constraint = _pack(pg, topology, where)
         sub_groups.append(

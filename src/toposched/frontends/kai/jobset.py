@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from toposched.frontends.kai import keys
@@ -25,8 +26,48 @@ from toposched.frontends.kai.common import (
 from toposched.wire.kai import PodGroup, SubGroup
 
 
-def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """What the PodGroup of a JobSet takes from the JobSet alone."""
+
+    sub_groups: tuple[SubGroup, ...]
+    names: frozenset[str]
+    root_min: int
+
+
+# The PodGrouper runs once per pod, but the layout has a subgroup per Job replica: rebuilt for
+# every pod, a JobSet of n single-pod Jobs would take n² steps. The last JobSet's layout is kept;
+# the cache holds the JobSet itself, so its identity cannot be reused by another object.
+_last: tuple[Mapping[str, Any], int, _Layout] | None = None
+
+
+def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """Group one pod of a JobSet, routed by its replicatedjob-name and job-index labels."""
+    global _last
+    cached = _last
+    if cached is not None and cached[0] is workload and cached[1] == max_pods:
+        layout = cached[2]
+    else:
+        layout = _layout(workload, max_pods)
+        _last = (workload, max_pods, layout)
+    rj_name = labels(pod).get(keys.JOBSET_REPLICATED_JOB)
+    job_index = labels(pod).get(keys.JOBSET_JOB_INDEX)
+    subgroup = None
+    if rj_name is not None and job_index is not None:
+        candidate = f"{rj_name}-replica-{job_index}"
+        subgroup = candidate if candidate in layout.names else None
+    group = PodGroup(
+        name=base_name(workload),
+        namespace=namespace(workload, pod),
+        min_sub_group=layout.root_min,
+        queue=queue(workload, pod),
+        constraint=constraint_from(notes_of(workload)),
+        sub_groups=layout.sub_groups,
+    )
+    return KaiGrouping(group, subgroup)
+
+
+def _layout(workload: Mapping[str, Any], max_pods: int) -> _Layout:
     jobs = dig(workload, "spec", "replicatedJobs")
     jobs = jobs if isinstance(jobs, list) else []
     sub_groups: list[SubGroup] = []
@@ -36,7 +77,7 @@ def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrou
         name = str(rj.get("name") or "")
         if not name:
             raise fail(f"{where}.name", "a replicatedJob needs a name", "")
-        replicas = count(rj.get("replicas"), f"{where}.replicas", 1)
+        replicas = count(rj.get("replicas"), f"{where}.replicas", 1, limit=max_pods)
         template = mapping(rj.get("template"))
         notes = notes_of(template)
         raw_min = notes.get(keys.BATCH_MIN_MEMBER)
@@ -45,7 +86,9 @@ def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrou
                 raw_min, f"{where}.template.metadata.annotations[{keys.BATCH_MIN_MEMBER}]", "minimum"
             )
         else:
-            leaf_min = count(dig(template, "spec", "parallelism"), f"{where}.template.spec.parallelism", 1)
+            leaf_min = count(
+                dig(template, "spec", "parallelism"), f"{where}.template.spec.parallelism", 1, limit=max_pods
+            )
         constraint = constraint_from(notes)
         sub_groups.append(SubGroup(name, min_sub_group=replicas))
         sub_groups += [
@@ -62,18 +105,4 @@ def group_jobset(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrou
         if wanted < 1:
             raise fail(path, f"{keys.BATCH_MIN_MEMBER} must be >= 1, got {wanted}", "")
         root_min = min(wanted, len(jobs))
-    rj_name = labels(pod).get(keys.JOBSET_REPLICATED_JOB)
-    job_index = labels(pod).get(keys.JOBSET_JOB_INDEX)
-    subgroup = None
-    if rj_name is not None and job_index is not None:
-        candidate = f"{rj_name}-replica-{job_index}"
-        subgroup = candidate if any(sg.name == candidate for sg in sub_groups) else None
-    group = PodGroup(
-        name=base_name(workload),
-        namespace=namespace(workload, pod),
-        min_sub_group=root_min,
-        queue=queue(workload, pod),
-        constraint=constraint_from(notes_of(workload)),
-        sub_groups=tuple(sub_groups),
-    )
-    return KaiGrouping(group, subgroup)
+    return _Layout(tuple(sub_groups), frozenset(sg.name for sg in sub_groups), root_min)

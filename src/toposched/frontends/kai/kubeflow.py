@@ -42,14 +42,16 @@ KINDS: Mapping[str, tuple[str, tuple[str, ...]]] = {
 WORKER = "Worker"
 
 
-def group_kubeflow(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+def group_kubeflow(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """One PodGroup; minMember = schedulingPolicy.minAvailable, else elasticPolicy.minReplicas,
     else the replica sum. The Worker type gets what the minimum leaves after the other types."""
     kind = str(workload.get("kind"))
     field, order = KINDS[kind]
     specs = mapping(dig(workload, "spec", field))
     types = [t for t in order if t in specs] + [t for t in specs if t not in order]
-    replicas = {t: count(dig(specs, t, "replicas"), f"spec.{field}.{t}.replicas", 1) for t in types}
+    replicas = {
+        t: count(dig(specs, t, "replicas"), f"spec.{field}.{t}.replicas", 1, limit=max_pods) for t in types
+    }
     minimum = _minimum(workload, sum(replicas.values()))
     others = sum(n for t, n in replicas.items() if t != WORKER)
     pod_type = str(labels(pod).get(keys.KUBEFLOW_REPLICA_TYPE) or "").lower()

@@ -28,11 +28,16 @@ from toposched.wire.kai import PodGroup, SubGroup, TopologyConstraint
 LEADERS = 1  # an LWS replica group has exactly one leader, worker-index 0
 
 
-def group_lws(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+def group_lws(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """Group one pod of a LeaderWorkerSet replica group."""
     template = mapping(dig(workload, "spec", "leaderWorkerTemplate"))
     pod_notes = notes_of(pod)
-    size = count(pod_notes.get(keys.LWS_SIZE, template.get("size")), "spec.leaderWorkerTemplate.size", 1)
+    size = count(
+        pod_notes.get(keys.LWS_SIZE, template.get("size")),
+        "spec.leaderWorkerTemplate.size",
+        1,
+        limit=max_pods,
+    )
     index = _worker_index(pod)
     name = base_name(workload)
     group_index = labels(pod).get(keys.LWS_GROUP_INDEX)

@@ -30,7 +30,7 @@ CLUSTER_SPEC = {
 }
 
 
-def group_ray(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGrouping:
+def group_ray(workload: Mapping[str, Any], pod: Mapping[str, Any], *, max_pods: int) -> KaiGrouping:
     """minMember = 1 head + per worker group (minReplicas, else replicas) x numOfHosts."""
     path = CLUSTER_SPEC.get(str(workload.get("kind")), ("spec",))
     spec = mapping(dig(workload, *path))
@@ -43,9 +43,9 @@ def group_ray(workload: Mapping[str, Any], pod: Mapping[str, Any]) -> KaiGroupin
         at = f"{where}.workerGroupSpecs[{i}]"
         if wg.get("suspend") is True:
             continue
-        replicas = count(wg.get("replicas"), f"{at}.replicas", 0)
-        minimum = count(wg.get("minReplicas"), f"{at}.minReplicas", replicas)
-        hosts = count(wg.get("numOfHosts"), f"{at}.numOfHosts", 1)
+        replicas = count(wg.get("replicas"), f"{at}.replicas", 0, limit=max_pods)
+        minimum = count(wg.get("minReplicas"), f"{at}.minReplicas", replicas, limit=max_pods)
+        hosts = count(wg.get("numOfHosts"), f"{at}.numOfHosts", 1, limit=max_pods)
         if replicas == 0 and minimum == 0:
             continue
         name = str(wg.get("groupName") or f"worker-group-{i}")

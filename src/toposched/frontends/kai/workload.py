@@ -14,7 +14,17 @@ from toposched.frontends.kai.common import KaiGrouping, count, dig, fail, labels
 from toposched.frontends.kai.gang import to_gang
 from toposched.frontends.kai.grouper import compile_workload
 from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
-from toposched.model import Gang, PodSpec, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Gang,
+    PodBudget,
+    PodSpec,
+    Problem,
+    SpecError,
+    Topology,
+    WorkloadSpecError,
+)
+from toposched.model.names import documents_metadata_problems
 from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.kai import PODGROUP_API, PODGROUP_KIND, PodGroup, parse_podgroup
 
@@ -74,27 +84,36 @@ def _has_kai_key(node: object) -> bool:
     return False
 
 
-def load_kai(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+def load_kai(
+    documents: Iterable[object], topologies: Iterable[Topology] = (), *, max_pods: int = MAX_PODS_PER_GANG
+) -> KaiWorkload:
     """A KAI input as parsed YAML documents: one workload, a workload and its Pods (any owner
     kind, see ``load_owned_pods``), or a PodGroup and its pods.
 
     Level aliases resolve against ``topologies``. Raises ``WorkloadSpecError`` listing every
-    problem (unsupported kind, bad counts, pods naming no subgroup, ...).
+    problem (unsupported kind, bad counts, more than ``max_pods`` pods, pods naming no
+    subgroup, ...); counts are checked before any pod is generated.
     """
     docs = [d for d in documents if d is not None]
     catalog = tuple(topologies)
+    problems = documents_metadata_problems(docs)
+    if problems:
+        raise WorkloadSpecError(problems)
     if any(isinstance(d, Mapping) and d.get("kind") == PODGROUP_KIND for d in docs):
-        return load_podgroup_file(docs, catalog)
+        return load_podgroup_file(docs, catalog, max_pods=max_pods)
     if len(docs) > 1 and any(isinstance(d, Mapping) and d.get("kind") == "Pod" for d in docs):
-        return load_owned_pods(docs, catalog)
+        return load_owned_pods(docs, catalog, max_pods=max_pods)
     if len(docs) != 1 or not isinstance(docs[0], Mapping):
         raise fail("", f"expected one workload object, found {len(docs)} documents", "write one workload")
-    return load_workload(docs[0], catalog)
+    return load_workload(docs[0], catalog, max_pods=max_pods)
 
 
-def load_workload(workload: Mapping[str, Any], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+def load_workload(
+    workload: Mapping[str, Any], topologies: Iterable[Topology] = (), *, max_pods: int = MAX_PODS_PER_GANG
+) -> KaiWorkload:
     """Generate the workload's pods, group each with the PodGrouper and build the gangs."""
-    return _group_pods(workload, workload_pods(workload), tuple(topologies))
+    pods = workload_pods(workload, PodBudget(max_pods))
+    return _group_pods(workload, pods, tuple(topologies), max_pods=max_pods)
 
 
 def _group_pods(
@@ -103,6 +122,7 @@ def _group_pods(
     catalog: tuple[Topology, ...],
     *,
     replicas: int | None = None,
+    max_pods: int,
 ) -> KaiWorkload:
     groups: dict[str, PodGroup] = {}
     pods: list[KaiPod] = []
@@ -110,13 +130,15 @@ def _group_pods(
     problems: list[Problem] = []
     for position, obj in enumerate(objects):
         try:
-            grouping = compile_workload(workload, obj, topologies=catalog, replicas=replicas)
+            # aliases are resolved once per PodGroup: only its first pod's grouping is kept
+            grouping = compile_workload(workload, obj, replicas=replicas, max_pods=max_pods)
             spec = pod_spec(obj, _natural_index(workload, obj, position))
+            group = grouping.pod_group
+            if group.name not in groups:
+                groups[group.name] = resolve_group(group, catalog) if catalog else group
         except SpecError as exc:
             problems.extend(exc.problems)
             continue
-        group = grouping.pod_group
-        groups.setdefault(group.name, group)
         warnings.extend(w for w in grouping.warnings if w not in warnings)
         pods.append(KaiPod(obj, spec, group.name, grouping.subgroup))
     if problems:
@@ -124,7 +146,9 @@ def _group_pods(
     return _assemble(tuple(groups.values()), pods, tuple(warnings))
 
 
-def load_owned_pods(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+def load_owned_pods(
+    documents: Iterable[object], topologies: Iterable[Topology] = (), *, max_pods: int = MAX_PODS_PER_GANG
+) -> KaiWorkload:
     """One workload object of any kind and ``v1`` Pods whose ``metadata.ownerReferences`` name it
     (kind and name; uid too when both sides set one). The form for owner kinds whose pods
     toposched cannot generate: each pod is grouped as the PodGrouper would group it when created,
@@ -135,6 +159,7 @@ def load_owned_pods(documents: Iterable[object], topologies: Iterable[Topology] 
         found = ", ".join(str(d.get("kind")) for d in owners) or "none"
         raise fail("", f"expected one workload object next to the Pods, found {found}", "write one workload")
     workload = owners[0]
+    _check_pod_documents(docs, max_pods)
     problems: list[Problem] = []
     objects: list[Mapping[str, Any]] = []
     for i, doc in enumerate(d for d in docs if d.get("kind") == "Pod"):
@@ -150,7 +175,13 @@ def load_owned_pods(documents: Iterable[object], topologies: Iterable[Topology] 
         objects.append(doc)
     if problems:
         raise WorkloadSpecError(problems)
-    return _group_pods(workload, objects, tuple(topologies), replicas=len(objects))
+    return _group_pods(workload, objects, tuple(topologies), replicas=len(objects), max_pods=max_pods)
+
+
+def _check_pod_documents(docs: Sequence[Mapping[str, Any]], max_pods: int) -> None:
+    too_many = PodBudget(max_pods).take("", sum(1 for d in docs if d.get("kind") == "Pod"))
+    if too_many is not None:
+        raise WorkloadSpecError([too_many])
 
 
 def _owned_by(pod: Mapping[str, Any], workload: Mapping[str, Any]) -> bool:
@@ -166,7 +197,9 @@ def _owned_by(pod: Mapping[str, Any], workload: Mapping[str, Any]) -> bool:
     return False
 
 
-def load_podgroup_file(documents: Iterable[object], topologies: Iterable[Topology] = ()) -> KaiWorkload:
+def load_podgroup_file(
+    documents: Iterable[object], topologies: Iterable[Topology] = (), *, max_pods: int = MAX_PODS_PER_GANG
+) -> KaiWorkload:
     """A ``scheduling.run.ai/v2alpha2`` PodGroup and ``v1`` Pods joined by the ``pod-group-name``
     annotation; each pod's ``kai.scheduler/subgroup-name`` label names its leaf subgroup and
     ``spec.nodeName`` marks it as running."""
@@ -183,6 +216,7 @@ def load_podgroup_file(documents: Iterable[object], topologies: Iterable[Topolog
         )
     if problems:
         raise WorkloadSpecError(problems)
+    _check_pod_documents(docs, max_pods)
     group = resolve_group(parse_podgroup(found[0]), topologies)
     pods: list[KaiPod] = []
     position = 0
@@ -233,31 +267,36 @@ def pod_spec(pod: Mapping[str, Any], index: int, *, path: str = "spec") -> PodSp
 
 
 def _assemble(groups: tuple[PodGroup, ...], pods: list[KaiPod], warnings: tuple[str, ...]) -> KaiWorkload:
-    gangs = tuple(
-        to_gang(group, [(p.subgroup, p.spec) for p in pods if p.pod_group == group.name]) for group in groups
-    )
+    members: dict[str, list[tuple[str | None, PodSpec]]] = {group.name: [] for group in groups}
+    for pod in pods:  # one pass: a LeaderWorkerSet has a PodGroup per replica
+        members.setdefault(pod.pod_group, []).append((pod.subgroup, pod.spec))
+    gangs = tuple(to_gang(group, members[group.name]) for group in groups)
     return KaiWorkload(groups, tuple(pods), gangs, warnings)
 
 
 # -- pods as the workload controllers create them ------------------------------------------------
 
 
-def workload_pods(workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+def workload_pods(workload: Mapping[str, Any], budget: PodBudget | None = None) -> list[dict[str, Any]]:
     """The pods of a batch Job, JobSet, Kubeflow job or LeaderWorkerSet, in index order, named
-    and labelled as their controllers do (without the random suffixes)."""
+    and labelled as their controllers do (without the random suffixes). Each count, and the
+    total, is booked against ``budget`` (default: the default pod limit) before pods are made."""
+    budget = budget if budget is not None else PodBudget()
     kind = str(workload.get("kind") or "")
     group = str(workload.get("apiVersion") or "").split("/")[0]
     name = str(dig(workload, "metadata", "name") or "")
     if not name:
         raise fail("metadata.name", "the workload has no name", "set metadata.name")
     if kind == "Job" and group == "batch":
-        return _job_pods(name, mapping(dig(workload, "spec")), "spec", {}, workload)
+        spec = mapping(dig(workload, "spec"))
+        parallelism = _booked(budget, "spec.parallelism", _parallelism(spec, "spec", budget))
+        return _job_pods(name, spec, parallelism, {}, workload)
     if kind == "JobSet":
-        return _jobset_pods(name, workload)
+        return _jobset_pods(name, workload, budget)
     if kind in KUBEFLOW_KINDS:
-        return _kubeflow_pods(name, kind, workload)
+        return _kubeflow_pods(name, kind, workload, budget)
     if kind == "LeaderWorkerSet":
-        return _lws_pods(name, workload)
+        return _lws_pods(name, workload, budget)
     raise fail(
         "kind",
         f"{workload.get('apiVersion')} {kind or '?'} is not a KAI workload toposched can expand",
@@ -283,14 +322,25 @@ def _pod(
     }
 
 
+def _booked(budget: PodBudget, path: str, pods: int) -> int:
+    """``pods`` once booked against the gang's pod limit; ``WorkloadSpecError`` past it."""
+    too_many = budget.take(path, pods)
+    if too_many is not None:
+        raise WorkloadSpecError([too_many])
+    return pods
+
+
+def _parallelism(job_spec: Mapping[str, Any], where: str, budget: PodBudget) -> int:
+    return count(job_spec.get("parallelism"), f"{where}.parallelism", 1, limit=budget.limit)
+
+
 def _job_pods(
     prefix: str,
     job_spec: Mapping[str, Any],
-    where: str,
+    parallelism: int,
     extra: Mapping[str, str],
     workload: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
-    parallelism = count(job_spec.get("parallelism"), f"{where}.parallelism", 1)
     template = mapping(job_spec.get("template"))
     return [
         _pod(f"{prefix}-{i}", workload, template, {**extra, keys.JOB_COMPLETION_INDEX: str(i)})
@@ -298,27 +348,33 @@ def _job_pods(
     ]
 
 
-def _jobset_pods(name: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _jobset_pods(name: str, workload: Mapping[str, Any], budget: PodBudget) -> list[dict[str, Any]]:
     jobs = dig(workload, "spec", "replicatedJobs")
     out: list[dict[str, Any]] = []
     for i, raw in enumerate(jobs if isinstance(jobs, list) else []):
         rj = mapping(raw)
         where = f"spec.replicatedJobs[{i}]"
         rj_name = str(rj.get("name") or "")
-        for j in range(count(rj.get("replicas"), f"{where}.replicas", 1)):
+        replicas = count(rj.get("replicas"), f"{where}.replicas", 1, limit=budget.limit)
+        job_spec = mapping(dig(rj, "template", "spec"))
+        parallelism = _parallelism(job_spec, f"{where}.template.spec", budget)
+        _booked(budget, f"{where}.replicas", replicas * parallelism)
+        for j in range(replicas):
             extra = {keys.JOBSET_REPLICATED_JOB: rj_name, keys.JOBSET_JOB_INDEX: str(j)}
-            job_spec = mapping(dig(rj, "template", "spec"))
-            out += _job_pods(f"{name}-{rj_name}-{j}", job_spec, f"{where}.template.spec", extra, workload)
+            out += _job_pods(f"{name}-{rj_name}-{j}", job_spec, parallelism, extra, workload)
     return out
 
 
-def _kubeflow_pods(name: str, kind: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _kubeflow_pods(
+    name: str, kind: str, workload: Mapping[str, Any], budget: PodBudget
+) -> list[dict[str, Any]]:
     field, order = KUBEFLOW_KINDS[kind]
     specs = mapping(dig(workload, "spec", field))
     types = [t for t in order if t in specs] + [t for t in specs if t not in order]
     out: list[dict[str, Any]] = []
     for t in types:
-        replicas = count(dig(specs, t, "replicas"), f"spec.{field}.{t}.replicas", 1)
+        where = f"spec.{field}.{t}.replicas"
+        replicas = _booked(budget, where, count(dig(specs, t, "replicas"), where, 1, limit=budget.limit))
         template = mapping(dig(specs, t, "template"))
         for i in range(replicas):
             extra = {keys.KUBEFLOW_REPLICA_TYPE: t.lower(), keys.KUBEFLOW_REPLICA_INDEX: str(i)}
@@ -326,13 +382,15 @@ def _kubeflow_pods(name: str, kind: str, workload: Mapping[str, Any]) -> list[di
     return out
 
 
-def _lws_pods(name: str, workload: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _lws_pods(name: str, workload: Mapping[str, Any], budget: PodBudget) -> list[dict[str, Any]]:
     template = mapping(dig(workload, "spec", "leaderWorkerTemplate"))
-    size = count(template.get("size"), "spec.leaderWorkerTemplate.size", 1)
+    size = count(template.get("size"), "spec.leaderWorkerTemplate.size", 1, limit=budget.limit)
+    replicas = count(dig(workload, "spec", "replicas"), "spec.replicas", 1, limit=budget.limit)
+    _booked(budget, "spec.replicas", replicas * size)
     workers = mapping(template.get("workerTemplate"))
     leader = mapping(template.get("leaderTemplate")) or workers
     out: list[dict[str, Any]] = []
-    for g in range(count(dig(workload, "spec", "replicas"), "spec.replicas", 1)):
+    for g in range(replicas):
         for w in range(size):
             extra = {keys.LWS_GROUP_INDEX: str(g), keys.LWS_WORKER_INDEX: str(w)}
             pod = _pod(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toposched.model import Problem
+from toposched.model import PodBudget, Problem
 
 Problems = list[Problem]
 
@@ -62,8 +62,11 @@ def sequence(value: object, path: str, problems: Problems, *, required: bool = F
     return value
 
 
-def count(value: object, path: str, problems: Problems, *, default: int) -> int | None:
-    """A non-negative whole number such as ``parallelism``; None (and a Problem) when invalid."""
+def count(
+    value: object, path: str, problems: Problems, *, default: int, budget: PodBudget | None
+) -> int | None:
+    """A non-negative whole number such as ``parallelism``, within the pod limit of ``budget``
+    (None: not a pod count); None (and a Problem) when invalid."""
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):
@@ -75,6 +78,10 @@ def count(value: object, path: str, problems: Problems, *, default: int) -> int 
         problems.append(
             Problem(path, f"must not be negative, got {value}", "write a non-negative integer such as 4")
         )
+        return None
+    too_many = budget.check(path, value) if budget is not None else None
+    if too_many is not None:
+        problems.append(too_many)
         return None
     return value
 
@@ -96,6 +103,12 @@ def text(
         problems.append(Problem(path, f"must be a string, got {type_name(value)}", "quote the value"))
         return ""
     return value
+
+
+def add_new(problems: Problems, found: list[Problem]) -> None:
+    """Add the problems of fields not reported yet (one problem per field)."""
+    reported = {p.path for p in problems}
+    problems.extend(p for p in found if p.path not in reported)
 
 
 def whole(value: str) -> int | None:

@@ -9,23 +9,31 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toposched.frontends.kueue.fields import Problems, at, count, mapping, sequence, text
+from toposched.frontends.kueue.fields import Problems, add_new, at, count, mapping, sequence, text
 from toposched.frontends.kueue.podsets import PodSetSource, Workload
-from toposched.model import Problem
+from toposched.model import PodBudget, Problem
+from toposched.model.names import MAX_LABEL, metadata_problems
+from toposched.model.topology import MAX_NAME
 
-Reader = Callable[[Mapping[str, Any], str, str, Problems], tuple[tuple[PodSetSource, ...], int]]
+Reader = Callable[[Mapping[str, Any], str, str, Problems, PodBudget], tuple[tuple[PodSetSource, ...], int]]
 
 
 def read_workload(
-    doc: Mapping[str, Any], base: str, reader: Reader, kind: str, problems: Problems
+    doc: Mapping[str, Any], base: str, reader: Reader, kind: str, problems: Problems, budget: PodBudget
 ) -> Workload:
-    """Common metadata, then the kind's own PodSets. ``base`` is the object's own field path
-    (empty for a lone document, ``items[0]`` inside a List)."""
+    """Common metadata, then the kind's own PodSets, each booked against ``budget`` before its
+    pods are named. ``base`` is the object's own field path (empty for a lone document,
+    ``items[0]`` inside a List)."""
     metadata = mapping(doc.get("metadata"), at(base, "metadata"), problems, required=True)
     name = text(metadata.get("name"), at(base, "metadata.name"), problems, required=True)
     namespace = text(metadata.get("namespace"), at(base, "metadata.namespace"), problems) or "default"
+    # a Job's name becomes its pods' job-name label value, so Kubernetes keeps it to 63 characters
+    add_new(
+        problems,
+        metadata_problems(metadata, at(base, "metadata"), max_name=MAX_LABEL if kind == "Job" else MAX_NAME),
+    )
     spec = mapping(doc.get("spec"), at(base, "spec"), problems, required=True)
-    podsets, units = reader(spec, name or kind.lower(), at(base, "spec"), problems)
+    podsets, units = reader(spec, name or kind.lower(), at(base, "spec"), problems, budget)
     return Workload(name, namespace, kind, podsets, units)
 
 
@@ -33,20 +41,32 @@ def _template(value: object, path: str, problems: Problems) -> Mapping[str, Any]
     return mapping(value, path, problems, required=True)
 
 
-def _job_pods(spec: Mapping[str, Any], path: str, problems: Problems) -> int | None:
+def _booked(pods: int | None, path: str, budget: PodBudget, problems: Problems) -> int | None:
+    """``pods`` once booked against the gang's pod limit; None (and a Problem) past it."""
+    if pods is None:
+        return None
+    problem = budget.take(path, pods)
+    if problem is not None:
+        problems.append(problem)
+        return None
+    return pods
+
+
+def _job_pods(spec: Mapping[str, Any], path: str, problems: Problems, budget: PodBudget) -> int | None:
     """Pods a Job runs at once, as Kueue counts them: parallelism, capped by completions."""
-    parallelism = count(spec.get("parallelism"), at(path, "parallelism"), problems, default=1)
-    completions = count(spec.get("completions"), at(path, "completions"), problems, default=-1)
+    parallelism = count(spec.get("parallelism"), at(path, "parallelism"), problems, default=1, budget=budget)
+    # completions only caps the pods running at once: a Job may run a million completions, 4 at a time
+    completions = count(spec.get("completions"), at(path, "completions"), problems, default=-1, budget=None)
     if parallelism is None or completions is None:
         return None
     return min(parallelism, completions) if completions >= 0 else parallelism
 
 
 def read_job(
-    spec: Mapping[str, Any], name: str, path: str, problems: Problems
+    spec: Mapping[str, Any], name: str, path: str, problems: Problems, budget: PodBudget
 ) -> tuple[tuple[PodSetSource, ...], int]:
     """``batch/v1 Job``: one PodSet ``main``; pod i is ``<job>-<i>`` with completion index i."""
-    pods = _job_pods(spec, path, problems)
+    pods = _booked(_job_pods(spec, path, problems, budget), at(path, "parallelism"), budget, problems)
     template_path = at(path, "template")
     template = _template(spec.get("template"), template_path, problems)
     n = pods or 0
@@ -62,7 +82,7 @@ def read_job(
 
 
 def read_jobset(
-    spec: Mapping[str, Any], name: str, path: str, problems: Problems
+    spec: Mapping[str, Any], name: str, path: str, problems: Problems, budget: PodBudget
 ) -> tuple[tuple[PodSetSource, ...], int]:
     """``JobSet``: one PodSet per replicatedJob with replicas x parallelism pods.
 
@@ -87,13 +107,14 @@ def read_jobset(
                 Problem(at(where, "name"), f"replicatedJob {rj_name!r} is listed twice", "names must differ")
             )
         seen.add(rj_name)
-        replicas = count(rj.get("replicas"), at(where, "replicas"), problems, default=1)
+        replicas = count(rj.get("replicas"), at(where, "replicas"), problems, default=1, budget=budget)
         job_template = mapping(rj.get("template"), at(where, "template"), problems, required=True)
         job_spec = mapping(job_template.get("spec"), at(where, "template.spec"), problems, required=True)
-        per_job = _job_pods(job_spec, at(where, "template.spec"), problems)
+        per_job = _job_pods(job_spec, at(where, "template.spec"), problems, budget)
         template_path = at(where, "template.spec.template")
         template = _template(job_spec.get("template"), template_path, problems)
-        ok = replicas is not None and per_job is not None
+        pods = replicas * per_job if replicas is not None and per_job is not None else None
+        ok = _booked(pods, at(where, "replicas"), budget, problems) is not None
         jobs, size = (replicas or 0, per_job or 0) if ok else (0, 0)
         sources.append(
             PodSetSource(
@@ -112,7 +133,7 @@ def read_jobset(
 
 
 def read_leaderworkerset(
-    spec: Mapping[str, Any], name: str, path: str, problems: Problems
+    spec: Mapping[str, Any], name: str, path: str, problems: Problems, budget: PodBudget
 ) -> tuple[tuple[PodSetSource, ...], int]:
     """``LeaderWorkerSet``: per replica a ``leader`` PodSet (1 pod) and a ``worker`` PodSet (size - 1).
 
@@ -121,10 +142,10 @@ def read_leaderworkerset(
     (w = 1..size-1). With a leaderTemplate and no PodSet group the webhook adds pod-index-offset 1
     to the workers, so worker ranks start at 0. PodSet names get ``-<r>`` when replicas > 1.
     """
-    replicas = count(spec.get("replicas"), at(path, "replicas"), problems, default=1)
+    replicas = count(spec.get("replicas"), at(path, "replicas"), problems, default=1, budget=budget)
     lwt_path = at(path, "leaderWorkerTemplate")
     lwt = mapping(spec.get("leaderWorkerTemplate"), lwt_path, problems, required=True)
-    size = count(lwt.get("size"), at(lwt_path, "size"), problems, default=1)
+    size = count(lwt.get("size"), at(lwt_path, "size"), problems, default=1, budget=budget)
     if size == 0:
         problems.append(
             Problem(at(lwt_path, "size"), "must be at least 1", "a group has one leader and size-1 workers")
@@ -135,6 +156,7 @@ def read_leaderworkerset(
     worker_path = at(lwt_path, "workerTemplate")
     worker = _template(lwt.get("workerTemplate"), worker_path, problems)
     ok = replicas is not None and size is not None and size > 0
+    ok = ok and _booked((replicas or 0) * (size or 0), at(path, "replicas"), budget, problems) is not None
     n_replicas, n_size = (replicas or 0, size or 0) if ok else (1, 1)
     sources: list[PodSetSource] = []
     for r in range(n_replicas):
@@ -165,7 +187,7 @@ def read_leaderworkerset(
 
 
 def read_mpijob(
-    spec: Mapping[str, Any], name: str, path: str, problems: Problems
+    spec: Mapping[str, Any], name: str, path: str, problems: Problems, budget: PodBudget
 ) -> tuple[tuple[PodSetSource, ...], int]:
     """``MPIJob`` v2beta1: PodSets ``launcher`` (``<name>-launcher``) and ``worker`` (``<name>-worker-<i>``).
 
@@ -186,7 +208,8 @@ def read_mpijob(
     if "Launcher" in specs:
         where = at(specs_path, "Launcher")
         launcher = mapping(specs["Launcher"], where, problems)
-        replicas = count(launcher.get("replicas"), at(where, "replicas"), problems, default=1)
+        replicas = count(launcher.get("replicas"), at(where, "replicas"), problems, default=1, budget=budget)
+        _booked(1, at(where, "replicas"), budget, problems)
         if replicas is not None and replicas != 1:
             problems.append(
                 Problem(at(where, "replicas"), f"must be 1, got {replicas}", "an MPIJob has one launcher")
@@ -201,7 +224,8 @@ def read_mpijob(
         where = at(specs_path, "Worker")
         worker = mapping(specs["Worker"], where, problems)
         # mpi-operator defaults Worker replicas to 0 (a launcher-only job).
-        replicas = count(worker.get("replicas"), at(where, "replicas"), problems, default=0)
+        replicas = count(worker.get("replicas"), at(where, "replicas"), problems, default=0, budget=budget)
+        replicas = _booked(replicas, at(where, "replicas"), budget, problems)
         template = _template(worker.get("template"), at(where, "template"), problems)
         n = replicas or 0
         first = 1 if launcher_as_worker else 0
@@ -220,7 +244,7 @@ def read_mpijob(
 
 
 def read_pytorchjob(
-    spec: Mapping[str, Any], name: str, path: str, problems: Problems
+    spec: Mapping[str, Any], name: str, path: str, problems: Problems, budget: PodBudget
 ) -> tuple[tuple[PodSetSource, ...], int]:
     """``PyTorchJob`` v1: PodSets ``master`` (``<name>-master-<i>``) and ``worker`` (``<name>-worker-<i>``)."""
     specs_path = at(path, "pytorchReplicaSpecs")
@@ -232,7 +256,8 @@ def read_pytorchjob(
             continue
         where = at(specs_path, replica_type)
         replica = mapping(specs[replica_type], where, problems)
-        replicas = count(replica.get("replicas"), at(where, "replicas"), problems, default=1)
+        replicas = count(replica.get("replicas"), at(where, "replicas"), problems, default=1, budget=budget)
+        replicas = _booked(replicas, at(where, "replicas"), budget, problems)
         template = _template(replica.get("template"), at(where, "template"), problems)
         n = replicas or 0
         podset = replica_type.lower()

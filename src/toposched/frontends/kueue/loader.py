@@ -18,7 +18,15 @@ from toposched.frontends.kueue.podsets import Shape, Workload, read_shape
 from toposched.frontends.kueue.request import parse_request
 from toposched.frontends.kueue.rules import Entry, check_groups, check_levels_everywhere
 from toposched.frontends.parse import parse_documents
-from toposched.model import Gang, Problem, SpecError, Topology, WorkloadSpecError
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Gang,
+    PodBudget,
+    Problem,
+    SpecError,
+    Topology,
+    WorkloadSpecError,
+)
 
 SUPPORTED = ", ".join(f"{api} {kind}" for kind, (api, _) in READERS.items()) + ", v1 Pod (a pod group)"
 
@@ -36,11 +44,17 @@ def load_workload(text: str, topology: Topology | None = None, *, source: str = 
     return compile_workload(documents, topology)
 
 
-def compile_workload(documents: Sequence[Mapping[str, Any]], topology: Topology | None = None) -> Gang:
-    """Validate and compile already-parsed Kubernetes objects (see ``load_workload``)."""
+def compile_workload(
+    documents: Sequence[Mapping[str, Any]],
+    topology: Topology | None = None,
+    *,
+    max_pods: int = MAX_PODS_PER_GANG,
+) -> Gang:
+    """Validate and compile already-parsed Kubernetes objects (see ``load_workload``); a workload
+    of more than ``max_pods`` pods is refused before its pods are built."""
     problems: Problems = []
     located = _flatten(documents, problems)
-    workload = _read(located, problems)
+    workload = _read(located, problems, PodBudget(max_pods))
     entries: list[Entry] = []
     shapes: list[Shape] = []
     if workload is not None:
@@ -102,7 +116,7 @@ def _flatten(documents: Sequence[Mapping[str, Any]], problems: Problems) -> list
     return located
 
 
-def _read(located: Sequence[Located], problems: Problems) -> Workload | None:
+def _read(located: Sequence[Located], problems: Problems, budget: PodBudget) -> Workload | None:
     if not located:
         if not problems:
             problems.append(Problem("", "the input holds no Kubernetes object", f"write one of: {SUPPORTED}"))
@@ -118,6 +132,10 @@ def _read(located: Sequence[Located], problems: Problems) -> Workload | None:
                         "",
                     )
                 )
+        too_many = budget.take("", len(located))
+        if too_many is not None:
+            problems.append(too_many)
+            return None
         return read_pod_group(located, problems)
     if len(located) > 1:
         problems.append(
@@ -150,7 +168,7 @@ def _read(located: Sequence[Located], problems: Problems) -> Workload | None:
             )
         )
         return None
-    return read_workload(doc, path, reader, kind, problems)
+    return read_workload(doc, path, reader, kind, problems, budget)
 
 
 def _check_metadata_annotations(located: Located, workload: Workload, problems: Problems) -> None:

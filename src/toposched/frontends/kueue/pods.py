@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toposched.frontends.kueue import keys
-from toposched.frontends.kueue.fields import Problems, at, key_at, mapping, text
+from toposched.frontends.kueue.fields import Problems, add_new, at, key_at, mapping, text
 from toposched.frontends.kueue.podsets import PodSetSource, Workload, read_shape
 from toposched.frontends.kueue.request import read_annotations
 from toposched.model import Problem
+from toposched.model.names import metadata_problems
 
 Located = tuple[str, Mapping[str, Any]]  # (field path of the document, the Pod)
 
@@ -34,6 +35,7 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
             )
         names.append(name)
         namespaces.add(text(metadata.get("namespace"), at(path, "metadata.namespace"), problems) or "default")
+        add_new(problems, metadata_problems(metadata, at(path, "metadata")))
         labels = mapping(metadata.get("labels"), at(path, "metadata.labels"), problems)
         group = labels.get(keys.POD_GROUP_NAME)
         label_path = key_at(at(path, "metadata.labels"), keys.POD_GROUP_NAME)

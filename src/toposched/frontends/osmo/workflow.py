@@ -16,7 +16,7 @@ from toposched.frontends.osmo.errors import problems_from
 from toposched.frontends.osmo.pool import Pool
 from toposched.frontends.osmo.rules import check_workflow
 from toposched.frontends.osmo.spec import Document, ResourceSpec, TopologyRequirement
-from toposched.model import Problem, Resources, SpecError, WorkloadSpecError
+from toposched.model import MAX_PODS_PER_GANG, PodBudget, Problem, Resources, SpecError, WorkloadSpecError
 
 GPU = "nvidia.com/gpu"
 _RESOURCE_NAMES = {"cpu": "cpu", "gpu": GPU, "memory": "memory", "storage": "ephemeral-storage"}
@@ -59,10 +59,11 @@ class Workflow:
     labels: Mapping[str, str]
 
 
-def parse_workflow(raw: object, pool: Pool) -> Workflow:
+def parse_workflow(raw: object, pool: Pool, *, max_pods: int = MAX_PODS_PER_GANG) -> Workflow:
     """Validate a workflow spec (a parsed YAML/JSON mapping) for ``pool``.
 
-    Raises ``WorkloadSpecError`` listing every problem; paths name groups and tasks.
+    Raises ``WorkloadSpecError`` listing every problem (paths name groups and tasks), also when
+    the workflow has more than ``max_pods`` tasks (one pod each).
     """
     if not isinstance(raw, Mapping):
         raise WorkloadSpecError(
@@ -72,6 +73,13 @@ def parse_workflow(raw: object, pool: Pool) -> Workflow:
         doc = Document.model_validate(raw)
     except ValidationError as exc:
         raise WorkloadSpecError(problems_from(exc, raw)) from None
+    wf = doc.workflow
+    tasks = sum(len(g.tasks) for g in wf.groups) if wf.groups is not None else len(wf.tasks or ())
+    too_many = PodBudget(max_pods).take(
+        "workflow.groups" if wf.groups is not None else "workflow.tasks", tasks
+    )
+    if too_many is not None:
+        raise WorkloadSpecError([too_many])
     problems = check_workflow(doc, pool)
     if problems:
         raise WorkloadSpecError(problems)

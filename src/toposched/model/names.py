@@ -1,0 +1,96 @@
+"""Kubernetes object metadata as the API server validates it, for every front end: names and
+namespaces (DNS-1123), and labels and annotations (mappings of strings).
+
+A spec the API server would refuse is refused here too, with the field that is wrong: a
+5,000-character name or a namespace ``../../etc`` would otherwise reach stored records, emitted
+objects and log lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from toposched.model.errors import Problem
+from toposched.model.topology import MAX_NAME, OBJECT_NAME, is_label_key
+
+MAX_LABEL = 63  # a DNS-1123 label: namespaces; names that end up in a label value (a Job's)
+
+_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_NAME_HINT = "use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
+
+
+def name_problems(value: object, path: str, *, max_length: int = MAX_NAME) -> list[Problem]:
+    """Problems with an object name (a DNS-1123 subdomain of at most ``max_length`` characters)."""
+    if not isinstance(value, str):
+        return [Problem(path, f"must be a string, got {value!r}", "quote the name")]
+    if len(value) > max_length:
+        return [
+            Problem(path, f"is {len(value)} characters long; the limit is {max_length}", "use a shorter name")
+        ]
+    if not OBJECT_NAME.fullmatch(value):
+        return [Problem(path, f"{_shown(value)} is not a valid name", _NAME_HINT)]
+    return []
+
+
+def namespace_problems(value: object, path: str) -> list[Problem]:
+    """Problems with a namespace (a DNS-1123 label)."""
+    if not isinstance(value, str):
+        return [Problem(path, f"must be a string, got {value!r}", "quote the namespace")]
+    if len(value) > MAX_LABEL or not _LABEL.fullmatch(value):
+        return [
+            Problem(
+                path, f"{_shown(value)} is not a valid namespace", "use lower-case letters, digits and '-'"
+            )
+        ]
+    return []
+
+
+def metadata_problems(metadata: object, path: str = "metadata", *, max_name: int = MAX_NAME) -> list[Problem]:
+    """Problems with an object's ``metadata``: name and namespace when set, labels and
+    annotations (mappings of string keys, label keys valid, to scalar values). A missing name is the caller's to
+    report, as some kinds generate it."""
+    if metadata is None:
+        return []
+    if not isinstance(metadata, Mapping):
+        return [Problem(path, "must be a mapping", "write name:, namespace:, labels: under it")]
+    problems: list[Problem] = []
+    if metadata.get("name") not in (None, ""):
+        problems += name_problems(metadata["name"], f"{path}.name", max_length=max_name)
+    if metadata.get("namespace") not in (None, ""):
+        problems += namespace_problems(metadata["namespace"], f"{path}.namespace")
+    for field in ("labels", "annotations"):
+        problems += _string_map_problems(metadata.get(field), f"{path}.{field}", labels=field == "labels")
+    return problems
+
+
+def _string_map_problems(raw: object, path: str, *, labels: bool) -> list[Problem]:
+    if raw is None:
+        return []
+    if not isinstance(raw, Mapping):
+        return [
+            Problem(path, f"must be a mapping of strings, got {type(raw).__name__}", "write key: value lines")
+        ]
+    problems: list[Problem] = []
+    for key, value in raw.items():
+        where = f'{path}["{key}"]'
+        if not isinstance(key, str) or (labels and not is_label_key(key)):
+            problems.append(Problem(where, f"{key!r} is not a valid key", "use e.g. example.com/team"))
+        elif isinstance(value, Mapping | list):  # a scalar is read as its text, as YAML users expect
+            problems.append(Problem(where, f"must be a string, got {type(value).__name__}", "write one value"))
+    return problems
+
+
+def _shown(value: str) -> str:
+    return repr(value) if len(value) <= 80 else repr(value[:77] + "...")
+
+
+def documents_metadata_problems(documents: list[object]) -> list[Problem]:
+    """``metadata_problems`` of every object among ``documents`` (``documents[i].metadata``
+    when there are several)."""
+    problems: list[Problem] = []
+    for i, doc in enumerate(documents):
+        if isinstance(doc, Mapping):
+            path = f"documents[{i}].metadata" if len(documents) > 1 else "metadata"
+            problems += metadata_problems(doc.get("metadata"), path)
+    return problems

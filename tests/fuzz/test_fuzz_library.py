@@ -1,0 +1,70 @@
+"""Mutated workloads through the CLI's path: ``parse_documents`` and the front-end registry
+(2,000 cases), and a sample through ``toposched place`` itself. The only errors allowed are
+ToposchedErrors; the command exits 0, 2 or 3 and never prints a traceback; no case takes more
+than the time budget."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from typer.testing import CliRunner
+
+from toposched.cli.main import app
+from toposched.frontends.parse import parse_documents
+from toposched.frontends.registry import default_registry
+from toposched.model import ToposchedError
+
+from .mutations import Case, Seed, cases, context_of, seeds
+
+BUDGET_SECONDS = 5.0  # per case; a case past it hangs, whatever the machine's speed
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=False,
+    phases=(Phase.explicit, Phase.generate, Phase.shrink),  # no database to reuse; no explain pass
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+)
+REGISTRY = default_registry()
+
+
+def within_budget(started: float, case: Case) -> None:
+    took = time.monotonic() - started
+    assert took < BUDGET_SECONDS, f"{took:.1f} s for {case!r}"
+
+
+@pytest.mark.parametrize("seed", seeds(), ids=lambda s: s.name)
+def test_every_seed_compiles_unchanged(seed: Seed) -> None:
+    # the mutations start from valid inputs, so they reach past the first checks
+    REGISTRY.compile_for(list(seed.documents), context_of(seed), topology=seed.topology)
+
+
+@settings(FUZZ, max_examples=2000)
+@given(case=cases())
+def test_parser_and_registry_raise_only_toposched_errors(case: Case) -> None:
+    started = time.monotonic()
+    try:
+        documents = parse_documents(case.text, source="job")
+        REGISTRY.compile_for(documents, context_of(case.seed), topology=case.seed.topology)
+    except ToposchedError:
+        pass
+    within_budget(started, case)
+
+
+@settings(FUZZ, max_examples=120)
+@given(case=cases())
+def test_place_exits_0_2_or_3_without_a_traceback(
+    case: Case, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    job = Path(tmp_path_factory.mktemp("job")) / "job.yaml"
+    job.write_bytes(case.text if isinstance(case.text, bytes) else case.text.encode("utf-8", "surrogatepass"))
+    args = [str(job) if a == "JOB" else a for a in case.seed.place_args()]
+    started = time.monotonic()
+    result = CliRunner().invoke(app, args)
+    within_budget(started, case)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code in (0, 2, 3), result.output
+    assert "Traceback" not in result.output
