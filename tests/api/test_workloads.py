@@ -26,7 +26,9 @@ def test_submit_is_pending_then_admitted_with_placement(api: Api) -> None:
     nodes = [p["node"] for p in got["placement"]["pods"]]
     assert len(nodes) == 2
     assert len({n.rsplit("-", 1)[0] for n in nodes}) == 1  # both in one rack
-    (document,) = json.loads(got["spec"])  # the submitted documents, as the service parsed them
+    spec = json.loads(got["spec"])  # the submitted documents, as the service parsed them
+    assert spec["frontend"] == "kueue"
+    (document,) = spec["documents"]
     assert (document["apiVersion"], document["kind"]) == ("batch/v1", "Job")
 
 

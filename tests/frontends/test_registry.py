@@ -123,13 +123,15 @@ def test_grove_podcliqueset_naming_an_unknown_topology_is_rejected() -> None:
         default_registry().compile(docs("grove/llama-70b-h100.yaml"), CompileContext())
 
 
-def test_topology_is_the_requested_then_the_named_then_the_default_then_the_only_one() -> None:
+def test_topology_is_the_requested_then_the_named_then_the_default() -> None:
     registry = default_registry()
     job = docs("kueue/job-rack.yaml")
     (sample,) = load_cluster((EXAMPLES.parent / "src/toposched/samples/cluster.yaml").read_text()).topologies
     other = Topology.create("other", list(sample.levels))
     only = CompileContext(topologies=(sample,))
-    assert registry.compile_for(job, only)[0] is sample
+    assert registry.compile_for(job, only, default=sample.name)[0] is sample
+    with pytest.raises(SpecError, match="is needed: the cluster defines"):
+        registry.compile_for(job, only)  # no implicit choice: a caller names its default
     both = CompileContext(topologies=(sample, other))
     assert registry.compile_for(job, both, topology="other")[0] is other
     assert registry.compile_for(job, both, default=sample.name)[0] is sample

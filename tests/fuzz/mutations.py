@@ -318,3 +318,8 @@ def cases(draw: st.DrawFn) -> Case:
         documents = draw(_change(documents))
     text = _render(documents, draw(st.booleans())) or seed.job.read_text(encoding="utf-8")
     return Case(seed, draw(_damage(text)))
+
+
+def default_topology(context: CompileContext) -> str | None:
+    """The default ``toposched place`` gives the registry: the cluster's only topology."""
+    return context.topologies[0].name if len(context.topologies) == 1 else None

@@ -17,7 +17,7 @@ from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import default_registry
 from toposched.model import ToposchedError
 
-from .mutations import Case, Seed, cases, context_of, seeds
+from .mutations import Case, Seed, cases, context_of, default_topology, seeds
 
 BUDGET_SECONDS = 5.0  # per case; a case past it hangs, whatever the machine's speed
 FUZZ = settings(
@@ -39,7 +39,8 @@ def within_budget(started: float, case: Case) -> None:
 @pytest.mark.parametrize("seed", seeds(), ids=lambda s: s.name)
 def test_every_seed_compiles_unchanged(seed: Seed) -> None:
     # the mutations start from valid inputs, so they reach past the first checks
-    REGISTRY.compile_for(list(seed.documents), context_of(seed), topology=seed.topology)
+    context = context_of(seed)
+    REGISTRY.compile_for(list(seed.documents), context, topology=seed.topology, default=default_topology(context))
 
 
 @settings(FUZZ, max_examples=2000)
@@ -48,7 +49,8 @@ def test_parser_and_registry_raise_only_toposched_errors(case: Case) -> None:
     started = time.monotonic()
     try:
         documents = parse_documents(case.text, source="job")
-        REGISTRY.compile_for(documents, context_of(case.seed), topology=case.seed.topology)
+        context = context_of(case.seed)
+        REGISTRY.compile_for(documents, context, topology=case.seed.topology, default=default_topology(context))
     except ToposchedError:
         pass
     within_budget(started, case)

@@ -10,7 +10,7 @@ import yaml
 
 from toposched.frontends.cluster import load_cluster
 from toposched.frontends.parse import parse_documents
-from toposched.model import ConflictError
+from toposched.model import HOSTNAME, ConflictError, NotFoundError, Topology, WorkloadSpecError
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore, WorkloadState
 
@@ -66,3 +66,24 @@ def test_pool_topology_levels_cannot_change_under_admitted_workloads(scheduler: 
     pool = yaml.safe_load((EXAMPLES / f"{CASE}.pool.yaml").read_text(encoding="utf-8"))
     with pytest.raises(ConflictError):
         scheduler.put_pool("my-pool", topology_keys=pool["topology_keys"][:2], backend=pool["backend"])
+
+
+def test_a_kueue_job_does_not_land_on_a_pools_own_topology(scheduler: Scheduler) -> None:
+    """The pool's topology is that pool's; with no other topology a Kueue job must name one."""
+    job = parse_documents((EXAMPLES.parent / "kueue" / "job-rack.yaml").read_text(encoding="utf-8"), source="job")
+    with pytest.raises(NotFoundError):
+        scheduler.submit(job, owner="alice")
+
+
+def test_a_workflow_keeps_its_pools_topology_beside_an_unrelated_one(scheduler: Scheduler) -> None:
+    scheduler.put_topology(Topology.create("datacenter", ["topology.kubernetes.io/zone", HOSTNAME]))
+    workflow = parse_documents((EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8"), source="wf")
+    record = scheduler.submit(workflow, owner="alice")
+    assert record.topology == "osmo-pool-osmo-workflows-my-pool-topology"
+    scheduler.cycle()
+    assert scheduler.get(record.id).state is WorkloadState.ADMITTED
+
+
+def test_a_document_without_a_workflow_section_is_a_spec_error(scheduler: Scheduler) -> None:
+    with pytest.raises(WorkloadSpecError, match="workflow: is missing"):
+        scheduler.submit([{"name": "not-a-workflow"}], owner="alice", kind="osmo")

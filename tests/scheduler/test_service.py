@@ -19,7 +19,7 @@ def test_placement_json_round_trip(env: Env) -> None:
     wid = env.submit(job("a", 3))
     env.sched.cycle()
     stored = env.sched.get(wid).placement
-    assert set(stored) == {"topology", "policy", "pods", "assignments"}
+    assert set(stored) == {"topology", "policy", "pods", "assignments", "foundBy", "note"}
     assert set(stored["pods"][0]) == {"name", "podSet", "index", "node"}
     assert placement_to_json(placement_from_json(stored)) == stored
 

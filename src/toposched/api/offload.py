@@ -22,6 +22,15 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def _guarded(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``fn``'s result; a StopIteration escaping it cannot travel through an asyncio future (the
+    request would never be answered), so it becomes a RuntimeError, which the API reports."""
+    try:
+        return fn(*args, **kwargs)
+    except StopIteration as exc:
+        raise RuntimeError(f"{fn!r} raised StopIteration") from exc
+
+
 class Offload:
     """Runs blocking calls off the event loop. For CPU work a few threads suffice; more would
     only add GIL contention. The app keeps three: one for compiling submissions (the costliest
@@ -39,7 +48,7 @@ class Offload:
         if self._pool is None:  # only the event loop thread gets here, so no race
             self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=self._name)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, functools.partial(fn, *args, **kwargs))
+        return await loop.run_in_executor(self._pool, functools.partial(_guarded, fn, *args, **kwargs))
 
     def close(self) -> None:
         """Finish the running calls and stop the threads."""

@@ -54,9 +54,11 @@ def place_documents(
     max_pods: int = MAX_PODS_PER_GANG,
 ) -> Outcome:
     """Compile ``documents`` with the front end they belong to and place the gang on ``cluster``
-    (``topology``: asked for by name; ``default``: used when the spec names none; ``max_pods``:
-    the pod limit per gang)."""
+    (``topology``: asked for by name; ``default``: used when the spec names none, else the
+    cluster's only topology; ``max_pods``: the pod limit per gang)."""
     context = CompileContext(topologies=cluster.topologies, pools=pools or {}, max_pods=max_pods)
+    if default is None and len(cluster.topologies) == 1:
+        default = cluster.topologies[0].name
     chosen, compiled = registry.compile_for(documents, context, topology=topology, default=default)
     known = {t.name for t in cluster.topologies}
     for brought in compiled.topologies:

@@ -41,6 +41,8 @@ def placement_to_json(placement: Placement) -> dict[str, Any]:
             {"name": p.pod, "podSet": p.group, "index": p.index, "node": p.node} for p in placement.pods
         ],
         "assignments": {name: assignment_to_json(a) for name, a in placement.assignments.items()},
+        "foundBy": str(placement.found_by),
+        "note": placement.note or None,
     }
 
 
@@ -66,7 +68,11 @@ def placement_from_json(raw: Json, *, gang: str = "") -> Placement:
             for p in raw["pods"]
         )
         assignments = assignments_from_json(raw["assignments"])
-        return Placement(gang, str(raw["topology"]), Policy(raw["policy"]), pods, assignments)
+        found_by = Search(raw.get("foundBy") or Search.FAITHFUL)  # absent in older records
+        note = str(raw.get("note") or "")
+        return Placement(
+            gang, str(raw["topology"]), Policy(raw["policy"]), pods, assignments, found_by=found_by, note=note
+        )
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"stored placement is damaged: {exc!r}") from exc
 
@@ -142,8 +148,8 @@ def result_document(result: Placement | Unschedulable, search: Search = Search.F
         return {
             "placed": True,
             "search": str(search),
-            "foundBy": str(result.found_by),
-            "note": result.note or None,
+            "foundBy": stored["foundBy"],
+            "note": stored["note"],
             "policy": stored["policy"],
             "topology": stored["topology"],
             "pods": stored["pods"],

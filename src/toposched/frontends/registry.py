@@ -142,12 +142,13 @@ class Registry:
         hint: str | None = None,
     ) -> tuple[Topology, Compiled]:
         """The topology the input uses and the input compiled against it: ``topology`` when
-        given, else the one the spec names, else ``default``, else the only one known."""
+        given, else the one the spec names, else ``default`` (the caller's: the CLI's Topology
+        file or the cluster's only topology, the service's only shared one)."""
         by_name = {t.name: t for t in context.topologies}
         if topology:
             chosen = _known(by_name, topology)
             return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
-        fallback = default if default is not None else (next(iter(by_name)) if len(by_name) == 1 else None)
+        fallback = default
         first = by_name.get(fallback) if fallback is not None else None
         probe: Compiled | None = None
         try:
@@ -165,7 +166,7 @@ class Registry:
         named = probe.gang.topology or fallback
         if named is None:
             raise SpecError([_no_topology(by_name)])
-        chosen = brought.get(named) or _known(by_name, named)
+        chosen = by_name.get(named) or brought.get(named) or _known(by_name, named)
         return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
 
 
@@ -268,13 +269,15 @@ class OsmoFrontend:
         return any(isinstance(d, Mapping) and "workflow" in d and "kind" not in d for d in documents)
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        doc = next(d for d in documents if isinstance(d, Mapping) and "workflow" in d)
+        doc = next((d for d in documents if isinstance(d, Mapping) and "workflow" in d), None)
+        if doc is None:
+            raise WorkloadSpecError([Problem("workflow", "is missing", "an OSMO workflow has a workflow: section")])
         entry = _pool_of(doc, context.pools)
         workflow = osmo.parse_workflow(doc, entry.pool, max_pods=context.max_pods)
         priority = context.priority or osmo.Priority.NORMAL
         compiled = osmo.compile_workflow(workflow, entry.pool, priority)
-        topology = context.topology.name if context.topology is not None else entry.topology
-        gangs = [_on_topology(osmo.to_gang(cg), topology) for cg in compiled]
+        # The pool's topology (stored, else its own) wins over a default: its levels are the pool's.
+        gangs = [_on_topology(osmo.to_gang(cg), entry.topology) for cg in compiled]
         brought: tuple[Topology, ...] = ()
         own = osmo.topology_object(entry.pool)
         if entry.topology is None and own is not None:

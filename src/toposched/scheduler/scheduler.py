@@ -12,18 +12,16 @@ every change that may let a workload in wakes it, and a timeout covers backoffs 
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toposched.emit.result import pod_nodes
-from toposched.frontends.registry import Registry, default_registry
+from toposched.frontends.registry import Compiled, Registry, default_registry
 from toposched.model import (
     Cluster,
     ConflictError,
-    Gang,
     Node,
     NotFoundError,
     PermissionDeniedError,
@@ -34,7 +32,7 @@ from toposched.model import (
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.registry import check_pool_update, check_topology_update
-from toposched.scheduler.state import State, default_of, shared_of
+from toposched.scheduler.state import State, default_of, shared_of, stored_spec
 from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
 from toposched.scheduler.tracker import merge_external, node_event_data, pod_to_json
 from toposched.scheduler.types import (
@@ -115,23 +113,28 @@ class Scheduler:
     ) -> Submission:
         """The validation half of ``submit`` (SpecError listing every problem); stores nothing.
         The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk.
-        The spec is stored as the JSON of its documents."""
-        chosen, gang = self._compile(documents, topology, kind)
+        The spec is stored as JSON: the documents and the front end that read them."""
+        chosen, compiled = self._compile(documents, topology, kind)
+        gang = compiled.gang
         record = WorkloadRecord(
             name=gang.name,
             kind=gang.kind or kind or "",
             owner=owner,
-            spec=json.dumps(list(documents), separators=(",", ":")),
+            spec=stored_spec(compiled.frontend, documents),
             priority=priority or gang.priority,
             topology=chosen.name,
             submitted_at=self._state.clock.now(),
         )
-        return Submission(record, chosen, gang)
+        return Submission(record, chosen, gang, compiled.topologies)
 
     def commit(self, submission: Submission) -> WorkloadRecord:
         """The storing half of ``submit``: queue a prepared workload as pending. Durable on return
         (the store may commit it together with other submissions arriving at the same time)."""
         state, submitted = self._state, submission.record
+        stored = {t.name for t in state.store.list_topologies()}
+        for topology in submission.brought:  # e.g. a ClusterTopology in the PodCliqueSet's file
+            if topology.name not in stored:
+                self.put_topology(topology)
         message = f"{submitted.kind} {submitted.name} submitted by {submitted.owner}"
         record = state.store.submit_workload(submitted, state.event(EventType.SUBMITTED, message))
         state.remember(record.id, submission.topology, submission.gang)  # the loop need not parse it again
@@ -400,7 +403,7 @@ class Scheduler:
     # -- helpers ---------------------------------------------------------------------------------
     def _compile(
         self, documents: Sequence[Any], topology: str | None, kind: str | None
-    ) -> tuple[Topology, Gang]:
+    ) -> tuple[Topology, Compiled]:
         """The topology a submission uses and its gang: the requested topology, else the one the
         spec names, else the only shared one (pool topologies are their pool's own)."""
         state = self._state
@@ -415,7 +418,7 @@ class Scheduler:
             if any(p.path == "topology" for p in exc.problems):
                 default_of(known)  # NotFoundError: none or several are defined; name one
             raise
-        return chosen, compiled.gang
+        return chosen, compiled
 
     def _put_topology(self, topology: Topology) -> None:
         store = self._state.store

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toposched.engine import named_topologies
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
-from toposched.model import Gang, Node, NotFoundError, Topology
+from toposched.model import Gang, Node, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.tracker import Tracker
@@ -108,9 +107,9 @@ class State:
         cached = self.gangs.get(record.id)
         if cached is not None and cached[0] == key:
             return cached[1]
-        hint = record.kind if self.registry.knows(record.kind) else None
+        frontend, documents = read_spec(record)
         context = replace(self.context(), topology=topology)
-        gang = self.registry.compile(documents_of(record), context, hint=hint).gang
+        gang = self.registry.compile(documents, context, hint=frontend).gang
         self.remember(record.id, topology, gang)
         return gang
 
@@ -145,14 +144,28 @@ class State:
         self.wake.set()
 
 
-def documents_of(record: WorkloadRecord) -> list[Any]:
-    """The parsed documents a workload was submitted with (stored as JSON). A spec stored as YAML
-    text by an older toposched is read once more with the edge parser."""
+def stored_spec(frontend: str, documents: Sequence[Any]) -> str:
+    """What a workload record keeps of its spec: the parsed documents and the front end that
+    read them, as JSON (the scheduler parses no YAML)."""
+    return json.dumps({"frontend": frontend, "documents": list(documents)}, separators=(",", ":"))
+
+
+def read_spec(record: WorkloadRecord) -> tuple[str | None, list[Any]]:
+    """The front end and documents of ``stored_spec``; a spec that is not that JSON (written by
+    an older toposched, or damaged) is a ``SpecError`` that marks the workload."""
     try:
-        documents = json.loads(record.spec)
-    except ValueError:
-        return parse_documents(record.spec, source=f"workloads[{record.id}].spec")
-    return documents if isinstance(documents, list) else [documents]
+        stored = json.loads(record.spec)
+        return stored.get("frontend"), list(stored["documents"])
+    except (ValueError, TypeError, KeyError, AttributeError):
+        raise SpecError(
+            [
+                Problem(
+                    f"workloads[{record.id}].spec",
+                    "is not the JSON this toposched stores",
+                    "cancel the workload and submit its spec again",
+                )
+            ]
+        ) from None
 
 
 def shared_of(pool_records: Sequence[PoolRecord], topologies: Sequence[Topology]) -> list[Topology]:

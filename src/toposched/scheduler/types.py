@@ -44,6 +44,7 @@ class Submission:
     record: WorkloadRecord
     topology: Topology
     gang: Gang
+    brought: tuple[Topology, ...] = ()  # topologies the spec itself carries, stored on commit
 
 
 @dataclass(frozen=True, slots=True)
