@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from builders import GPU, RACK, ZONE, node, podset, running, topology
+from builders import GPU, HOST, RACK, ZONE, node, podset, running, topology
 from toposched.engine import SearchBudget, place, place_gang
 from toposched.engine.complete import search_complete
-from toposched.engine.exact import MAX_GROUPS
+from toposched.engine.exact import MAX_GROUPS, ExactSearch
+from toposched.engine.members import build
+from toposched.engine.space import NodeSpace
 from toposched.model import (
     Cluster,
     Gang,
@@ -19,6 +21,7 @@ from toposched.model import (
     Policy,
     Resources,
     Search,
+    Topology,
     Unschedulable,
 )
 from toposched.snapshot import Snapshot
@@ -202,7 +205,7 @@ def test_gangs_beyond_the_group_limit_are_not_searched() -> None:
     result = place_gang(many, snapshot(NODES), policy=Policy.BINPACK, search=Search.COMPLETE)
     assert isinstance(result, Unschedulable)
     assert result.budget_exhausted
-    assert result.note == f"complete search not run: the gang has more than {MAX_GROUPS} groups and slices"
+    assert result.note == f"complete search not run: the gang has more than {MAX_GROUPS} groups, slices or pod shapes"
 
 
 def test_kueue_slices_are_kept_whole() -> None:
@@ -251,3 +254,13 @@ def test_min_sub_group_chooses_the_children_that_fit_and_grows_elastic_pods() ->
     assert by_group["a"] == set()
     assert len(by_group["b"]) == len(by_group["c"]) == 1 and by_group["b"] != by_group["c"]
     assert len([p for p in result.pods if p.group == "b"]) == 3  # the elastic third pod found room
+
+
+def test_a_leaf_of_many_distinct_pod_shapes_is_refused_without_a_traceback() -> None:
+    """The search recurses once per run of same-shape pods: 1,500 shapes are too many to search."""
+    nodes = [node(f"n{i}").at(rack=f"r{i % 4}").alloc(cpu=1000, pods=1000).build() for i in range(8)]
+    pods = tuple(PodSpec(f"p{i}", i, Resources.parse({"cpu": f"{1000 + i}m"})) for i in range(1_500))
+    tree = TopologyTree.build(Topology.create("t", [RACK, HOST]), nodes)
+    space = NodeSpace(Snapshot.build(tree, []))
+    outcome = ExactSearch(space, build(Group("root", pods=pods), None), SearchBudget()).run()
+    assert (outcome.found, outcome.too_large) == (False, True)

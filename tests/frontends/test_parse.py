@@ -94,3 +94,14 @@ def test_place_refuses_an_alias_bomb_with_exit_2(tmp_path: Path) -> None:
     run = CliRunner().invoke(app, ["place", str(bomb), "--cluster", str(sample)])
     assert run.exit_code == 2
     assert "aliases expand" in run.output
+
+
+def test_place_reads_non_utf8_standard_input_as_an_input_error() -> None:
+    from typer.testing import CliRunner
+
+    from toposched.cli.main import app
+
+    sample = Path(__file__).resolve().parents[2] / "src/toposched/samples/cluster.yaml"
+    run = CliRunner().invoke(app, ["place", "-", "--cluster", str(sample)], input=b"kind: Job\xff\xfe\n")
+    assert run.exit_code == 2
+    assert "is not UTF-8 text" in run.output

@@ -27,7 +27,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toposched.frontends.parse import parse_documents
+from toposched.frontends.parse import parse_documents, read_file
 from toposched.model import PermissionDeniedError, Problem, SpecError
 
 MIN_TOKEN_LENGTH = 16
@@ -117,12 +117,7 @@ class AuthConfig:
     def load(cls, path: str | Path) -> AuthConfig:
         """Read a tokens file (YAML or JSON)."""
         where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise SpecError(
-                [Problem(where, f"cannot read: {exc.strerror}", "pass an existing file")]
-            ) from None
+        text = read_file(where, what="tokens file")
         documents = parse_documents(text, source=where)
         return cls.from_mapping(documents[0] if len(documents) == 1 else None, source=where)
 

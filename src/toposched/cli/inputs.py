@@ -6,7 +6,6 @@ commands turn those into exit code 2.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 from toposched.frontends import osmo
 from toposched.frontends.cluster import cluster_from_documents, topologies_from_documents
-from toposched.frontends.parse import parse_documents
+from toposched.frontends.parse import parse_documents, read_file
 from toposched.frontends.registry import PoolEntry
 from toposched.model import Cluster, Policy, Problem, Search, SpecError, TopologySpecError
 
@@ -22,28 +21,9 @@ POLICIES = tuple(p.value for p in Policy)
 SEARCHES = tuple(s.value for s in Search)
 
 
-def read_text(path: str, *, what: str) -> str:
-    """A file's text (``-`` = standard input); a missing or unreadable file is a ``SpecError``."""
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        reason, hint = "file not found", f"check the path of the {what}"
-    except IsADirectoryError:
-        reason, hint = "is a directory", f"give the path of the {what} file"
-    except PermissionError:
-        reason, hint = "permission denied", "make the file readable"
-    except UnicodeDecodeError:
-        reason, hint = "is not UTF-8 text", f"give a YAML {what} file"
-    except OSError as exc:
-        reason, hint = f"cannot be read ({exc.strerror or exc})", f"check the path of the {what}"
-    raise SpecError([Problem(path, reason, hint)])
-
-
 def read_documents(path: str, *, what: str) -> list[Any]:
     """The parsed documents of a file: the one place the command line parses YAML."""
-    return parse_documents(read_text(path, what=what), source=path)
+    return parse_documents(read_file(path, what=what), source=path)
 
 
 def read_all(files: Mapping[str, str | None], problems: list[Problem]) -> dict[str, list[Any]]:

@@ -12,7 +12,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.model import Problem, Search, SpecError, ToposchedError
+from toposched.model import Search, ToposchedError
 
 if TYPE_CHECKING:
     from toposched.api import AuthConfig, User
@@ -79,8 +79,7 @@ def serve_command(
     # Imported here so the other commands start fast and do not need the server libraries.
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
-    from toposched.cli.inputs import parse_search
-    from toposched.frontends.cluster import load_cluster_report
+    from toposched.cli.inputs import cluster_of, parse_search, read_documents
     from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
@@ -90,7 +89,7 @@ def serve_command(
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock(), config)
         if cluster is not None:
-            parsed, warnings = load_cluster_report(_read(cluster), source=cluster)
+            parsed, warnings = cluster_of(read_documents(cluster, what="cluster"), source=cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
             for warning in report.warnings:
@@ -138,12 +137,3 @@ def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, tuple[Path, list[tu
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         yaml.safe_dump(content, handle, sort_keys=False)
     return AuthConfig.load(path), (path, fresh)
-
-
-def _read(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SpecError(
-            [Problem("--cluster", f"cannot read {path!r}: {exc.strerror}", "pass an existing file")]
-        ) from None

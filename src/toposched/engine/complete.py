@@ -57,7 +57,7 @@ def search_complete(
             gang.name, space.default, policy, pods, assignments, found_by=Search.COMPLETE, note=note
         )
     if outcome.too_large:
-        note = f"complete search not run: the gang has more than {MAX_GROUPS} groups and slices"
+        note = f"complete search not run: the gang has more than {MAX_GROUPS} groups, slices or pod shapes"
     elif outcome.exhausted:
         steps = min(outcome.steps, budget.steps)
         note = f"complete search stopped at its budget after {steps} steps without a placement"

@@ -77,6 +77,8 @@ class ExactSearch:
             found = self._step([(self.root, np.arange(self.space.size, dtype=np.int64))])
         except ExhaustedError:
             return Outcome(False, True, self.steps.count)
+        except RecursionError:  # one frame per group and pod-shape run: too many distinct shapes
+            return Outcome(False, True, self.steps.count, too_large=True)
         if found:
             self._record()
             self._grow()

@@ -17,8 +17,10 @@ stored and re-read without YAML.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -207,6 +209,24 @@ def _check_keys(node: yaml.MappingNode, source: str) -> None:
 def _at(source: str, node: yaml.Node | yaml.Event) -> str:
     mark = node.start_mark
     return source if mark is None else f"{source}:{mark.line + 1}:{mark.column + 1}"
+
+
+def read_file(path: str, *, what: str) -> bytes:
+    """A file's bytes (``-`` = standard input) for ``parse_documents``; a file that cannot be
+    read is a ``SpecError`` naming it and the fix."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        reason, hint = "file not found", f"check the path of the {what}"
+    except IsADirectoryError:
+        reason, hint = "is a directory", f"give the path of the {what} file"
+    except PermissionError:
+        reason, hint = "permission denied", "make the file readable"
+    except OSError as exc:
+        reason, hint = f"cannot be read ({exc.strerror or exc})", f"check the path of the {what}"
+    raise SpecError([Problem(path, reason, hint)])
 
 
 def first_mapping(documents: list[Any]) -> Mapping[str, Any] | None:
