@@ -12,7 +12,7 @@ from toposched.model import Mode
 
 @dataclass(frozen=True, slots=True)
 class Mixed:
-    """The orderings are given (the registry passes BestFit and LeastFreeCapacity), so this
+    """The orderings are given (``toposched.engine.profiles`` passes BestFit and LeastFreeCapacity), so this
     module knows only the rule, not its siblings."""
 
     constrained: Strategy

@@ -6,7 +6,6 @@ from toposched.frontends.osmo.compile import (
     compile_objects,
     compile_osmo,
     compile_workflow,
-    load_osmo,
     podgroup_name,
     pool_keys_text,
 )
@@ -38,7 +37,6 @@ __all__ = [
     "compile_osmo",
     "compile_workflow",
     "is_current",
-    "load_osmo",
     "parse_pool",
     "parse_workflow",
     "podgroup_name",

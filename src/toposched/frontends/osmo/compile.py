@@ -1,6 +1,7 @@
 """Compile a validated workflow: one PodGroup per group, pod metadata, the pool's Topology.
 
-``compile_osmo`` and ``pool_keys_text`` take YAML/JSON text and are what the CLI calls.
+``compile_osmo`` and ``pool_keys_text`` take YAML/JSON text (parsed by the one edge parser), for
+library users; the commands and the service go through the front-end registry.
 """
 
 from __future__ import annotations
@@ -72,15 +73,6 @@ def compile_osmo(
     pool = parse_pool(_load(pool_text, "pool", TopologySpecError))
     workflow = parse_workflow(_load(workflow_text, "workflow", WorkloadSpecError), pool)
     return compile_objects(workflow, pool, priority)
-
-
-def load_osmo(
-    workflow_text: str, pool_text: str, priority: Priority | str = Priority.NORMAL
-) -> tuple[Pool, Workflow, list[CompiledGroup]]:
-    """Parse a pool file and a workflow file and compile every group (see ``compile_osmo``)."""
-    pool = parse_pool(_load(pool_text, "pool", TopologySpecError))
-    workflow = parse_workflow(_load(workflow_text, "workflow", WorkloadSpecError), pool)
-    return pool, workflow, compile_workflow(workflow, pool, priority)
 
 
 def pool_keys_text(pool_text: str) -> list[dict[str, object]]:
