@@ -76,3 +76,16 @@ def descent_sorted(counts: LevelCounts, index: IntArray, descending: bool) -> In
     slices = counts.slc[loc]
     order = np.lexsort((index, counts.pod[loc], -slices if descending else slices))
     return index[order]
+
+
+class SlicesFirst:
+    """The two orders every Kueue ordering shares, by free slices in its ``descending`` sense;
+    a policy adds how it picks the level's domain and the last domain."""
+
+    descending: bool
+
+    def search_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
+        return search_sorted(counts, index, self.descending)
+
+    def descent_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
+        return descent_sorted(counts, index, self.descending)

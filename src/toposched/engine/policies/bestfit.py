@@ -7,22 +7,16 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import descent_sorted, search_sorted
+from toposched.engine.strategy import SlicesFirst
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 
 _NEVER = np.iinfo(np.int64).max
 
 
-class BestFit:
+class BestFit(SlicesFirst):
     name = "BestFit"
     descending = True
-
-    def search_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        return search_sorted(counts, index, descending=True)
-
-    def descent_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        return descent_sorted(counts, index, descending=True)
 
     def level_domain(self, capacity: IntArray, fits: BoolArray, needed: int) -> int | None:
         """The tightest domain that holds the request, when the first in order does."""

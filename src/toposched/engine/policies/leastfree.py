@@ -5,20 +5,14 @@ the requested level the first domain in that order that holds the whole request 
 from __future__ import annotations
 
 from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import descent_sorted, search_sorted
+from toposched.engine.strategy import SlicesFirst
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 
 
-class LeastFree:
+class LeastFree(SlicesFirst):
     name = "LeastFreeCapacity"
     descending = False
-
-    def search_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        return search_sorted(counts, index, descending=False)
-
-    def descent_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        return descent_sorted(counts, index, descending=False)
 
     def level_domain(self, capacity: IntArray, fits: BoolArray, needed: int) -> int | None:
         """The first domain in order (the smallest) that holds the request."""
