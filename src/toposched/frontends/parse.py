@@ -133,6 +133,11 @@ def _check_nesting_bound(text: str, source: str, limits: InputLimits) -> None:
             elif isinstance(event, _CLOSE):
                 depth -= 1
     except yaml.MarkedYAMLError as exc:
+        if "nesting depth" in str(exc.problem):  # newer libyaml stops at its own depth limit
+            where = source if exc.problem_mark is None else _at_mark(source, exc.problem_mark)
+            raise SpecError(
+                [Problem(where, f"is nested more than {limits.max_depth} levels deep", "flatten the document")]
+            ) from None
         raise SpecError([_syntax_problem(exc, source)]) from None
     except yaml.YAMLError as exc:
         raise SpecError([_invalid(exc, source)]) from None
@@ -208,7 +213,11 @@ def _check_keys(node: yaml.MappingNode, source: str) -> None:
 
 def _at(source: str, node: yaml.Node | yaml.Event) -> str:
     mark = node.start_mark
-    return source if mark is None else f"{source}:{mark.line + 1}:{mark.column + 1}"
+    return source if mark is None else _at_mark(source, mark)
+
+
+def _at_mark(source: str, mark: Any) -> str:  # yaml.Mark, or the C parser's own Mark type
+    return f"{source}:{mark.line + 1}:{mark.column + 1}"
 
 
 def read_file(path: str, *, what: str) -> bytes:
