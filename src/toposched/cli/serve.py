@@ -12,7 +12,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.model import Search, ToposchedError
+from toposched.model import MAX_PODS_PER_GANG, Search, ToposchedError
 
 if TYPE_CHECKING:
     from toposched.api import AuthConfig, User
@@ -45,6 +45,10 @@ def serve_command(
             "--backoff-max", help="Longest wait (seconds) before retrying a workload that did not fit."
         ),
     ] = 60.0,
+    max_pods: Annotated[
+        int,
+        typer.Option("--max-pods", min=1, help="Pods one workload may have; larger submissions are refused."),
+    ] = MAX_PODS_PER_GANG,
     read_timeout: Annotated[
         float,
         typer.Option("--read-timeout", help="Seconds a client has to send a whole request (head and body)."),
@@ -84,7 +88,9 @@ def serve_command(
     from toposched.store import SqliteStore
 
     try:
-        config = SchedulerConfig(search=parse_search(search), backoff_max_seconds=backoff_max)
+        config = SchedulerConfig(
+            search=parse_search(search), backoff_max_seconds=backoff_max, max_pods=max_pods
+        )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock(), config)
