@@ -87,3 +87,12 @@ def test_a_workflow_keeps_its_pools_topology_beside_an_unrelated_one(scheduler: 
 def test_a_document_without_a_workflow_section_is_a_spec_error(scheduler: Scheduler) -> None:
     with pytest.raises(WorkloadSpecError, match="workflow: is missing"):
         scheduler.submit([{"name": "not-a-workflow"}], owner="alice", kind="osmo")
+
+
+def test_a_pool_cannot_be_deleted_under_an_admitted_workflow(scheduler: Scheduler) -> None:
+    workflow = parse_documents((EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8"), source="wf")
+    record = scheduler.submit(workflow, owner="alice")
+    assert record.pool == "my-pool"
+    scheduler.cycle()
+    with pytest.raises(ConflictError):
+        scheduler.delete_pool("my-pool")

@@ -75,6 +75,7 @@ class Compiled:
     objects: tuple[Mapping[str, Any], ...] = ()  # what the upstream controller would create
     topologies: tuple[Topology, ...] = ()  # topologies the input brings (OSMO pool, Grove file)
     warnings: tuple[str, ...] = ()
+    pool: str = ""  # the OSMO pool the input runs in ("" for none)
 
 
 class Frontend(Protocol):
@@ -283,7 +284,7 @@ class OsmoFrontend:
         if entry.topology is None and own is not None:
             brought = (parse_topology_object(own),)
         objects = (osmo.compile_objects(workflow, entry.pool, priority),)
-        return Compiled(self.name, one_gang(gangs, workflow.name), objects, brought)
+        return Compiled(self.name, one_gang(gangs, workflow.name), objects, brought, pool=entry.pool.name)
 
 
 def _pool_of(doc: Mapping[str, Any], pools: Mapping[str, PoolEntry]) -> PoolEntry:

@@ -123,6 +123,7 @@ class Scheduler:
             spec=stored_spec(compiled.frontend, documents),
             priority=priority or gang.priority,
             topology=chosen.name,
+            pool=compiled.pool,
             submitted_at=self._state.clock.now(),
         )
         return Submission(record, chosen, gang, compiled.topologies)
