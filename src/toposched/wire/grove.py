@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any
 
 from toposched.model import Problem, Topology, TopologySpecError
+from toposched.model.lenient import items, mapping, text
 
 GROVE_API = "grove.io/v1alpha1"
 CLUSTER_TOPOLOGY_KIND = "ClusterTopology"
@@ -78,40 +79,28 @@ def is_cluster_topology(doc: object) -> bool:
     )
 
 
-def _mapping(raw: object) -> Mapping[str, Any]:
-    return raw if isinstance(raw, Mapping) else {}
-
-
-def _items(raw: object) -> list[Any]:
-    return list(raw) if isinstance(raw, list) else []
-
-
-def _text(raw: object) -> str:
-    return raw if isinstance(raw, str) else ""
-
-
 def parse_levels(raw: object) -> tuple[Level, ...]:
     """``[{domain, key}, ...]``; malformed entries read as empty strings, which admission reports."""
     return tuple(
-        Level(_text(_mapping(level).get("domain")), _text(_mapping(level).get("key")))
-        for level in _items(raw)
+        Level(text(mapping(level).get("domain")), text(mapping(level).get("key")))
+        for level in items(raw)
     )
 
 
 def parse_cluster_topology(obj: Mapping[str, Any]) -> ClusterTopology:
     """A ClusterTopology object, read leniently (admission reports what is wrong)."""
-    spec = _mapping(obj.get("spec"))
-    meta = _mapping(obj.get("metadata"))
+    spec = mapping(obj.get("spec"))
+    meta = mapping(obj.get("metadata"))
     # Upstream renamed the binding list; both spellings are read.
     raw_refs = spec.get("schedulerTopologyReferences") or spec.get("schedulerTopologyBindings")
     refs = tuple(
         SchedulerReference(
-            _text(_mapping(r).get("schedulerName")), _text(_mapping(r).get("topologyReference"))
+            text(mapping(r).get("schedulerName")), text(mapping(r).get("topologyReference"))
         )
-        for r in _items(raw_refs)
+        for r in items(raw_refs)
     )
-    labels = MappingProxyType({str(k): str(v) for k, v in _mapping(meta.get("labels")).items()})
-    return ClusterTopology(_text(meta.get("name")), parse_levels(spec.get("levels")), refs, labels)
+    labels = MappingProxyType({str(k): str(v) for k, v in mapping(meta.get("labels")).items()})
+    return ClusterTopology(text(meta.get("name")), parse_levels(spec.get("levels")), refs, labels)
 
 
 def domain_of(key: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toposched.model import Problem, Topology, WorkloadSpecError
+from toposched.model.lenient import items, mapping
 
 TOPOLOGY_API = "kai.scheduler/v1alpha1"
 PODGROUP_API = "scheduling.run.ai/v2alpha2"
@@ -172,18 +173,10 @@ def topology_object(
 def parse_topology(obj: Mapping[str, Any]) -> Topology:
     """A KAI Topology object → the model ``Topology`` (aliases kept). The KAI front end checks the
     CRD and webhook rules first; the model's level rules raise ``TopologySpecError`` here."""
-    levels = [lv for lv in _items(_mapping(obj.get("spec")).get("levels")) if isinstance(lv, Mapping)]
+    levels = [lv for lv in items(mapping(obj.get("spec")).get("levels")) if isinstance(lv, Mapping)]
     aliases = {str(lv["alias"]): str(lv.get("nodeLabel")) for lv in levels if lv.get("alias")}
-    name = str(_mapping(obj.get("metadata")).get("name") or "")
+    name = str(mapping(obj.get("metadata")).get("name") or "")
     return Topology.create(name, [str(lv.get("nodeLabel")) for lv in levels], aliases)
-
-
-def _mapping(raw: object) -> Mapping[str, Any]:
-    return raw if isinstance(raw, Mapping) else {}
-
-
-def _items(raw: object) -> list[Any]:
-    return list(raw) if isinstance(raw, list) else []
 
 
 def pod_metadata_patch(podgroup_name: str, subgroup: str | None = None) -> dict[str, Any]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.frontends.grove.objects import Constraint, PodCliqueSet, items, mapping
+from toposched.frontends.grove.objects import Constraint, PodCliqueSet
 from toposched.model import Problem
+from toposched.model.lenient import items, mapping
 
 T = "spec.template"
 Located = tuple[str, str, Constraint]  # field path, readable owner, constraint

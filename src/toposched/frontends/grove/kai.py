@@ -8,9 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.grove.objects import PodCliqueSet, items, mapping
+from toposched.frontends.grove.objects import PodCliqueSet
 from toposched.frontends.grove.podgang import TOPOLOGY_NAME
 from toposched.model import Problem, WorkloadSpecError
+from toposched.model.lenient import items, mapping
 from toposched.wire.grove import CLUSTER_TOPOLOGY_KIND, GROVE_API, PODGANG_API, PODGANG_KIND
 from toposched.wire.kai import (
     NO_CONSTRAINT,

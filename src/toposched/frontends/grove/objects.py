@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from toposched.model.lenient import items, mapping, text
 from toposched.wire.grove import WELL_KNOWN_DOMAINS, Level, parse_levels
 
 DEFAULT_TOPOLOGY = "grove-topology"
@@ -20,19 +21,6 @@ KAI_SCHEDULER = "kai-scheduler"
 TOPOLOGY_AWARE_BACKENDS = frozenset({KAI_SCHEDULER})
 MANAGED_BY = "app.kubernetes.io/managed-by"
 OPERATOR = "grove-operator"
-
-
-def mapping(raw: object) -> Mapping[str, Any]:
-    """``raw`` when it is a mapping, else an empty one (absent or malformed sections)."""
-    return raw if isinstance(raw, Mapping) else {}
-
-
-def items(raw: object) -> list[Any]:
-    return list(raw) if isinstance(raw, list) else []
-
-
-def _text(raw: object) -> str:
-    return raw if isinstance(raw, str) else ""
 
 
 def _count(raw: object, default: int) -> int:
@@ -61,7 +49,7 @@ def parse_operator_config(raw: Mapping[str, Any] | None) -> OperatorConfig:
     """An ``OperatorConfiguration``; None means TAS disabled with the KAI backend."""
     data = mapping(raw)
     tas = mapping(data.get("topologyAwareScheduling"))
-    profiles = [_text(mapping(p).get("name")) for p in items(mapping(data.get("scheduler")).get("profiles"))]
+    profiles = [text(mapping(p).get("name")) for p in items(mapping(data.get("scheduler")).get("profiles"))]
     return OperatorConfig(
         tas_enabled=tas.get("enabled") is True,
         levels=parse_levels(tas.get("levels")),
@@ -100,11 +88,11 @@ def parse_constraint(raw: object) -> Constraint | None:
     pack = raw.get("pack")
     pack_map = mapping(pack)
     return Constraint(
-        pack_domain=_text(raw.get("packDomain")) or None,
-        pack_required=_text(pack_map.get("required")) or None,
-        pack_preferred=_text(pack_map.get("preferred")) or None,
+        pack_domain=text(raw.get("packDomain")) or None,
+        pack_required=text(pack_map.get("required")) or None,
+        pack_preferred=text(pack_map.get("preferred")) or None,
         has_pack=isinstance(pack, Mapping),
-        topology_name=_text(raw.get("topologyName")) or None,
+        topology_name=text(raw.get("topologyName")) or None,
     )
 
 
@@ -119,7 +107,7 @@ class Clique:
 
     @property
     def scheduler_name(self) -> str:
-        return _text(self.pod_spec.get("schedulerName")) or KAI_SCHEDULER
+        return text(self.pod_spec.get("schedulerName")) or KAI_SCHEDULER
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +164,7 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
     spec = mapping(obj.get("spec"))
     template = mapping(spec.get("template"))
     constraint = parse_constraint(template.get("topologyConstraint"))
-    name = _text(template.get("clusterTopologyName")) or (constraint.topology_name if constraint else None)
+    name = text(template.get("clusterTopologyName")) or (constraint.topology_name if constraint else None)
     cliques = []
     for raw in items(template.get("cliques")):
         c = mapping(raw)
@@ -184,7 +172,7 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
         replicas = _count(cspec.get("replicas"), 1)
         cliques.append(
             Clique(
-                name=_text(c.get("name")),
+                name=text(c.get("name")),
                 replicas=replicas,
                 min_available=_count(cspec.get("minAvailable"), replicas),
                 constraint=parse_constraint(c.get("topologyConstraint")),
@@ -197,16 +185,16 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
         g = mapping(raw)
         groups.append(
             ScalingGroup(
-                name=_text(g.get("name")),
-                clique_names=tuple(_text(n) for n in items(g.get("cliqueNames"))),
+                name=text(g.get("name")),
+                clique_names=tuple(text(n) for n in items(g.get("cliqueNames"))),
                 replicas=_count(g.get("replicas"), 1),
                 min_available=_count(g.get("minAvailable"), 1),
                 constraint=parse_constraint(g.get("topologyConstraint")),
             )
         )
     return PodCliqueSet(
-        name=_text(meta.get("name")),
-        namespace=_text(meta.get("namespace")) or "default",
+        name=text(meta.get("name")),
+        namespace=text(meta.get("namespace")) or "default",
         replicas=_count(spec.get("replicas"), 1),
         topology_name=name or None,
         constraint=constraint,
@@ -214,5 +202,5 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
         scaling_groups=tuple(groups),
         labels=_labels(meta.get("labels")),
         annotations=_labels(meta.get("annotations")),
-        priority_class=_text(template.get("priorityClassName")),
+        priority_class=text(template.get("priorityClassName")),
     )

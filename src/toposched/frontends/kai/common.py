@@ -9,6 +9,7 @@ from typing import Any
 
 from toposched.frontends.kai import keys
 from toposched.model import PodBudget, Problem, WorkloadSpecError
+from toposched.model.lenient import mapping
 from toposched.wire.kai import NO_CONSTRAINT, PodGroup, TopologyConstraint
 
 
@@ -28,10 +29,6 @@ class KaiGrouping:
     def pod_annotations(self) -> dict[str, str]:
         """Annotations the PodGrouper writes on the pod."""
         return {keys.POD_GROUP_NAME: self.pod_group.name}
-
-
-def mapping(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
 
 
 def dig(obj: object, *path: str) -> Any:

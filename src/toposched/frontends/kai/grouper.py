@@ -16,7 +16,6 @@ from toposched.frontends.kai.common import (
     dig,
     fail,
     labels,
-    mapping,
     namespace,
     notes_of,
     parse_int,
@@ -36,6 +35,7 @@ from toposched.frontends.kai.segments import (
     segment_of,
 )
 from toposched.model import MAX_PODS_PER_GANG, Problem, Topology, WorkloadSpecError
+from toposched.model.lenient import mapping
 from toposched.wire.kai import PodGroup, SubGroup
 
 

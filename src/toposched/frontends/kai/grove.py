@@ -13,11 +13,11 @@ from toposched.frontends.kai.common import (
     count,
     dig,
     fail,
-    mapping,
     namespace,
     notes_of,
     queue,
 )
+from toposched.model.lenient import mapping
 from toposched.wire.kai import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
 
 

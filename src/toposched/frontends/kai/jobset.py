@@ -17,12 +17,12 @@ from toposched.frontends.kai.common import (
     dig,
     fail,
     labels,
-    mapping,
     namespace,
     notes_of,
     parse_int,
     queue,
 )
+from toposched.model.lenient import mapping
 from toposched.wire.kai import PodGroup, SubGroup
 
 

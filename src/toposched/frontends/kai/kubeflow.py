@@ -15,7 +15,6 @@ from toposched.frontends.kai.common import (
     dig,
     fail,
     labels,
-    mapping,
     namespace,
     notes_of,
     parse_int,
@@ -29,6 +28,7 @@ from toposched.frontends.kai.segments import (
     read_segment_config,
     segment_of,
 )
+from toposched.model.lenient import mapping
 from toposched.wire.kai import PodGroup, SubGroup
 
 # kind -> (replica-spec field, replica types in the order their subgroups are listed)

@@ -16,13 +16,13 @@ from toposched.frontends.kai.common import (
     dig,
     fail,
     labels,
-    mapping,
     namespace,
     notes_of,
     parse_int,
     queue,
 )
 from toposched.frontends.kai.segments import check_segment_count, segment_constraint, segment_of
+from toposched.model.lenient import mapping
 from toposched.wire.kai import PodGroup, SubGroup, TopologyConstraint
 
 LEADERS = 1  # an LWS replica group has exactly one leader, worker-index 0

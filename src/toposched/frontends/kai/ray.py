@@ -15,11 +15,11 @@ from toposched.frontends.kai.common import (
     dig,
     fail,
     labels,
-    mapping,
     namespace,
     notes_of,
     queue,
 )
+from toposched.model.lenient import mapping
 from toposched.wire.kai import NO_CONSTRAINT, PodGroup, SubGroup, TopologyConstraint
 
 # Where each kind keeps its cluster spec.

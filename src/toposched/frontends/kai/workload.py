@@ -10,7 +10,7 @@ from typing import Any
 
 from toposched.frontends.kai import keys
 from toposched.frontends.kai.aliases import resolve_group
-from toposched.frontends.kai.common import KaiGrouping, count, dig, fail, labels, mapping, notes_of
+from toposched.frontends.kai.common import KaiGrouping, count, dig, fail, labels, notes_of
 from toposched.frontends.kai.gang import to_gang
 from toposched.frontends.kai.grouper import compile_workload
 from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
@@ -24,6 +24,7 @@ from toposched.model import (
     Topology,
     WorkloadSpecError,
 )
+from toposched.model.lenient import mapping
 from toposched.model.names import documents_metadata_problems
 from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.kai import PODGROUP_API, PODGROUP_KIND, PodGroup, parse_podgroup
