@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from toposched.model import (
     HOSTNAME,
@@ -176,3 +177,13 @@ def group(name: str, *members: Group, required: str | None = None, preferred: st
 
 def gang(*children: Group, name: str = "job") -> Gang:
     return Gang(name, Group("workload", children=children))
+
+
+def podgroup(spec: dict[str, Any]) -> dict[str, Any]:
+    """A KAI PodGroup object named ``pg`` with ``spec``."""
+    return {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "pg"},
+        "spec": spec,
+    }

@@ -6,17 +6,9 @@ from typing import Any
 
 import pytest
 
+from builders import podgroup as pg
 from toposched.model import WorkloadSpecError
 from toposched.wire.kai import PodGroup, SubGroup, TopologyConstraint, parse_podgroup
-
-
-def pg(spec: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": "scheduling.run.ai/v2alpha2",
-        "kind": "PodGroup",
-        "metadata": {"name": "pg"},
-        "spec": spec,
-    }
 
 
 def test_parse_round_trip() -> None:

@@ -6,17 +6,9 @@ from typing import Any
 
 import pytest
 
+from builders import podgroup as pg
 from toposched.frontends.kai import topology_from_object, validate_podgroup, validate_topology
 from toposched.model import TopologySpecError
-
-
-def pg(spec: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": "scheduling.run.ai/v2alpha2",
-        "kind": "PodGroup",
-        "metadata": {"name": "pg"},
-        "spec": spec,
-    }
 
 
 def test_missing_parent_reports_each_orphan() -> None:
