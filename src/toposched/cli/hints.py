@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import yaml
 
 from toposched.model import Taint, TaintEffect
+from toposched.wire.core import toleration_for
 
 _TAINT_LABEL = re.compile(r'taint "(?P<key>[^"=:]+)(?:=(?P<value>[^":]*))?:(?P<effect>[A-Za-z]+)"')
 # GKE's admission adds this toleration to pods requesting GPUs; a spec as written lacks it.
@@ -46,7 +47,7 @@ class TaintHint:
     def tolerations_yaml(self) -> str:
         """The ``tolerations:`` block to paste, one entry per taint."""
         return yaml.safe_dump(
-            {"tolerations": [_toleration(taint) for taint, _ in self.taints]},
+            {"tolerations": [toleration_for(taint) for taint, _ in self.taints]},
             sort_keys=False,
             default_flow_style=False,
         ).rstrip("\n")
@@ -72,9 +73,3 @@ def taint_hint(excluded: Mapping[str, int], total_nodes: int | None) -> TaintHin
     if not taints or not total_nodes or sum(count for _, count in taints) < total_nodes:
         return None
     return TaintHint(tuple(sorted(taints, key=lambda pair: (-pair[1], str(pair[0])))))
-
-
-def _toleration(taint: Taint) -> dict[str, str]:
-    if taint.value:
-        return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
-    return {"key": taint.key, "operator": "Exists", "effect": str(taint.effect)}

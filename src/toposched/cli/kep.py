@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from toposched.model import HOSTNAME, Policy, Topology
+from toposched.wire.core import node_object
 from toposched.wire.kueue import topology_object
 
 BLOCK = "cloud.provider.com/topology-block"
@@ -82,14 +83,7 @@ def cluster_yaml(levels: tuple[str, ...], capacities: Capacities) -> str:
     docs: list[dict[str, Any]] = []
     for values, capacity in host_names(levels, capacities):
         allocatable = {"cpu": "64", "memory": "256Gi", "pods": "110", GPU: str(capacity)}
-        docs.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": values[-1], "labels": dict(zip(levels, values, strict=True))},
-                "status": {"allocatable": allocatable, "conditions": [{"type": "Ready", "status": "True"}]},
-            }
-        )
+        docs.append(node_object(values[-1], dict(zip(levels, values, strict=True)), allocatable))
     docs.append(topology_object(Topology.create("default", levels), "kueue.x-k8s.io/v1beta1"))
     return yaml.safe_dump_all(docs, sort_keys=False)
 

@@ -34,6 +34,7 @@ from toposched.model import (
     Topology,
     WorkloadSpecError,
 )
+from toposched.wire.core import pod_object
 from toposched.wire.grove import cluster_topology_object
 
 Documents = Sequence[Any]
@@ -244,15 +245,7 @@ class KaiFrontend:
         namespaces = {g.name: g.namespace for g in loaded.pod_groups}
         metadata = loaded.pod_metadata()
         pods = [
-            {
-                "apiVersion": "v1",
-                "kind": "Pod",
-                "metadata": {
-                    "name": pod.spec.name,
-                    "namespace": namespaces[pod.pod_group],
-                    **metadata[pod.spec.name],
-                },
-            }
+            pod_object(pod.spec.name, namespaces[pod.pod_group], **metadata[pod.spec.name])
             for pod in loaded.pods
         ]
         objects = (*(g.to_object() for g in loaded.pod_groups), *pods)
@@ -295,7 +288,13 @@ def _pool_of(doc: Mapping[str, Any], pools: Mapping[str, PoolEntry]) -> PoolEntr
     entry = pools.get(str(named)) if named is not None else None
     if not pools:
         raise WorkloadSpecError(
-            [Problem("pool", "is missing", "an OSMO workflow needs its pool: --pool POOL.yaml, or a stored pool")]
+            [
+                Problem(
+                    "pool",
+                    "is missing",
+                    "an OSMO workflow needs its pool: --pool POOL.yaml, or a stored pool",
+                )
+            ]
         )
     if entry is None:
         known = ", ".join(sorted(pools)) or "none"

@@ -22,7 +22,8 @@ from typing import Any
 
 import yaml
 
-from toposched.model import Topology
+from toposched.model import Taint, Topology
+from toposched.wire.core import list_object, node_object, pod_object
 from toposched.wire.kueue import topology_object
 
 ZONE = "topology.kubernetes.io/zone"
@@ -79,53 +80,23 @@ def node_names() -> list[tuple[str, str, str, str]]:
 
 
 def node_manifest(zone: str, block: str, rack: str, name: str) -> dict[str, Any]:
-    node: dict[str, Any] = {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {
-            "name": name,
-            "labels": {
-                ZONE: zone,
-                BLOCK: block,
-                RACK: rack,
-                HOST: name,
-                "nvidia.com/gpu.product": "NVIDIA-GB200",
-            },
-        },
-        "spec": {},
-        "status": {
-            "capacity": dict(ALLOCATABLE),
-            "allocatable": dict(ALLOCATABLE),
-            "conditions": [{"type": "Ready", "status": "True"}],
-        },
-    }
-    if name in CORDONED:
-        # What `kubectl cordon` leaves behind.
-        node["spec"] = {
-            "unschedulable": True,
-            "taints": [{"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}],
-        }
-    return node
+    labels = {ZONE: zone, BLOCK: block, RACK: rack, HOST: name, "nvidia.com/gpu.product": "NVIDIA-GB200"}
+    cordoned = name in CORDONED
+    # A cordoned node carries what `kubectl cordon` leaves behind.
+    taints = (Taint("node.kubernetes.io/unschedulable"),) if cordoned else ()
+    return node_object(name, labels, ALLOCATABLE, taints=taints, unschedulable=cordoned)
 
 
 def pod_manifest(node: str, gpus: int) -> dict[str, Any]:
     requests = {"cpu": str(8 * gpus), "memory": f"{64 * gpus}Gi", GPU: str(gpus)}
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": f"inference-{node}", "namespace": "serving"},
-        "spec": {
-            "nodeName": node,
-            "containers": [
-                {
-                    "name": "server",
-                    "image": "registry.example.com/llm-server:1.4",
-                    "resources": {"requests": requests},
-                }
-            ],
-        },
-        "status": {"phase": "Running"},
+    container = {
+        "name": "server",
+        "image": "registry.example.com/llm-server:1.4",
+        "resources": {"requests": requests},
     }
+    return pod_object(
+        f"inference-{node}", "serving", spec={"containers": [container]}, node_name=node, phase="Running"
+    )
 
 
 def topology_manifest() -> dict[str, Any]:
@@ -137,7 +108,7 @@ def cluster_manifest() -> dict[str, Any]:
     items: list[dict[str, Any]] = [node_manifest(*names) for names in node_names()]
     items += [pod_manifest(node, gpus) for node, gpus in sorted(BUSY.items())]
     items.append(topology_manifest())
-    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    return list_object(items)
 
 
 def render() -> str:

@@ -27,6 +27,7 @@ from toposched.model import (
 from toposched.model.lenient import mapping
 from toposched.model.names import documents_metadata_problems
 from toposched.model.podspec import effective_requests, parse_tolerations
+from toposched.wire.core import pod_object
 from toposched.wire.kai import PODGROUP_API, PODGROUP_KIND, PodGroup, parse_podgroup
 
 PREFIX = "kai.scheduler/"
@@ -310,17 +311,13 @@ def _pod(
     name: str, workload: Mapping[str, Any], template: Mapping[str, Any], extra: Mapping[str, str]
 ) -> dict[str, Any]:
     meta = mapping(template.get("metadata"))
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": str(dig(workload, "metadata", "namespace") or "default"),
-            "labels": {**{str(k): str(v) for k, v in mapping(meta.get("labels")).items()}, **extra},
-            "annotations": {str(k): str(v) for k, v in mapping(meta.get("annotations")).items()},
-        },
-        "spec": dict(mapping(template.get("spec"))),
-    }
+    return pod_object(
+        name,
+        str(dig(workload, "metadata", "namespace") or "default"),
+        labels={**{str(k): str(v) for k, v in mapping(meta.get("labels")).items()}, **extra},
+        annotations={str(k): str(v) for k, v in mapping(meta.get("annotations")).items()},
+        spec=mapping(template.get("spec")),
+    )
 
 
 def _booked(budget: PodBudget, path: str, pods: int) -> int:

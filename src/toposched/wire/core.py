@@ -1,0 +1,92 @@
+"""Kubernetes core objects (``v1``): Node, Pod, the toleration entry and the ``List`` kubectl
+prints. Everything toposched writes of the core group is built here, so a field's spelling lives
+in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from toposched.model import Taint
+
+API_VERSION = "v1"
+
+
+def node_object(
+    name: str,
+    labels: Mapping[str, str],
+    allocatable: Mapping[str, str],
+    *,
+    capacity: Mapping[str, str] | None = None,
+    taints: Iterable[Taint] = (),
+    unschedulable: bool = False,
+    ready: bool = True,
+) -> dict[str, Any]:
+    """A Node as ``kubectl get nodes -o yaml`` shows it: labels, spec (cordon, taints) and status."""
+    spec: dict[str, Any] = {}
+    if unschedulable:
+        spec["unschedulable"] = True
+    listed = [taint_entry(t) for t in taints]
+    if listed:
+        spec["taints"] = listed
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Node",
+        "metadata": {"name": name, "labels": dict(labels)},
+        "spec": spec,
+        "status": {
+            "capacity": dict(capacity if capacity is not None else allocatable),
+            "allocatable": dict(allocatable),
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+        },
+    }
+
+
+def pod_object(
+    name: str,
+    namespace: str,
+    *,
+    labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
+    spec: Mapping[str, Any] | None = None,
+    node_name: str | None = None,
+    phase: str | None = None,
+) -> dict[str, Any]:
+    """A Pod; ``node_name`` and ``phase`` make it a running pod as a cluster dump shows it."""
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels is not None:
+        metadata["labels"] = dict(labels)
+    if annotations is not None:
+        metadata["annotations"] = dict(annotations)
+    pod: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Pod", "metadata": metadata}
+    if spec is not None or node_name is not None:
+        pod["spec"] = {**({"nodeName": node_name} if node_name is not None else {}), **(spec or {})}
+    if phase is not None:
+        pod["status"] = {"phase": phase}
+    return pod
+
+
+def taint_entry(taint: Taint) -> dict[str, str]:
+    """One ``spec.taints`` entry of a Node."""
+    entry = {"key": taint.key}
+    if taint.value:
+        entry["value"] = taint.value
+    entry["effect"] = str(taint.effect)
+    return entry
+
+
+def toleration_for(taint: Taint) -> dict[str, str]:
+    """The pod ``tolerations`` entry that admits exactly this taint."""
+    if taint.value:
+        return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
+    return {"key": taint.key, "operator": "Exists", "effect": str(taint.effect)}
+
+
+def list_object(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A ``v1 List``, the shape of ``kubectl get ... -o yaml`` output."""
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+        "items": list(items),
+    }

@@ -1,0 +1,47 @@
+"""Core objects built by ``wire.core`` read back through the cluster front end as what they say."""
+
+from __future__ import annotations
+
+import pytest
+
+from toposched.frontends.cluster import cluster_from_documents
+from toposched.model import Resources, Taint, TaintEffect
+from toposched.model.podspec import parse_tolerations
+from toposched.wire.core import list_object, node_object, pod_object, toleration_for
+
+GPU = "nvidia.com/gpu"
+
+
+def test_node_and_running_pod_read_back() -> None:
+    taint = Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE)
+    node = node_object(
+        "n1", {"rack": "r1"}, {GPU: "4", "cpu": "64"}, taints=[taint], unschedulable=True, ready=False
+    )
+    requests = {"requests": {GPU: "2"}}
+    pod = pod_object(
+        "p1", "team", spec={"containers": [{"name": "c", "resources": requests}]}, node_name="n1", phase="Running"
+    )
+    cluster, _ = cluster_from_documents([list_object([node, pod])])
+    (read,) = cluster.nodes
+    assert read.name == "n1" and dict(read.labels) == {"rack": "r1"}
+    assert read.allocatable == Resources.parse({GPU: "4", "cpu": "64"})
+    assert read.taints == (taint,) and read.unschedulable and not read.ready
+    (running,) = cluster.pods
+    assert (running.name, running.namespace, running.node) == ("p1", "team", "n1")
+    assert running.requests.get(GPU) == Resources.parse({GPU: "2"}).get(GPU)
+
+
+def test_pending_pod_has_no_node_or_status() -> None:
+    pod = pod_object("p", "default", labels={"a": "b"})
+    assert "spec" not in pod and "status" not in pod
+    assert pod["metadata"] == {"name": "p", "namespace": "default", "labels": {"a": "b"}}
+
+
+@pytest.mark.parametrize(
+    "taint",
+    [Taint("dedicated", "gpu", TaintEffect.NO_SCHEDULE), Taint("maintenance", "", TaintEffect.NO_EXECUTE)],
+)
+def test_toleration_admits_exactly_its_taint(taint: Taint) -> None:
+    (toleration,) = parse_tolerations([toleration_for(taint)])
+    assert toleration.tolerates(taint)
+    assert not toleration.tolerates(Taint("other", taint.value, taint.effect))
