@@ -19,7 +19,11 @@ def test_node_and_running_pod_read_back() -> None:
     )
     requests = {"requests": {GPU: "2"}}
     pod = pod_object(
-        "p1", "team", spec={"containers": [{"name": "c", "resources": requests}]}, node_name="n1", phase="Running"
+        "p1",
+        "team",
+        spec={"containers": [{"name": "c", "resources": requests}]},
+        node_name="n1",
+        phase="Running",
     )
     cluster, _ = cluster_from_documents([list_object([node, pod])])
     (read,) = cluster.nodes

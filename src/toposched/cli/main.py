@@ -13,6 +13,7 @@ from toposched.cli.demo import demo_command
 from toposched.cli.inspect import pool_app, topology_app
 from toposched.cli.place import place_command
 from toposched.cli.serve import serve_command
+from toposched.cli.topology import lint_command, show_command
 
 app = typer.Typer(
     name="toposched",
@@ -25,6 +26,8 @@ app.command("place")(place_command)
 app.command("demo")(demo_command)
 app.add_typer(compile_app, name="compile")
 app.add_typer(pool_app, name="pool")
+topology_app.command("lint")(lint_command)
+topology_app.command("show")(show_command)
 app.add_typer(topology_app, name="topology")
 app.command("serve")(serve_command)
 app.command("submit")(submit_command)

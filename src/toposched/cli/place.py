@@ -26,7 +26,6 @@ from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import print_result
 from toposched.cli.workloads import Outcome, place_documents
 from toposched.emit.result import result_document
-from toposched.frontends.cluster import check_labels
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Cluster,
@@ -37,6 +36,7 @@ from toposched.model import (
     SpecError,
     ToposchedError,
 )
+from toposched.model.labels import label_problems
 
 FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
@@ -190,5 +190,5 @@ def _place(
         raise SpecError([Problem("--pool", "is only used with OSMO workflows", "leave it out")])
     if not choice.from_file:
         return outcome
-    labels = tuple(str(p) for p in check_labels(outcome.cluster, outcome.topology))
+    labels = tuple(str(p) for p in label_problems(outcome.topology, outcome.cluster.nodes))
     return replace(outcome, warnings=(*outcome.warnings, *labels))

@@ -1,4 +1,4 @@
-"""The static domain tree of a topology over a node set, and a topology lint."""
+"""The static domain tree of a topology over a node set, and the topology lint."""
 
 from toposched.topology.lint import lint
 from toposched.topology.tree import IntArray, TopologyTree

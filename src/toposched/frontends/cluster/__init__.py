@@ -1,7 +1,6 @@
 """Cluster dumps → the model: Nodes, the Pods already using capacity, and Topology objects
 (Kueue and KAI). Reads YAML or JSON as ``kubectl get ... -o yaml`` prints it."""
 
-from toposched.frontends.cluster.lint import check_labels
 from toposched.frontends.cluster.loader import cluster_from_documents, load_cluster, load_cluster_report
 from toposched.frontends.cluster.topology import (
     load_topology,
@@ -16,5 +15,4 @@ __all__ = [
     "load_topology",
     "parse_topology_object",
     "topologies_from_documents",
-    "check_labels",
 ]

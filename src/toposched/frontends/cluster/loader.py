@@ -6,12 +6,12 @@ from collections import Counter
 from typing import Any
 
 from toposched.frontends.cluster.documents import Located, parse_yaml, read_objects
-from toposched.frontends.cluster.lint import check_labels
 from toposched.frontends.cluster.nodes import parse_node
 from toposched.frontends.cluster.pods import parse_pod
 from toposched.frontends.cluster.topology import topology_located
 from toposched.model import Cluster, ClusterSpecError, Node, RunningPod, Topology
 from toposched.model.cluster import duplicate_names
+from toposched.model.labels import label_problems
 
 
 def load_cluster(text: str, *, source: str = "cluster") -> Cluster:
@@ -26,7 +26,7 @@ def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster,
     multi-document stream, or a mix. Nodes, Pods and Topology objects (Kueue ``kueue.x-k8s.io``
     v1alpha1 / v1beta1 / v1beta2, KAI ``kai.scheduler/v1alpha1``) are read; other kinds are
     skipped and counted in the warnings, as are pods on unknown nodes and label problems
-    (``check_labels``). ``source`` names the text in YAML syntax errors (``<source>:<line>:<col>``).
+    (``model.labels``). ``source`` names the text in YAML syntax errors (``<source>:<line>:<col>``).
 
     Raises ``ClusterSpecError`` listing every problem, each with its field path.
     """
@@ -71,7 +71,7 @@ def cluster_from_documents(documents: list[Any], *, source: str = "cluster") -> 
                 f"pods[{pod.namespace}/{pod.name}]: bound to node {pod.node!r}, which is not in the dump"
             )
     for topology in topologies:
-        warnings.extend(str(p) for p in check_labels(cluster, topology))
+        warnings.extend(str(p) for p in label_problems(topology, cluster.nodes))
     if not objects:
         warnings.append(f"{source}: no objects found")
     return cluster, warnings

@@ -1,0 +1,221 @@
+"""``toposched topology lint`` and ``toposched topology show``: is the cluster's topology what
+the admin believes, and how full is each domain."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+from rich.tree import Tree
+
+from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.inputs import cluster_of, read_documents, topology_option
+from toposched.cli.output import to_json
+from toposched.cli.render import amount, resource_label
+from toposched.cli.view import level_name
+from toposched.model import Cluster, NotFoundError, Problem, SpecError, Topology, ToposchedError
+from toposched.topology.lint import LevelStats, LintReport, lint
+from toposched.topology.occupancy import DomainUsage, Path, members_of, occupancy, shown_resources
+
+ClusterOption = Annotated[
+    str,
+    typer.Option(
+        "--cluster", "-c", metavar="CLUSTER.yaml", help="Nodes, Pods and Topologies (YAML or JSON)."
+    ),
+]
+TopologyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--topology",
+        "-t",
+        metavar="NAME|FILE",
+        help="A Topology of the cluster file, or a Topology file (default: every topology of the cluster).",
+    ),
+]
+BAR = 20
+
+
+def lint_command(
+    cluster: ClusterOption,
+    topology: TopologyOption = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="table or json.")] = "table",
+) -> None:
+    """Check how the nodes carry the topology's level labels. Exit 0 when no errors (warnings
+    allowed), 2 when the cluster has errors or the input is invalid."""
+    try:
+        if output not in ("table", "json"):
+            raise SpecError([Problem("--output", f"unknown format {output!r}", "use table or json")])
+        loaded, topologies = _load(cluster, topology)
+    except ToposchedError as exc:
+        raise _fail(exc) from None
+    reports = [lint(t, loaded.nodes, loaded.pods) for t in topologies]
+    if output == "json":
+        typer.echo(to_json({"topologies": [_report_document(r) for r in reports]}))
+    else:
+        console = Console(highlight=False)
+        for report in reports:
+            _print_report(console, report)
+    if any(r.errors for r in reports):
+        raise typer.Exit(ExitCode.INVALID)
+
+
+def show_command(
+    cluster: ClusterOption,
+    topology: TopologyOption = None,
+    resource: Annotated[
+        str | None, typer.Option("--resource", "-r", help="Resource to show (default: the GPUs).")
+    ] = None,
+    depth: Annotated[
+        int | None,
+        typer.Option("--depth", "-d", min=1, help="Levels to show (default: as many as the terminal holds)."),
+    ] = None,
+) -> None:
+    """The domain tree with an occupancy bar per domain: used by pods (█), unavailable on
+    NotReady or cordoned nodes (░), free (·)."""
+    try:
+        loaded, topologies = _load(cluster, topology)
+    except ToposchedError as exc:
+        raise _fail(exc) from None
+    console = Console(highlight=False)
+    for chosen in topologies:
+        members = members_of(chosen, loaded.nodes)
+        shown = resource or shown_resources(members)[0]
+        levels = occupancy(chosen, members, loaded.pods, shown)
+        deepest = _deepest_fitting(levels, console.size.height - 4) if depth is None else depth - 1
+        console.print(_tree(chosen, levels, shown, min(deepest, len(levels) - 1)))
+
+
+def _fail(exc: ToposchedError) -> typer.Exit:
+    for line in error_lines(exc):
+        typer.echo(line, err=True)
+    return typer.Exit(ExitCode.INVALID)
+
+
+def _load(path: str, value: str | None) -> tuple[Cluster, list[Topology]]:
+    cluster, _ = cluster_of(read_documents(path, what="cluster"), source=path)
+    choice = topology_option(cluster, value)
+    name = choice.requested or choice.default
+    if name is not None:
+        try:
+            return choice.cluster, [choice.cluster.topology(name)]
+        except NotFoundError as exc:
+            raise SpecError([Problem("--topology", f"topology {name!r} not found", exc.hint)]) from None
+    if not choice.cluster.topologies:
+        raise SpecError(
+            [Problem(path, "has no Topology objects", "add one, or give a Topology file: --topology FILE")]
+        )
+    return choice.cluster, list(choice.cluster.topologies)
+
+
+def _report_document(report: LintReport) -> dict[str, Any]:
+    def problems(items: list[Problem]) -> list[dict[str, str]]:
+        return [{"path": p.path, "message": p.message, "hint": p.hint} for p in items]
+
+    return {
+        "topology": report.topology.name,
+        "levels": [_level_document(stats) for stats in report.levels],
+        "memberNodes": report.members,
+        "outsideNodes": report.outside,
+        "errors": problems(report.errors),
+        "warnings": problems(report.warnings),
+    }
+
+
+def _level_document(stats: LevelStats) -> dict[str, Any]:
+    return {
+        "key": stats.key,
+        "domains": stats.domains,
+        "nodesPerDomain": {"min": stats.nodes_min, "median": stats.nodes_median, "max": stats.nodes_max},
+        "resource": stats.resource,
+        "capacityPerDomain": {"min": stats.capacity_min, "max": stats.capacity_max},
+        "free": {"total": stats.free_total, "mostInOneDomain": stats.free_max},
+    }
+
+
+def _print_report(console: Console, report: LintReport) -> None:
+    topology = report.topology
+    console.print(
+        Text.assemble(
+            (f"topology {topology.name}", "bold"),
+            f": {report.members} member node(s), {report.outside} outside",
+        )
+    )
+    unit = resource_label(report.levels[0].resource) if report.levels else ""
+    table = Table("level", "label", "domains", "nodes/domain", f"{unit}/domain", f"free {unit}", box=None)
+    for stats in report.levels:
+        table.add_row(
+            level_name(topology, stats.key),
+            stats.key,
+            str(stats.domains),
+            _span(stats.nodes_min, stats.nodes_max, "pods"),
+            _span(stats.capacity_min, stats.capacity_max, stats.resource),
+            f"{amount(stats.free_total, stats.resource)} (≤ {amount(stats.free_max, stats.resource)} in one)",
+        )
+    console.print(table)
+    for severity, items in (("error", report.errors), ("warning", report.warnings)):
+        for problem in items:
+            console.print(
+                Text.assemble((f"{severity}: ", "red" if severity == "error" else "yellow"), str(problem))
+            )
+    if not report.findings:
+        console.print(Text("no problems found", style="green"))
+    console.print()
+
+
+def _span(low: int, high: int, resource: str) -> str:
+    return amount(low, resource) if low == high else f"{amount(low, resource)}-{amount(high, resource)}"
+
+
+def _deepest_fitting(levels: list[dict[Path, DomainUsage]], lines: int) -> int:
+    """The deepest level whose tree (with every level above it) fits in ``lines``; at least 0."""
+    total = 0
+    for level, domains in enumerate(levels):
+        total += len(domains)
+        if total > lines:
+            return max(0, level - 1)
+    return len(levels) - 1
+
+
+def _tree(topology: Topology, levels: list[dict[Path, DomainUsage]], resource: str, deepest: int) -> Tree:
+    total = DomainUsage()
+    for usage in levels[0].values():
+        total.nodes += usage.nodes
+        total.capacity += usage.capacity
+        total.used += usage.used
+        total.unavailable += usage.unavailable
+    names = [level_name(topology, key) for key in topology.levels[: deepest + 1]]
+    title = f"topology {topology.name}"
+    # Each level indents by 4 columns; pad labels so every bar starts in one column.
+    width = max(
+        len(title),
+        *(
+            4 * (level + 1) + len(f"{names[level]} {path[-1]}")
+            for level in range(deepest + 1)
+            for path in levels[level]
+        ),
+    )
+    root = Tree(_line(title, width, total, resource))
+    branches: dict[Path, Tree] = {(): root}
+    for level in range(deepest + 1):
+        for path, usage in sorted(levels[level].items()):
+            label = f"{names[level]} {path[-1]}"
+            branches[path] = branches[path[:-1]].add(_line(label, width - 4 * (level + 1), usage, resource))
+    return root
+
+
+def _line(label: str, width: int, usage: DomainUsage, resource: str) -> Text:
+    scale = BAR / usage.capacity if usage.capacity else 0.0
+    used = round(usage.used * scale)
+    unavailable = min(BAR - used, round(usage.unavailable * scale))
+    free = BAR - used - unavailable
+    return Text.assemble(
+        (f"{label:<{width}}  ", "bold"),
+        ("█" * used, "red"),
+        ("░" * unavailable, "bright_black"),
+        ("·" * free, "green"),
+        f" {amount(usage.free, resource)}/{amount(usage.capacity, resource)} {resource_label(resource)} free, "
+        f"{usage.nodes} node(s)",
+    )
