@@ -15,7 +15,16 @@ from toposched.frontends import osmo
 from toposched.frontends.cluster import cluster_from_documents, topologies_from_documents
 from toposched.frontends.parse import parse_documents, read_file
 from toposched.frontends.registry import PoolEntry
-from toposched.model import Cluster, Policy, Problem, Search, SpecError, TopologySpecError
+from toposched.model import (
+    Cluster,
+    NotFoundError,
+    Policy,
+    Problem,
+    Search,
+    SpecError,
+    Topology,
+    TopologySpecError,
+)
 
 POLICIES = tuple(p.value for p in Policy)
 SEARCHES = tuple(s.value for s in Search)
@@ -97,6 +106,24 @@ def topology_option(cluster: Cluster, value: str | None) -> TopologyChoice:
             [Problem("--topology", f"{value}: file not found", "give a Topology file or a Topology name")]
         )
     return TopologyChoice(cluster, requested=value)
+
+
+def cluster_topologies(path: str, value: str | None) -> tuple[Cluster, list[Topology]]:
+    """``--cluster`` and ``--topology`` for commands about the topologies themselves: the one
+    named (or given as a file), else every topology of the cluster."""
+    cluster, _ = cluster_of(read_documents(path, what="cluster"), source=path)
+    choice = topology_option(cluster, value)
+    name = choice.requested or choice.default
+    if name is not None:
+        try:
+            return choice.cluster, [choice.cluster.topology(name)]
+        except NotFoundError as exc:
+            raise SpecError([Problem("--topology", f"topology {name!r} not found", exc.hint)]) from None
+    if not choice.cluster.topologies:
+        raise SpecError(
+            [Problem(path, "has no Topology objects", "add one, or give a Topology file: --topology FILE")]
+        )
+    return choice.cluster, list(choice.cluster.topologies)
 
 
 def read_pool(path: str) -> osmo.Pool:

@@ -9,6 +9,7 @@ import typer
 
 from toposched.cli.client import cancel_command, get_command, list_command, submit_command
 from toposched.cli.compile import compile_app
+from toposched.cli.defrag import defrag_command
 from toposched.cli.demo import demo_command
 from toposched.cli.inspect import pool_app, topology_app
 from toposched.cli.place import place_command
@@ -29,6 +30,7 @@ app.add_typer(pool_app, name="pool")
 topology_app.command("lint")(lint_command)
 topology_app.command("show")(show_command)
 app.add_typer(topology_app, name="topology")
+app.command("defrag")(defrag_command)
 app.command("serve")(serve_command)
 app.command("submit")(submit_command)
 app.command("get")(get_command)

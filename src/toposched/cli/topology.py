@@ -12,11 +12,11 @@ from rich.text import Text
 from rich.tree import Tree
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import cluster_of, read_documents, topology_option
+from toposched.cli.inputs import cluster_topologies
 from toposched.cli.output import to_json
 from toposched.cli.render import amount, resource_label
 from toposched.cli.view import level_name
-from toposched.model import Cluster, NotFoundError, Problem, SpecError, Topology, ToposchedError
+from toposched.model import Problem, SpecError, Topology, ToposchedError
 from toposched.topology.lint import LevelStats, LintReport, lint
 from toposched.topology.occupancy import DomainUsage, Path, members_of, occupancy, shown_resources
 
@@ -48,7 +48,7 @@ def lint_command(
     try:
         if output not in ("table", "json"):
             raise SpecError([Problem("--output", f"unknown format {output!r}", "use table or json")])
-        loaded, topologies = _load(cluster, topology)
+        loaded, topologies = cluster_topologies(cluster, topology)
     except ToposchedError as exc:
         raise _fail(exc) from None
     reports = [lint(t, loaded.nodes, loaded.pods) for t in topologies]
@@ -76,7 +76,7 @@ def show_command(
     """The domain tree with an occupancy bar per domain: used by pods (█), unavailable on
     NotReady or cordoned nodes (░), free (·)."""
     try:
-        loaded, topologies = _load(cluster, topology)
+        loaded, topologies = cluster_topologies(cluster, topology)
     except ToposchedError as exc:
         raise _fail(exc) from None
     console = Console(highlight=False)
@@ -92,22 +92,6 @@ def _fail(exc: ToposchedError) -> typer.Exit:
     for line in error_lines(exc):
         typer.echo(line, err=True)
     return typer.Exit(ExitCode.INVALID)
-
-
-def _load(path: str, value: str | None) -> tuple[Cluster, list[Topology]]:
-    cluster, _ = cluster_of(read_documents(path, what="cluster"), source=path)
-    choice = topology_option(cluster, value)
-    name = choice.requested or choice.default
-    if name is not None:
-        try:
-            return choice.cluster, [choice.cluster.topology(name)]
-        except NotFoundError as exc:
-            raise SpecError([Problem("--topology", f"topology {name!r} not found", exc.hint)]) from None
-    if not choice.cluster.topologies:
-        raise SpecError(
-            [Problem(path, "has no Topology objects", "add one, or give a Topology file: --topology FILE")]
-        )
-    return choice.cluster, list(choice.cluster.topologies)
 
 
 def _report_document(report: LintReport) -> dict[str, Any]:

@@ -1,0 +1,109 @@
+"""``toposched defrag --cluster CLUSTER.yaml --level LEVEL [--count N]``: which running workloads
+to move so that N whole domains of a level become free, and where each pod would go."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.inputs import cluster_topologies
+from toposched.cli.output import to_json
+from toposched.cli.view import level_name
+from toposched.engine.defrag import DefragPlan, plan_defrag
+from toposched.model import Problem, SpecError, Topology, ToposchedError
+
+
+def defrag_command(
+    cluster: Annotated[
+        str, typer.Option("--cluster", "-c", metavar="CLUSTER.yaml", help="Nodes, Pods and Topologies.")
+    ],
+    level: Annotated[
+        str, typer.Option("--level", "-l", help="The level to free domains of: its node label or short name.")
+    ],
+    count: Annotated[int, typer.Option("--count", "-n", min=1, help="How many whole domains to free.")] = 1,
+    topology: Annotated[
+        str | None,
+        typer.Option(
+            "--topology", "-t", metavar="NAME|FILE", help="The topology (default: the cluster's only one)."
+        ),
+    ] = None,
+    output: Annotated[str, typer.Option("--output", "-o", help="table or json.")] = "table",
+) -> None:
+    """Advise the fewest workload moves that free COUNT whole domains at LEVEL. Exit 0 when the
+    plan frees them all, 3 when fewer can be freed (the plan says why), 2 for invalid input."""
+    try:
+        if output not in ("table", "json"):
+            raise SpecError([Problem("--output", f"unknown format {output!r}", "use table or json")])
+        loaded, topologies = cluster_topologies(cluster, topology)
+        if len(topologies) > 1:
+            names = ", ".join(t.name for t in topologies)
+            raise SpecError(
+                [Problem("--topology", f"the cluster has several topologies ({names})", "name one")]
+            )
+        chosen = topologies[0]
+        plan = plan_defrag(chosen, loaded.nodes, loaded.pods, level_index(chosen, level), count)
+    except ToposchedError as exc:
+        for line in error_lines(exc):
+            typer.echo(line, err=True)
+        raise typer.Exit(ExitCode.INVALID) from None
+    if output == "json":
+        typer.echo(to_json(plan_document(plan)))
+    else:
+        _print_plan(Console(highlight=False), chosen, plan)
+    if not plan.complete:
+        raise typer.Exit(ExitCode.UNSCHEDULABLE)
+
+
+def level_index(topology: Topology, value: str) -> int:
+    """The index of the level named by its node label or its short name (``rack``)."""
+    for index, key in enumerate(topology.levels):
+        if value in (key, level_name(topology, key)):
+            return index
+    known = ", ".join(f"{level_name(topology, k)} ({k})" for k in topology.levels)
+    raise SpecError(
+        [Problem("--level", f"topology {topology.name!r} has no level {value!r}", f"use one of {known}")]
+    )
+
+
+def plan_document(plan: DefragPlan) -> dict[str, Any]:
+    return {
+        "level": plan.level,
+        "wanted": plan.wanted,
+        "freed": ["/".join(path) for path in plan.freed],
+        "alreadyFree": plan.already_free,
+        "complete": plan.complete,
+        "reason": plan.reason,
+        "workloadsMoved": len(plan.moves),
+        "podsMoved": plan.pods_moved,
+        "moves": [
+            {
+                "workload": move.workload,
+                "pods": [
+                    {"namespace": p.namespace, "name": p.pod, "from": p.source, "to": p.target}
+                    for p in move.pods
+                ],
+            }
+            for move in plan.moves
+        ],
+    }
+
+
+def _print_plan(console: Console, topology: Topology, plan: DefragPlan) -> None:
+    name = level_name(topology, plan.level)
+    freed = ", ".join("/".join(path) for path in plan.freed) or "none"
+    console.print(f"free {len(plan.freed)} of {plan.wanted} {name}(s) asked for: {freed}")
+    console.print(
+        f"{plan.already_free} already free; move {len(plan.moves)} workload(s), {plan.pods_moved} pod(s)"
+    )
+    if plan.moves:
+        table = Table("workload", "pod", "from", "to", box=None)
+        for move in plan.moves:
+            for pod in move.pods:
+                table.add_row(move.workload, pod.pod, pod.source, pod.target)
+        console.print(table)
+    if plan.reason:
+        console.print(f"[yellow]no more {name}s can be freed:[/yellow] {plan.reason}")

@@ -1,0 +1,158 @@
+"""Defragmentation advice: the fewest running workloads to move so that ``count`` whole domains
+of one level become free, and where each moved pod would go.
+
+Running pods group into workloads by owner (a pod without one is its own workload). Freeing a
+domain moves the pods of every workload that has pods in it; pods outside the freed domains
+stay, since nothing in a cluster dump says those workloads must move as a whole. The moved pods
+of one workload are re-placed together, all or nothing, by the engine on the nodes outside the
+freed domains, taking the capacity left after the pods that stay.
+
+Choosing the domains is greedy: each step adds the domain that moves the fewest new workloads
+(then the fewest pods, then the lowest domain rank) among those whose moved pods still fit
+elsewhere. Moved pods only go to nodes with no NoSchedule or NoExecute taint: a dump's running
+pods carry no tolerations the engine could check.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from toposched.engine.place import place_gang, usage_of
+from toposched.model import HOSTNAME, Gang, Group, Node, Placement, PodSpec, RunningPod, Topology
+from toposched.snapshot import Snapshot
+from toposched.topology import TopologyTree
+
+Path = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PodMove:
+    namespace: str
+    pod: str
+    source: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadMove:
+    workload: str  # namespace/owner, or namespace/pod for a pod without an owner
+    pods: tuple[PodMove, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DefragPlan:
+    """The domains to free (paths of level values) and the moves that free them. ``freed`` may
+    hold fewer domains than asked for; ``reason`` then says why no further domain could be freed."""
+
+    level: str
+    wanted: int
+    freed: tuple[Path, ...]
+    moves: tuple[WorkloadMove, ...]
+    already_free: int
+    reason: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return len(self.freed) == self.wanted
+
+    @property
+    def pods_moved(self) -> int:
+        return sum(len(move.pods) for move in self.moves)
+
+
+def plan_defrag(
+    topology: Topology, nodes: Sequence[Node], pods: Sequence[RunningPod], level: int, count: int
+) -> DefragPlan:
+    """Free ``count`` domains at ``topology.levels[level]``, moving as few workloads as the greedy
+    choice finds. Only domains whose nodes are all schedulable qualify."""
+    key = topology.levels[level]
+    domains = _whole_domains(topology, nodes, level)
+    on_node: dict[str, list[RunningPod]] = defaultdict(list)
+    for pod in pods:
+        on_node[pod.node].append(pod)
+    residents = {path: [p for n in members for p in on_node[n.name]] for path, members in domains.items()}
+    empty = [path for path, placed in residents.items() if not placed]
+    freed: list[Path] = sorted(empty)[:count]
+    moves: tuple[WorkloadMove, ...] = ()
+    reason = ""
+    while len(freed) < count:
+        candidates = sorted(
+            (path for path in residents if path not in freed),
+            key=lambda path: _cost(residents, freed, path),
+        )
+        if not candidates:
+            reason = f"the cluster has only {len(domains)} {key} domain(s) whose nodes can all take pods"
+            break
+        for path in candidates:
+            found = _relocate(topology, nodes, domains, residents, pods, [*freed, path])
+            if found is not None:
+                freed.append(path)
+                moves = found
+                break
+        else:
+            reason = f"the pods in any further {key} domain do not fit on the nodes outside the freed ones"
+            break
+    return DefragPlan(key, count, tuple(freed), moves, min(len(empty), count), reason)
+
+
+def _whole_domains(topology: Topology, nodes: Sequence[Node], level: int) -> dict[Path, list[Node]]:
+    """Domains at ``level`` (by path) with their nodes, for domains whose nodes are all schedulable."""
+    by_path: dict[Path, list[Node]] = defaultdict(list)
+    for node in nodes:
+        if all(key in node.labels for key in topology.levels):
+            by_path[tuple(node.labels[k] for k in topology.levels[: level + 1])].append(node)
+    return {path: members for path, members in by_path.items() if all(n.schedulable for n in members)}
+
+
+def _workload(pod: RunningPod) -> str:
+    return f"{pod.namespace}/{pod.owner or pod.name}"
+
+
+def _cost(
+    residents: dict[Path, list[RunningPod]], freed: Sequence[Path], path: Path
+) -> tuple[int, int, Path]:
+    moved = {_workload(p) for done in freed for p in residents[done]}
+    new = {_workload(p) for p in residents[path]} - moved
+    return len(new), len(residents[path]), path
+
+
+def _relocate(
+    topology: Topology,
+    nodes: Sequence[Node],
+    domains: dict[Path, list[Node]],
+    residents: dict[Path, list[RunningPod]],
+    pods: Sequence[RunningPod],
+    freed: Sequence[Path],
+) -> tuple[WorkloadMove, ...] | None:
+    """The moves that empty ``freed``, or None when some workload's moved pods fit nowhere."""
+    emptied = {n.name for path in freed for n in domains[path]}
+    moving = [p for path in freed for p in residents[path]]
+    targets = [
+        n
+        for n in nodes
+        if n.name not in emptied and HOSTNAME in n.labels and not any(t.blocks_scheduling for t in n.taints)
+    ]
+    tree = TopologyTree.build(Topology.create("defrag-targets", (HOSTNAME,)), targets)
+    moving_ids = {id(p) for p in moving}
+    snapshot = Snapshot.build(tree, [p for p in pods if id(p) not in moving_ids])
+    by_workload: dict[str, list[RunningPod]] = defaultdict(list)
+    for pod in moving:
+        by_workload[_workload(pod)].append(pod)
+    out: list[WorkloadMove] = []
+    # Largest first: they are the hardest to fit once the small ones took the gaps.
+    for workload, group in sorted(by_workload.items(), key=lambda item: (-len(item[1]), item[0])):
+        specs = tuple(PodSpec(p.name, i, p.requests) for i, p in enumerate(group))
+        gang = Gang(workload, Group("workload", children=(Group("pods", pods=specs),)))
+        result = place_gang(gang, snapshot)
+        if not isinstance(result, Placement):
+            return None
+        snapshot.add_usage(workload, usage_of(result, gang))
+        target = {pod.pod: pod.node for pod in result.pods}
+        out.append(
+            WorkloadMove(
+                workload, tuple(PodMove(p.namespace, p.name, p.node, str(target[p.name])) for p in group)
+            )
+        )
+    return tuple(sorted(out, key=lambda move: move.workload))
