@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-from builders import node, running, topology
+from builders import RACK as RACK_KEY
+from builders import gang, node, podset, running, topology
+from toposched.engine import place
 from toposched.engine.defrag import plan_defrag
-from toposched.model import Node, RunningPod
+from toposched.model import Cluster, Node, Placement, RunningPod, Unschedulable
 
 LEVELS = topology("rack", "host")
 RACK = 0
@@ -85,3 +87,25 @@ def test_domains_with_a_cordoned_node_do_not_qualify() -> None:
     nodes = [*rack("a", 1), node("b-n0").at(rack="b").alloc(gpu=4).cordoned().build()]
     plan = plan_defrag(LEVELS, nodes, [], RACK, 2)
     assert plan.freed == (("a",),) and "only 1" in plan.reason
+
+
+def test_applying_the_moves_lets_a_whole_rack_gang_place_that_did_not_before() -> None:
+    nodes = rack("a", 4) + rack("b", 4) + rack("c", 4)
+    # Every rack has a little in use: no rack can take a 16-GPU rack-required gang.
+    pods = [
+        owned(running("a0", "a-n0", gpu=1), "small"),
+        owned(running("b0", "b-n1", gpu=2), "mid"),
+        owned(running("b1", "b-n2", gpu=2), "mid"),
+        running("c0", "c-n0", gpu=3),
+        running("c1", "c-n3", gpu=1),
+    ]
+    whole_rack = gang(podset("train", 4).requests(gpu=4).required(RACK_KEY).build())
+    cluster = Cluster.create(nodes, pods, [LEVELS])
+    assert isinstance(place(whole_rack, cluster), Unschedulable)
+    plan = plan_defrag(LEVELS, nodes, pods, RACK, 1)
+    assert plan.freed == (("a",),) and [m.workload for m in plan.moves] == ["other/small"]
+    target = {p.pod: p.target for m in plan.moves for p in m.pods}
+    moved = [replace(p, node=target.get(p.name, p.node)) for p in pods]
+    placed = place(whole_rack, Cluster.create(nodes, moved, [LEVELS]))
+    assert isinstance(placed, Placement)
+    assert {p.node for p in placed.pods} == {f"a-n{i}" for i in range(4)}
