@@ -20,7 +20,7 @@ import yaml
 
 from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import explanation_rows, index_ranges, pods_label
-from toposched.cli.view import build_view, display_resource, level_name
+from toposched.cli.view import build_view, display_resource
 from toposched.emit.result import result_document
 from toposched.model import (
     HOSTNAME,
@@ -165,13 +165,13 @@ def test_pods_label_groups_by_podset() -> None:
         pytest.param(HOSTNAME, "node", id="hostname"),
     ],
 )
-def test_level_name(key: str, want: str) -> None:
-    assert level_name(TOPOLOGY, key) == want
+def test_short_level_name(key: str, want: str) -> None:
+    assert TOPOLOGY.short_name(key) == want
 
 
-def test_level_name_prefers_alias() -> None:
+def test_short_level_name_prefers_alias() -> None:
     topology = Topology.create("t", [ZONE, RACK], aliases={"nvl72": RACK})
-    assert level_name(topology, RACK) == "nvl72"
+    assert topology.short_name(RACK) == "nvl72"
 
 
 def test_display_resource_prefers_gpus() -> None:

@@ -12,7 +12,6 @@ from rich.table import Table
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
 from toposched.cli.output import to_json
-from toposched.cli.view import level_name
 from toposched.engine.defrag import DefragPlan, plan_defrag
 from toposched.model import Problem, SpecError, Topology, ToposchedError
 
@@ -61,9 +60,9 @@ def defrag_command(
 def level_index(topology: Topology, value: str) -> int:
     """The index of the level named by its node label or its short name (``rack``)."""
     for index, key in enumerate(topology.levels):
-        if value in (key, level_name(topology, key)):
+        if value in (key, topology.short_name(key)):
             return index
-    known = ", ".join(f"{level_name(topology, k)} ({k})" for k in topology.levels)
+    known = ", ".join(f"{topology.short_name(k)} ({k})" for k in topology.levels)
     raise SpecError(
         [Problem("--level", f"topology {topology.name!r} has no level {value!r}", f"use one of {known}")]
     )
@@ -93,7 +92,7 @@ def plan_document(plan: DefragPlan) -> dict[str, Any]:
 
 
 def _print_plan(console: Console, topology: Topology, plan: DefragPlan) -> None:
-    name = level_name(topology, plan.level)
+    name = topology.short_name(plan.level)
     freed = ", ".join("/".join(path) for path in plan.freed) or "none"
     console.print(f"free {len(plan.freed)} of {plan.wanted} {name}(s) asked for: {freed}")
     console.print(

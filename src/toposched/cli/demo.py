@@ -17,7 +17,7 @@ from rich.text import Text
 from toposched.cli.errors import error_lines
 from toposched.cli.kep import EXAMPLES, Capacities, Example, ExampleTable, assigned, notation, same_assignment
 from toposched.cli.render import describe_gang, plural, print_result
-from toposched.cli.view import free_amounts, level_name
+from toposched.cli.view import free_amounts
 from toposched.cli.workloads import Outcome, place_text
 from toposched.frontends.cluster import load_cluster
 from toposched.model import Cluster, Placement, Topology, ToposchedError
@@ -54,7 +54,7 @@ def _run_kep(console: Console, number: int, example: Example | ExampleTable) -> 
         outcome = _place_example(example)
     except ToposchedError as exc:
         return _report_error(console, exc)
-    levels = " → ".join(level_name(outcome.topology, level) for level in example.levels)
+    levels = " → ".join(outcome.topology.short_name(level) for level in example.levels)
     console.print(
         Text(f"cluster: pods per host {notation(example.capacities, compact=True)} ({levels})", style="dim")
     )
@@ -178,11 +178,11 @@ def _cluster_summary(cluster: Cluster, topology: Topology) -> Text:
     domains = ", ".join(
         plural(
             len({node.labels[level] for node in cluster.nodes if level in node.labels}),
-            level_name(topology, level),
+            topology.short_name(level),
         )
         for level in topology.levels[:-1]
     )
-    levels = " → ".join(level_name(topology, level) for level in topology.levels)
+    levels = " → ".join(topology.short_name(level) for level in topology.levels)
     return Text(
         f"{plural(len(cluster.nodes), 'node')} in {domains}; {total} GPUs, {free} free "
         f"({plural(len(cluster.pods), 'pod')} already running, {plural(cordoned, 'cordoned node')}); "

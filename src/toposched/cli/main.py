@@ -11,6 +11,7 @@ from toposched.cli.client import cancel_command, get_command, list_command, subm
 from toposched.cli.compile import compile_app
 from toposched.cli.defrag import defrag_command
 from toposched.cli.demo import demo_command
+from toposched.cli.explain import explain_command
 from toposched.cli.inspect import pool_app, topology_app
 from toposched.cli.place import place_command
 from toposched.cli.serve import serve_command
@@ -24,6 +25,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.command("place")(place_command)
+app.command("explain")(explain_command)
 app.command("demo")(demo_command)
 app.add_typer(compile_app, name="compile")
 app.add_typer(pool_app, name="pool")

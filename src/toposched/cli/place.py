@@ -5,7 +5,7 @@ an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; the front-end regist
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 import typer
@@ -42,78 +42,119 @@ FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
 
 
+JobArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="JOB",
+        help=(
+            "Workload as YAML (- reads stdin): Kueue- or KAI-annotated Job, JobSet, LeaderWorkerSet, "
+            "Kubeflow job; a KAI PodGroup with its Pods; an OSMO workflow; a Grove PodCliqueSet."
+        ),
+        show_default=False,
+    ),
+]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        "-c",
+        metavar="FILE",
+        help="Nodes, Pods and Topologies, as a v1 List or a multi-document YAML stream.",
+    ),
+]
+TopologyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--topology",
+        "-t",
+        metavar="NAME|FILE",
+        help=(
+            "A Topology of the cluster file, or a Topology file (default: the one the workload "
+            "names, else the only one). For Grove: a file of ClusterTopology objects."
+        ),
+    ),
+]
+PoolOption = Annotated[
+    str | None,
+    typer.Option("--pool", metavar="FILE", help="OSMO pool (with its backend) for an OSMO workflow."),
+]
+PolicyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--policy",
+        "-p",
+        metavar="POLICY",
+        help=(
+            f"How domains are ordered: {', '.join(POLICIES)} "
+            "(default: mixed for Kueue, binpack for KAI, OSMO and Grove)."
+        ),
+    ),
+]
+OutputOption = Annotated[
+    str,
+    typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
+]
+SearchOption = Annotated[
+    str,
+    typer.Option(
+        "--search",
+        metavar="MODE",
+        help=(
+            "faithful: each upstream scheduler's own choice; complete: that choice, else an exact "
+            f"bounded search that places any gang that fits ({', '.join(SEARCHES)})."
+        ),
+    ),
+]
+MaxPodsOption = Annotated[
+    int,
+    typer.Option("--max-pods", metavar="N", min=1, help="Pods one workload may have; larger ones are refused."),
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A placement from the command line's inputs, with the options it was made under."""
+
+    outcome: Outcome
+    warnings: tuple[str, ...]
+    policy: Policy
+    search: Search
+
+
 def place_command(
-    job: Annotated[
-        str,
-        typer.Argument(
-            metavar="JOB",
-            help=(
-                "Workload as YAML (- reads stdin): Kueue- or KAI-annotated Job, JobSet, LeaderWorkerSet, "
-                "Kubeflow job; a KAI PodGroup with its Pods; an OSMO workflow; a Grove PodCliqueSet."
-            ),
-            show_default=False,
-        ),
-    ],
-    cluster: Annotated[
-        str | None,
-        typer.Option(
-            "--cluster",
-            "-c",
-            metavar="FILE",
-            help="Nodes, Pods and Topologies, as a v1 List or a multi-document YAML stream.",
-        ),
-    ] = None,
-    topology: Annotated[
-        str | None,
-        typer.Option(
-            "--topology",
-            "-t",
-            metavar="NAME|FILE",
-            help=(
-                "A Topology of the cluster file, or a Topology file (default: the one the workload "
-                "names, else the only one). For Grove: a file of ClusterTopology objects."
-            ),
-        ),
-    ] = None,
-    pool: Annotated[
-        str | None,
-        typer.Option("--pool", metavar="FILE", help="OSMO pool (with its backend) for an OSMO workflow."),
-    ] = None,
-    policy: Annotated[
-        str | None,
-        typer.Option(
-            "--policy",
-            "-p",
-            metavar="POLICY",
-            help=(
-                f"How domains are ordered: {', '.join(POLICIES)} "
-                "(default: mixed for Kueue, binpack for KAI, OSMO and Grove)."
-            ),
-        ),
-    ] = None,
-    output: Annotated[
-        str,
-        typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
-    ] = "table",
-    search: Annotated[
-        str,
-        typer.Option(
-            "--search",
-            metavar="MODE",
-            help=(
-                "faithful: each upstream scheduler's own choice; complete: that choice, else an exact "
-                f"bounded search that places any gang that fits ({', '.join(SEARCHES)})."
-            ),
-        ),
-    ] = Search.FAITHFUL.value,
-    max_pods: Annotated[
-        int,
-        typer.Option(
-            "--max-pods", metavar="N", min=1, help="Pods one workload may have; larger ones are refused."
-        ),
-    ] = MAX_PODS_PER_GANG,
+    job: JobArgument,
+    cluster: ClusterOption = None,
+    topology: TopologyOption = None,
+    pool: PoolOption = None,
+    policy: PolicyOption = None,
+    output: OutputOption = "table",
+    search: SearchOption = Search.FAITHFUL.value,
+    max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
+    attempt = attempt_placement(job, cluster, topology, pool, policy, output, search, max_pods)
+    outcome = attempt.outcome
+    if output == "table":
+        console = Console(highlight=False)
+        print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
+    else:
+        document = result_document(outcome.result, attempt.search)
+        typer.echo(to_json(document) if output == "json" else to_yaml(document))
+    raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
+
+
+def attempt_placement(
+    job: str,
+    cluster: str | None,
+    topology: str | None,
+    pool: str | None,
+    policy: str | None,
+    output: str,
+    search: str,
+    max_pods: int,
+) -> Attempt:
+    """Check the options, read the files, place; invalid input exits 2 with one line a problem,
+    and warnings go to standard error."""
     try:
         problems: list[Problem] = []
         chosen_policy: Policy | None = None
@@ -146,16 +187,10 @@ def place_command(
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-
     for line in [*warnings, *outcome.warnings]:
         typer.echo(f"warning: {line}", err=True)
-    if output == "table":
-        console = Console(highlight=False)
-        print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
-    else:
-        document = result_document(outcome.result, chosen_search)
-        typer.echo(to_json(document) if output == "json" else to_yaml(document))
-    raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
+    effective = chosen_policy or outcome.gang.policy or Policy.MIXED
+    return Attempt(outcome, tuple(warnings), effective, chosen_search)
 
 
 def _place(

@@ -10,7 +10,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from toposched.cli.hints import taint_hint
-from toposched.cli.view import DomainView, NodeView, PlacementView, build_view, level_name
+from toposched.cli.view import DomainView, NodeView, PlacementView, build_view
 from toposched.model import Cluster, Gang, Placement, PodPlacement, Topology, Unschedulable, format_quantity
 
 
@@ -56,7 +56,7 @@ def describe_gang(gang: Gang, topology: Topology) -> str:
     """What the front end compiled, one clause per PodSet: ``main: 7 pods, required rack``."""
 
     def name(level: str) -> str:
-        return level_name(topology, level)
+        return topology.short_name(level)
 
     parts = []
     for leaf in gang.leaves():
@@ -104,7 +104,7 @@ def placement_tree(
 
 def summary_line(view: PlacementView, topology: Topology, gang: Gang) -> Text:
     """``✓ placed 16 pods of ns/job across 1 zone, 1 block, 1 rack, 16 nodes``."""
-    spans = [plural(count, level_name(topology, level)) for level, count in view.domains_per_level.items()]
+    spans = [plural(count, topology.short_name(level)) for level, count in view.domains_per_level.items()]
     where = ", ".join([*spans, plural(view.nodes_used, "node")])
     return Text.assemble(
         ("✓ placed ", "bold green"), f"{plural(view.pods, 'pod')} of {gang_title(gang)} across {where}"
@@ -149,7 +149,7 @@ def explanation_rows(
     ``capacity=False`` leaves out the best domain and the shortfall."""
 
     def level(key: str) -> str:
-        short = level_name(topology, key) if topology is not None else key
+        short = topology.short_name(key) if topology is not None else key
         return key if short == key else f"{short} ({key})"
 
     rows: list[tuple[str, str]] = []
@@ -199,7 +199,7 @@ def _add_domain(
 ) -> None:
     label = resource_label(view.resource)
     text = Text.assemble(
-        (f"{level_name(topology, domain.level)} ", "dim"),
+        (f"{topology.short_name(domain.level)} ", "dim"),
         (domain.value, "bold cyan"),
         f"  {plural(domain.pods, 'pod')}",
         (

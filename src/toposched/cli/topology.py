@@ -15,7 +15,6 @@ from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
 from toposched.cli.output import to_json
 from toposched.cli.render import amount, resource_label
-from toposched.cli.view import level_name
 from toposched.model import Problem, SpecError, Topology, ToposchedError
 from toposched.topology.lint import LevelStats, LintReport, lint
 from toposched.topology.occupancy import DomainUsage, Path, members_of, occupancy, shown_resources
@@ -131,7 +130,7 @@ def _print_report(console: Console, report: LintReport) -> None:
     table = Table("level", "label", "domains", "nodes/domain", f"{unit}/domain", f"free {unit}", box=None)
     for stats in report.levels:
         table.add_row(
-            level_name(topology, stats.key),
+            topology.short_name(stats.key),
             stats.key,
             str(stats.domains),
             _span(stats.nodes_min, stats.nodes_max, "pods"),
@@ -170,7 +169,7 @@ def _tree(topology: Topology, levels: list[dict[Path, DomainUsage]], resource: s
         total.capacity += usage.capacity
         total.used += usage.used
         total.unavailable += usage.unavailable
-    names = [level_name(topology, key) for key in topology.levels[: deepest + 1]]
+    names = [topology.short_name(key) for key in topology.levels[: deepest + 1]]
     title = f"topology {topology.name}"
     # Each level indents by 4 columns; pad labels so every bar starts in one column.
     width = max(

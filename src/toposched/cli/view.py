@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from toposched.model import (
-    HOSTNAME,
     PODS,
     Cluster,
     Gang,
@@ -77,18 +76,6 @@ def display_resource(gang: Gang) -> str:
     if extended:
         return extended[0]
     return "cpu" if "cpu" in requested else (requested[0] if requested else "pods")
-
-
-def level_name(topology: Topology, key: str) -> str:
-    """A short name for a level: its alias, else the label key without prefix (``rack`` for
-    ``cloud.provider.com/topology-rack``)."""
-    for alias, target in sorted(topology.aliases.items()):
-        if target == key:
-            return alias
-    if key == HOSTNAME:
-        return "node"
-    short = key.rsplit("/", 1)[-1]
-    return short.removeprefix("topology-") or short
 
 
 def free_amounts(cluster: Cluster, resource: str) -> dict[str, int]:

@@ -86,6 +86,17 @@ class Topology:
             return level
         return self.aliases.get(level)
 
+    def short_name(self, key: str) -> str:
+        """A short name for a level: its alias, else the label key without prefix (``rack`` for
+        ``cloud.provider.com/topology-rack``); ``node`` for the hostname level."""
+        for alias, target in sorted(self.aliases.items()):
+            if target == key:
+                return alias
+        if key == HOSTNAME:
+            return "node"
+        short = key.rsplit("/", 1)[-1]
+        return short.removeprefix("topology-") or short
+
     def index(self, level: str) -> int:
         """Depth of a level (0 = coarsest). Raises KeyError for an unknown level."""
         resolved = self.resolve(level)

@@ -1,0 +1,149 @@
+"""``toposched explain JOB.yaml --cluster CLUSTER.yaml``: why a workload does not place, the best
+candidate domains, the nodes left out, and what would place it (each suggestion checked)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+import yaml
+from rich.console import Console
+from rich.text import Text
+
+from toposched.cli.errors import ExitCode
+from toposched.cli.output import to_json, to_yaml
+from toposched.cli.place import (
+    ClusterOption,
+    JobArgument,
+    MaxPodsOption,
+    OutputOption,
+    PolicyOption,
+    PoolOption,
+    SearchOption,
+    TopologyOption,
+    attempt_placement,
+)
+from toposched.cli.render import print_result
+from toposched.emit.result import result_document
+from toposched.engine.explain import Exclusion, ExclusionReason, Explanation, explain
+from toposched.model import MAX_PODS_PER_GANG, Search, Topology, Unschedulable
+from toposched.wire.core import toleration_for
+
+REASONS = {
+    ExclusionReason.MISSING_LABELS: "lack level labels (outside the topology)",
+    ExclusionReason.NOT_READY: "are NotReady",
+    ExclusionReason.CORDONED: "are cordoned",
+    ExclusionReason.NODE_SELECTOR: "do not match the pods' nodeSelector",
+}
+
+
+def explain_command(
+    job: JobArgument,
+    cluster: ClusterOption = None,
+    topology: TopologyOption = None,
+    pool: PoolOption = None,
+    policy: PolicyOption = None,
+    output: OutputOption = "table",
+    search: SearchOption = Search.FAITHFUL.value,
+    max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
+) -> None:
+    """Explain why a workload does not place and what would. A workload that places is shown as
+    ``place`` shows it. Exit 0 placed, 3 does not fit, 2 invalid input."""
+    attempt = attempt_placement(job, cluster, topology, pool, policy, output, search, max_pods)
+    outcome = attempt.outcome
+    if not isinstance(outcome.result, Unschedulable):
+        if output == "table":
+            print_result(
+                Console(highlight=False), outcome.cluster, outcome.topology, outcome.gang, outcome.result
+            )
+        else:
+            document = result_document(outcome.result, attempt.search)
+            typer.echo(to_json(document) if output == "json" else to_yaml(document))
+        raise typer.Exit(ExitCode.PLACED)
+    explanation = explain(
+        outcome.gang,
+        outcome.cluster,
+        outcome.result,
+        topology=outcome.topology,
+        policy=attempt.policy,
+        search=attempt.search,
+    )
+    if output == "table":
+        print_explanation(Console(highlight=False), outcome.topology, explanation)
+    else:
+        document = {
+            **result_document(outcome.result, attempt.search),
+            "explanation": explanation_document(explanation),
+        }
+        typer.echo(to_json(document) if output == "json" else to_yaml(document))
+    raise typer.Exit(ExitCode.UNSCHEDULABLE)
+
+
+def explanation_document(explanation: Explanation) -> dict[str, Any]:
+    """The explanation as the JSON the CLI and the API print."""
+    return {
+        "group": explanation.group,
+        "level": explanation.level,
+        "candidates": [
+            {"domain": list(c.domain), "fit": c.fit, "needed": c.needed, "shortfall": dict(c.shortfall)}
+            for c in explanation.candidates
+        ],
+        "excludedNodes": [_exclusion_document(e) for e in explanation.exclusions],
+        "suggestions": [
+            {
+                "kind": str(s.kind),
+                "text": s.text,
+                "endedWorkloads": list(s.ended),
+                "domains": [list(d) for d in s.domains],
+            }
+            for s in explanation.suggestions
+        ],
+    }
+
+
+def _exclusion_document(exclusion: Exclusion) -> dict[str, Any]:
+    document: dict[str, Any] = {"reason": str(exclusion.reason), "nodes": exclusion.nodes}
+    if exclusion.taint is not None:
+        document["taint"] = str(exclusion.taint)
+        document["toleration"] = toleration_for(exclusion.taint)
+    if exclusion.resource is not None:
+        document["resource"] = exclusion.resource
+    return document
+
+
+def print_explanation(console: Console, topology: Topology, explanation: Explanation) -> None:
+    refusal = explanation.refusal
+    console.print(Text.assemble(("does not fit: ", "bold red"), refusal.message))
+    if explanation.group is not None:
+        level = f" at level {topology.short_name(explanation.level)}" if explanation.level else ""
+        console.print(f"failing group: {explanation.group}{level}")
+    if explanation.candidates:
+        console.print(Text("best candidate domains:", style="bold"))
+        for fit in explanation.candidates:
+            short = ", ".join(f"{r} {amount}" for r, amount in fit.shortfall.items())
+            console.print(
+                f"  {'/'.join(fit.domain)}: {fit.fit} of {fit.needed} pod(s) fit"
+                + (f"; short of {short}" if short else "")
+            )
+    if explanation.exclusions:
+        console.print(Text("nodes left out:", style="bold"))
+        for exclusion in explanation.exclusions:
+            console.print(f"  {exclusion.nodes} node(s) {_reason_text(exclusion)}")
+            if exclusion.taint is not None:
+                block = yaml.safe_dump([toleration_for(exclusion.taint)], sort_keys=False).rstrip("\n")
+                console.print("    admit them with this toleration in the pod template:")
+                for line in block.splitlines():
+                    console.print(f"      {line}")
+    console.print(Text("what would place it:", style="bold"))
+    if not explanation.suggestions:
+        console.print("  nothing tried places it: it needs more capacity than the cluster has free")
+    for suggestion in explanation.suggestions:
+        console.print(Text.assemble(("  ✓ ", "green"), suggestion.text))
+
+
+def _reason_text(exclusion: Exclusion) -> str:
+    if exclusion.reason is ExclusionReason.TAINT:
+        return f'carry taint "{exclusion.taint}", which the pods do not tolerate'
+    if exclusion.reason is ExclusionReason.RESOURCE:
+        return f'have too little free "{exclusion.resource}" for one pod'
+    return REASONS[exclusion.reason]

@@ -1,0 +1,408 @@
+"""Why a gang does not place, and what would: the refusal plus the best candidate domains, the
+nodes left out and why, and suggestions each checked by placing it.
+
+Suggestions, each kept only when placing it succeeds:
+
+* the same gang preferring the level it requires (the failing group's, else every required one);
+* the largest size of the failing group that fits now (a leaf without a minimum);
+* the running workloads whose end would let it place (one workload at a time, those with pods
+  in the best candidate domains first, fewest pods first);
+* the complete search, when the faithful solver is what refuses.
+
+Everything here goes through ``place`` on a whole cluster, so a suggestion is exactly what the
+engine would do with it: ``apply_suggestion`` gives the gang, cluster and search to place.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+import numpy as np
+
+from toposched.engine.budget import SearchBudget
+from toposched.engine.place import place
+from toposched.model import (
+    Cluster,
+    Gang,
+    Group,
+    Placement,
+    Policy,
+    RunningPod,
+    Search,
+    Taint,
+    Topology,
+    ToposchedError,
+    Unschedulable,
+)
+from toposched.model.node import tolerates_all
+from toposched.snapshot import PodShape, Snapshot, per_slot_requests
+from toposched.topology import TopologyTree
+
+Path = tuple[str, ...]
+CANDIDATES = 3  # best domains shown
+WORKLOAD_TRIES = 8  # running workloads tried one at a time
+WORKLOAD_SUGGESTIONS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DomainFit:
+    """One candidate domain: pods of the failing group it holds against those needed, and what
+    it lacks per resource for all of them."""
+
+    domain: Path
+    fit: int
+    needed: int
+    shortfall: Mapping[str, int]
+
+
+class ExclusionReason(StrEnum):
+    NOT_READY = "notReady"
+    CORDONED = "cordoned"
+    MISSING_LABELS = "missingLabels"
+    TAINT = "taint"
+    NODE_SELECTOR = "nodeSelector"
+    RESOURCE = "resource"
+
+
+@dataclass(frozen=True, slots=True)
+class Exclusion:
+    """Nodes that cannot take a pod of the failing group, for one reason. ``taint`` is the taint
+    a toleration would admit; ``resource`` the first resource a node has too little of."""
+
+    reason: ExclusionReason
+    nodes: int
+    taint: Taint | None = None
+    resource: str | None = None
+
+
+class SuggestionKind(StrEnum):
+    PREFERRED_LEVEL = "preferredLevel"
+    SMALLER = "smaller"
+    AFTER_WORKLOADS_END = "afterWorkloadsEnd"
+    COMPLETE_SEARCH = "completeSearch"
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """A change that places the gang. ``gang`` is the changed gang (None: unchanged); ``ended``
+    the running workloads (``namespace/owner``) that must end first."""
+
+    kind: SuggestionKind
+    text: str
+    gang: Gang | None = None
+    ended: tuple[str, ...] = ()
+    domains: tuple[Path, ...] = ()  # where the failing group lands then, at the explained level
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    refusal: Unschedulable
+    group: str | None
+    level: str | None
+    candidates: tuple[DomainFit, ...]
+    exclusions: tuple[Exclusion, ...]
+    suggestions: tuple[Suggestion, ...]
+
+    def facts(self) -> list[str]:
+        """The refusal's facts plus every candidate, exclusion and suggestion as text."""
+        out = self.refusal.facts()
+        for fit in self.candidates:
+            out += [*fit.domain, str(fit.fit), str(fit.needed), *fit.shortfall]
+        for exclusion in self.exclusions:
+            out += [
+                str(exclusion.reason),
+                str(exclusion.nodes),
+                str(exclusion.taint or exclusion.resource or ""),
+            ]
+        out += [s.text for s in self.suggestions]
+        return out
+
+
+def workload_of(pod: RunningPod) -> str:
+    """A running pod's workload: ``namespace/owner``, or ``namespace/pod`` without an owner."""
+    return f"{pod.namespace}/{pod.owner or pod.name}"
+
+
+def explain(
+    gang: Gang,
+    cluster: Cluster,
+    refusal: Unschedulable,
+    *,
+    topology: Topology,
+    policy: Policy,
+    search: Search = Search.FAITHFUL,
+    budget: SearchBudget | None = None,
+) -> Explanation:
+    """Explain ``refusal``, the result of placing ``gang`` on ``cluster`` under ``policy`` with
+    ``search``; suggestions are placed the same way (the complete search is suggested only when
+    ``search`` was the faithful one)."""
+    group = _failing_group(gang, refusal)
+    level = refusal.level or (group.level if group is not None else None)
+    tree = TopologyTree.build(topology, cluster.nodes)
+    snapshot = Snapshot.build(tree, cluster.pods)
+    shape = _shape(group or gang.root)
+    candidates = _candidates(snapshot, shape, level, group.size if group else gang.size) if shape else ()
+
+    def places(changed: Gang, on: Cluster = cluster, mode: Search = search) -> Placement | None:
+        try:
+            result = place(changed, on, topology=topology, policy=policy, search=mode, budget=budget)
+        except ToposchedError:
+            return None
+        return result if isinstance(result, Placement) else None
+
+    def landed(placement: Placement) -> tuple[Path, ...]:
+        return _domains_of(placement, cluster, topology, level, group)
+
+    suggestions: list[Suggestion] = []
+    suggestions += _preferred_level(gang, group, topology, places, landed)
+    suggestions += _smaller(gang, group, places)
+    suggestions += _after_workloads(gang, cluster, candidates, topology, level, places, landed)
+    if search is Search.FAITHFUL:
+        found = places(gang, cluster, Search.COMPLETE)
+        if found is not None:
+            suggestions.append(
+                Suggestion(
+                    SuggestionKind.COMPLETE_SEARCH,
+                    "a complete search places it (--search complete)",
+                    domains=landed(found),
+                )
+            )
+    exclusions = _exclusions(cluster, topology, snapshot, shape)
+    return Explanation(
+        refusal,
+        group.name if group else None,
+        level,
+        candidates,
+        exclusions,
+        tuple(suggestions),
+    )
+
+
+def apply_suggestion(
+    gang: Gang, cluster: Cluster, suggestion: Suggestion, search: Search = Search.FAITHFUL
+) -> tuple[Gang, Cluster, Search]:
+    """The gang, cluster and search mode the suggestion places (``search``: the one explained)."""
+    ended = set(suggestion.ended)
+    if ended:
+        cluster = replace(cluster, pods=tuple(p for p in cluster.pods if workload_of(p) not in ended))
+    mode = Search.COMPLETE if suggestion.kind is SuggestionKind.COMPLETE_SEARCH else search
+    return suggestion.gang or gang, cluster, mode
+
+
+# -- what failed ---------------------------------------------------------------------------------
+
+
+def _failing_group(gang: Gang, refusal: Unschedulable) -> Group | None:
+    groups = list(gang.root.walk())
+    if refusal.group is not None:
+        for group in groups:
+            if group.name == refusal.group:
+                return group
+    constrained = [g for g in groups if g.level is not None]
+    return constrained[0] if constrained else next(gang.leaves(), None)
+
+
+def _shape(group: Group) -> PodShape | None:
+    pod = next(group.all_pods(), None)
+    if pod is None:
+        return None
+    return PodShape(pod.requests, pod.tolerations, tuple(sorted(pod.node_selector.items())))
+
+
+def _candidates(snapshot: Snapshot, shape: PodShape, level: str | None, needed: int) -> tuple[DomainFit, ...]:
+    tree = snapshot.tree
+    index = tree.level_index(level) if level is not None else None
+    if index is None or tree.node_count == 0:
+        return ()
+    capacity = snapshot.capacity(shape)
+    per_domain = snapshot.level_capacity(shape)[index]
+    best = sorted(range(len(per_domain)), key=lambda d: (-int(per_domain[d]), d))[:CANDIDATES]
+    mask = snapshot.eligible(shape)
+    eligible = capacity >= 0 if mask is None else mask
+    charged = per_slot_requests(shape.requests)
+    out: list[DomainFit] = []
+    for domain in best:
+        first, last = tree.descendants(index, domain, tree.leaf_level)
+        rows = np.arange(tree.leaf_nodes(first).start, tree.leaf_nodes(last - 1).stop)
+        rows = rows[eligible[rows]]
+        shortfall: dict[str, int] = {}
+        for resource, amount in charged.items():
+            column = snapshot.columns.get(resource)
+            free = int(np.maximum(snapshot.free[rows, column], 0).sum()) if column is not None else 0
+            if amount * needed > free:
+                shortfall[resource] = amount * needed - free
+        out.append(DomainFit(tree.path(index, domain), int(per_domain[domain]), needed, shortfall))
+    return tuple(out)
+
+
+def _exclusions(
+    cluster: Cluster, topology: Topology, snapshot: Snapshot, shape: PodShape | None
+) -> tuple[Exclusion, ...]:
+    counts: Counter[tuple[ExclusionReason, Taint | None, str | None]] = Counter()
+    for node in cluster.nodes:
+        if not all(key in node.labels for key in topology.levels):
+            counts[ExclusionReason.MISSING_LABELS, None, None] += 1
+        elif not node.ready:
+            counts[ExclusionReason.NOT_READY, None, None] += 1
+        elif node.unschedulable:
+            counts[ExclusionReason.CORDONED, None, None] += 1
+    if shape is not None:
+        tree = snapshot.tree
+        charged = per_slot_requests(shape.requests)
+        for row, node in enumerate(tree.nodes):
+            taint = tolerates_all(shape.tolerations, node.taints)
+            if taint is not None:
+                counts[ExclusionReason.TAINT, taint, None] += 1
+            elif any(node.labels.get(k) != v for k, v in shape.selector):
+                counts[ExclusionReason.NODE_SELECTOR, None, None] += 1
+            else:
+                short = next(
+                    (
+                        r
+                        for r, a in charged.items()
+                        if r not in snapshot.columns or snapshot.free[row, snapshot.columns[r]] < a
+                    ),
+                    None,
+                )
+                if short is not None:
+                    counts[ExclusionReason.RESOURCE, None, short] += 1
+    return tuple(
+        Exclusion(reason, n, taint, resource)
+        for (reason, taint, resource), n in sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
+    )
+
+
+# -- suggestions ---------------------------------------------------------------------------------
+
+Places = Callable[..., Placement | None]
+Landed = Callable[[Placement], tuple[Path, ...]]
+
+
+def _rewrite(root: Group, name: str, change: Callable[[Group], Group]) -> Group:
+    if root.name == name:
+        return change(root)
+    if not root.children:
+        return root
+    return replace(root, children=tuple(_rewrite(child, name, change) for child in root.children))
+
+
+def _preferred_level(
+    gang: Gang, group: Group | None, topology: Topology, places: Places, landed: Landed
+) -> list[Suggestion]:
+    targets = [group] if group is not None and group.required else [g for g in gang.root.walk() if g.required]
+    if not targets:
+        return []
+    root = gang.root
+    for target in targets:
+        root = _rewrite(root, target.name, lambda g: replace(g, required=None, preferred=g.required))
+    try:
+        relaxed = replace(gang, root=root)
+    except (ToposchedError, ValueError):
+        return []
+    found = places(relaxed)
+    if found is None:
+        return []
+    levels = ", ".join(sorted({topology.short_name(str(t.required)) for t in targets}))
+    return [
+        Suggestion(
+            SuggestionKind.PREFERRED_LEVEL,
+            f"prefer {levels} instead of requiring it: the gang then places across {len(landed(found))} domain(s)",
+            gang=relaxed,
+            domains=landed(found),
+        )
+    ]
+
+
+def _smaller(gang: Gang, group: Group | None, places: Places) -> list[Suggestion]:
+    if group is None or not group.is_leaf or group.min_member is not None or len(group.pods) < 2:
+        return []
+    step = max((layer.size for layer in group.slices), default=1)
+
+    def resized(count: int) -> Gang | None:
+        try:
+            return replace(
+                gang, root=_rewrite(gang.root, group.name, lambda g: replace(g, pods=g.pods[:count]))
+            )
+        except (ToposchedError, ValueError):
+            return None
+
+    low, high = 0, (len(group.pods) - 1) // step  # in steps; the full size is known not to place
+    best: Gang | None = None
+    while low < high:
+        middle = (low + high + 1) // 2
+        candidate = resized(middle * step)
+        if candidate is not None and places(candidate) is not None:
+            low, best = middle, candidate
+        else:
+            high = middle - 1
+    if best is None:
+        return []
+    count = low * step
+    return [
+        Suggestion(
+            SuggestionKind.SMALLER,
+            f"{count} of {len(group.pods)} pods of {group.name} fit now (the largest size that places)",
+            gang=best,
+        )
+    ]
+
+
+def _after_workloads(
+    gang: Gang,
+    cluster: Cluster,
+    candidates: Sequence[DomainFit],
+    topology: Topology,
+    level: str | None,
+    places: Places,
+    landed: Landed,
+) -> list[Suggestion]:
+    by_workload: dict[str, list[RunningPod]] = defaultdict(list)
+    for pod in cluster.pods:
+        by_workload[workload_of(pod)].append(pod)
+    if not by_workload:
+        return []
+    domain_of = _node_domains(cluster, topology, level)
+    best = {fit.domain: rank for rank, fit in enumerate(candidates)}
+
+    def order(item: tuple[str, list[RunningPod]]) -> tuple[int, int, str]:
+        name, pods = item
+        ranks = [best[d] for p in pods if (d := domain_of.get(p.node)) in best]
+        return (min(ranks) if ranks else len(best), len(pods), name)
+
+    out: list[Suggestion] = []
+    for name, _ in sorted(by_workload.items(), key=order)[:WORKLOAD_TRIES]:
+        remaining = replace(cluster, pods=tuple(p for p in cluster.pods if workload_of(p) != name))
+        found = places(gang, remaining)
+        if found is None:
+            continue
+        where = landed(found)
+        text = f"places once {name} ends" + (f", in {', '.join('/'.join(d) for d in where)}" if where else "")
+        out.append(Suggestion(SuggestionKind.AFTER_WORKLOADS_END, text, ended=(name,), domains=where))
+        if len(out) == WORKLOAD_SUGGESTIONS:
+            break
+    return out
+
+
+def _node_domains(cluster: Cluster, topology: Topology, level: str | None) -> dict[str, Path]:
+    resolved = topology.resolve(level) if level is not None else None
+    if resolved is None:
+        return {}
+    depth = topology.levels.index(resolved) + 1
+    keys = topology.levels[:depth]
+    return {
+        n.name: tuple(n.labels[k] for k in keys) for n in cluster.nodes if all(k in n.labels for k in keys)
+    }
+
+
+def _domains_of(
+    placement: Placement, cluster: Cluster, topology: Topology, level: str | None, group: Group | None
+) -> tuple[Path, ...]:
+    domain_of = _node_domains(cluster, topology, level)
+    names = {p.name for p in group.all_pods()} if group is not None else None
+    found = {
+        domain_of[p.node] for p in placement.pods if p.node in domain_of and (names is None or p.pod in names)
+    }
+    return tuple(sorted(found))
