@@ -3,8 +3,6 @@ candidate domains, the nodes left out, and what would place it (each suggestion 
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 import yaml
 from rich.console import Console
@@ -24,9 +22,17 @@ from toposched.cli.place import (
     attempt_placement,
 )
 from toposched.cli.render import print_result
-from toposched.emit.result import result_document
-from toposched.engine.explain import Exclusion, ExclusionReason, Explanation, explain
-from toposched.model import MAX_PODS_PER_GANG, Search, Topology, Unschedulable
+from toposched.emit.result import explanation_to_json, result_document
+from toposched.engine.explain import explain
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    Exclusion,
+    ExclusionReason,
+    Explanation,
+    Search,
+    Topology,
+    Unschedulable,
+)
 from toposched.wire.core import toleration_for
 
 REASONS = {
@@ -73,42 +79,10 @@ def explain_command(
     else:
         document = {
             **result_document(outcome.result, attempt.search),
-            "explanation": explanation_document(explanation),
+            "explanation": explanation_to_json(explanation),
         }
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.UNSCHEDULABLE)
-
-
-def explanation_document(explanation: Explanation) -> dict[str, Any]:
-    """The explanation as the JSON the CLI and the API print."""
-    return {
-        "group": explanation.group,
-        "level": explanation.level,
-        "candidates": [
-            {"domain": list(c.domain), "fit": c.fit, "needed": c.needed, "shortfall": dict(c.shortfall)}
-            for c in explanation.candidates
-        ],
-        "excludedNodes": [_exclusion_document(e) for e in explanation.exclusions],
-        "suggestions": [
-            {
-                "kind": str(s.kind),
-                "text": s.text,
-                "endedWorkloads": list(s.ended),
-                "domains": [list(d) for d in s.domains],
-            }
-            for s in explanation.suggestions
-        ],
-    }
-
-
-def _exclusion_document(exclusion: Exclusion) -> dict[str, Any]:
-    document: dict[str, Any] = {"reason": str(exclusion.reason), "nodes": exclusion.nodes}
-    if exclusion.taint is not None:
-        document["taint"] = str(exclusion.taint)
-        document["toleration"] = toleration_for(exclusion.taint)
-    if exclusion.resource is not None:
-        document["resource"] = exclusion.resource
-    return document
 
 
 def print_explanation(console: Console, topology: Topology, explanation: Explanation) -> None:

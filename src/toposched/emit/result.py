@@ -10,6 +10,10 @@ Placement (the CLI's JSON contract, minus the per-attempt keys)::
 Explanation: ``{"reason": str, ...}`` plus the structured fields of an ``Unschedulable`` in
 camelCase (``group``, ``level``, ``bestDomain``, ``fit``, ``needed``..., and ``note`` /
 ``budgetExhausted`` from the complete search). The API reuses this module.
+
+The full explanation (``explanation_to_json``): the failing group and level, candidate domains
+with ``fit`` / ``needed`` / ``shortfall``, ``excludedNodes`` (reason, count, the taint with the
+toleration that admits it, or the resource), and checked ``suggestions``.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any
 
 from toposched.model import (
     DomainCount,
+    Exclusion,
+    Explanation,
     Placement,
     PodPlacement,
     Policy,
@@ -28,6 +34,7 @@ from toposched.model import (
     TopologyAssignment,
     Unschedulable,
 )
+from toposched.wire.core import toleration_for
 
 Json = Any  # decoded JSON, as the store keeps it
 
@@ -170,3 +177,35 @@ def result_document(result: Placement | Unschedulable, search: Search = Search.F
         "reason": result.message,
         "explanation": explanation,
     }
+
+
+def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
+    """The explanation as the JSON the CLI and the API print."""
+    return {
+        "group": explanation.group,
+        "level": explanation.level,
+        "candidates": [
+            {"domain": list(c.domain), "fit": c.fit, "needed": c.needed, "shortfall": dict(c.shortfall)}
+            for c in explanation.candidates
+        ],
+        "excludedNodes": [_exclusion_document(e) for e in explanation.exclusions],
+        "suggestions": [
+            {
+                "kind": str(s.kind),
+                "text": s.text,
+                "endedWorkloads": list(s.ended),
+                "domains": [list(d) for d in s.domains],
+            }
+            for s in explanation.suggestions
+        ],
+    }
+
+
+def _exclusion_document(exclusion: Exclusion) -> dict[str, Any]:
+    document: dict[str, Any] = {"reason": str(exclusion.reason), "nodes": exclusion.nodes}
+    if exclusion.taint is not None:
+        document["taint"] = str(exclusion.taint)
+        document["toleration"] = toleration_for(exclusion.taint)
+    if exclusion.resource is not None:
+        document["resource"] = exclusion.resource
+    return document

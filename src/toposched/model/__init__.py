@@ -14,6 +14,14 @@ from toposched.model.errors import (
     ToposchedError,
     WorkloadSpecError,
 )
+from toposched.model.explanation import (
+    DomainFit,
+    Exclusion,
+    ExclusionReason,
+    Explanation,
+    Suggestion,
+    SuggestionKind,
+)
 from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, Role, Search, Semantics, SliceLayer
 from toposched.model.limits import MAX_PODS_PER_GANG, PodBudget
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
@@ -38,6 +46,12 @@ __all__ = [
     "MEMORY",
     "PODS",
     "Cluster",
+    "DomainFit",
+    "Exclusion",
+    "ExclusionReason",
+    "Explanation",
+    "Suggestion",
+    "SuggestionKind",
     "ClusterSpecError",
     "ConflictError",
     "DomainCount",
