@@ -220,7 +220,8 @@ def fill_greedy(
     ok = allowed[rows] & (room > 0)
     rows, room = rows[ok], room[ok]
     if ranks is None:
-        return [(int(rows[i]), take) for i, take in greedy_pick(room, rows, count, strategy, whole=False)]
+        picks = greedy_pick(room, space.name_rank[rows], count, strategy, whole=False)
+        return [(int(rows[i]), take) for i, take in picks]
     group = ranks[rows]
     group = np.where(group >= 0, group, np.iinfo(np.int64).max)  # outside the preferred level: last
     keys, inverse = np.unique(group, return_inverse=True)
@@ -228,7 +229,7 @@ def fill_greedy(
     out: list[tuple[int, int]] = []
     for g, share in greedy_pick(per_group, keys, count, strategy, whole=True):
         inside = inverse == g
-        picks = greedy_pick(room[inside], rows[inside], share, strategy, whole=False)
+        picks = greedy_pick(room[inside], space.name_rank[rows[inside]], share, strategy, whole=False)
         out += [(int(rows[inside][i]), take) for i, take in picks]
     return out
 

@@ -9,7 +9,7 @@ snapshot never changes during a placement; a placed gang is committed between cy
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -29,6 +29,12 @@ class Ledger:
         self.columns = dict(columns)
         self._owned = owned
         self._journal: list[tuple[IntArray, IntArray]] = []
+        self._watchers: list[Callable[[IntArray], None]] = []
+
+    def watch(self, changed: Callable[[IntArray], None]) -> None:
+        """Call ``changed`` with the rows of every later charge and undo, so that what is
+        derived from the free amounts (per-domain sums) follows them."""
+        self._watchers.append(changed)
 
     def vector(self, requests: Resources) -> IntArray:
         """One pod's charge (``pods`` slot included) per column. A resource no node has gets a
@@ -61,6 +67,8 @@ class Ledger:
         amounts = pods[:, None] * vec[None, :]
         _apply(self.free, rows, -amounts)
         self._journal.append((rows, amounts))
+        for changed in self._watchers:
+            changed(rows)
 
     def mark(self) -> int:
         """A checkpoint: the journal length."""
@@ -71,6 +79,8 @@ class Ledger:
         while len(self._journal) > mark:
             rows, amounts = self._journal.pop()
             _apply(self.free, rows, amounts)
+            for changed in self._watchers:
+                changed(rows)
 
 
 def _apply(free: IntArray, rows: IntArray, amounts: IntArray) -> None:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from toposched.engine.domain_sums import RowValues
+from toposched.engine.ledger import Ledger
 from toposched.engine.ranges import expand
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
@@ -74,7 +76,66 @@ class LevelFit:
 
 def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int) -> dict[int, LevelFit]:
     """``LevelFit`` for the root (key -1) and levels 0..``deepest``, over every member node of the
-    topology (nodes outside the caller's node set count too, as in KAI)."""
+    topology (nodes outside the caller's node set count too, as in KAI).
+
+    From the space's per-domain sums, which a placement computes once and keeps current (see
+    ``level_fits_direct`` for the same from every row). Whole-pod capacities count at most
+    ``len(pods)`` per node: when a node holds more, the direct computation answers."""
+    total = summed(pods)
+    n = len(pods)
+    ledger = space.ledger
+    whole = None
+    if homogeneous(pods):
+        rep = tuple(sorted((r, a) for r, a in representative(pods).items() if r != PODS and a > 0))
+        if not rep:
+            return level_fits_direct(space, view, pods, deepest)
+        whole = space.sums(view, ("whole", rep), _whole_pods(ledger, rep))
+        if int(whole.per_row.max(initial=0)) > n:
+            return level_fits_direct(space, view, pods, deepest)
+    free = [
+        (want, space.sums(view, ("free", r), _free(ledger, r)).down_to(deepest)) for r, want in total.items()
+    ]
+    capacities = whole.down_to(deepest) if whole is not None else None
+    out: dict[int, LevelFit] = {}
+    for level in range(-1, deepest + 1):
+        ratio = np.zeros(1 if level < 0 else view.tree.count(level), dtype=np.float64)
+        for want, sums in free:
+            have = sums[level + 1].astype(np.float64)
+            ratio = np.maximum(ratio, np.where(have > 0, want / np.where(have > 0, have, 1.0), NOTHING_FREE))
+        if capacities is not None:
+            capacity: IntArray | None = capacities[level + 1].copy()
+            fits = capacities[level + 1] >= n
+        else:
+            capacity, fits = None, ratio <= 1.0
+        out[level] = LevelFit(ratio, capacity, fits)
+    return out
+
+
+def _free(ledger: Ledger, resource: str) -> RowValues:
+    """Per row, the free amount of ``resource`` (at least 0)."""
+
+    def of(rows: IntArray | slice) -> IntArray:
+        return np.maximum(ledger.column(resource)[rows], 0)
+
+    return of
+
+
+def _whole_pods(ledger: Ledger, rep: tuple[tuple[str, int], ...]) -> RowValues:
+    """Per row, whole copies of the pod ``rep`` ((resource, amount), not empty) that fit."""
+
+    def of(rows: IntArray | slice) -> IntArray:
+        out = np.maximum(ledger.column(rep[0][0])[rows], 0) // rep[0][1]
+        for r, amount in rep[1:]:
+            out = np.minimum(out, np.maximum(ledger.column(r)[rows], 0) // amount)
+        return out
+
+    return of
+
+
+def level_fits_direct(
+    space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int
+) -> dict[int, LevelFit]:
+    """``level_fits`` computed from every member row (the readable reference)."""
     rows = np.flatnonzero(view.member)
     total = summed(pods)
     n = len(pods)
@@ -192,7 +253,7 @@ def fill_nodes(
     ok = allowed[rows] & (room > 0)
     rows, room = rows[ok], room[ok]
     topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    order = np.lexsort((rows, space.ledger.column(pack)[rows], -topo))
+    order = np.lexsort((space.name_rank[rows], space.ledger.column(pack)[rows], -topo))
     reached = np.cumsum(room[order])
     used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
     takes = room[order[:used]].copy()
