@@ -42,8 +42,8 @@ class DomainSums:
         return self._levels[: deepest + 2]
 
     def refresh(self, rows: IntArray) -> None:
-        """Read ``rows`` again (their free amounts changed) and move the sums by the difference."""
-        rows = np.unique(rows)
+        """Read ``rows`` (distinct; their free amounts changed) again and move the sums by the
+        difference."""
         fresh = self._values(rows)
         delta = fresh - self.per_row[rows]
         if not delta.any():

@@ -21,6 +21,7 @@ leaf group over the group's own topology.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 
 import numpy as np
 
@@ -28,7 +29,7 @@ from toposched.engine.candidates import candidates
 from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
-from toposched.engine.output import assignment
+from toposched.engine.output import leaf_assignment, place_on_rows
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
 from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, TopoView
@@ -53,8 +54,8 @@ class Solver:
         self._strategies(root, reasons.policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
-        self.where: dict[tuple[str, str], int] = {}  # (IR leaf, pod) -> row
-        self.log: list[tuple[str, str, str]] = []  # (solver leaf, IR leaf, pod), newest last
+        self.where: dict[str, dict[str, int]] = {}  # IR leaf -> pod -> row
+        self.log: list[tuple[str, str, list[str]]] = []  # (solver leaf, IR leaf, pods), newest last
         self.failure: Unschedulable | None = None  # the first reason an attempt failed
         self.tries = 0
         self.leaves = [n for n in root.walk() if n.is_leaf]
@@ -71,9 +72,9 @@ class Solver:
     def pin(self) -> None:
         """Charge and count pods that already run; note the groups they pin (a required level
         with such a pod below it, and every group above one)."""
+        running = {leaf.name for leaf in self.leaves if any(pod.node is not None for pod in leaf.pods)}
         for node in self.root.walk():
-            running = any(pod.node is not None for leaf in self.subtree[node.name] for pod in leaf.pods)
-            if running and node.required is not None:
+            if node.required is not None and any(leaf.name in running for leaf in self.subtree[node.name]):
                 self.pinned.add(node.name)
         for node in reversed(self.root.walk()):  # children before parents
             if any(child.name in self.pinned for child in node.children):
@@ -87,12 +88,14 @@ class Solver:
                 if row is not None:
                     ledger = self.space.ledger
                     ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))
-                    self.where[(leaf.leaf, pod.name)] = row
+                    self.where.setdefault(leaf.leaf, {})[pod.name] = row
 
-    def _record(self, node: SNode, pod: PodSpec, row: int) -> None:
-        self.progress.active.setdefault(node.name, set()).add(pod.name)
-        self.where[(node.leaf, pod.name)] = row
-        self.log.append((node.name, node.leaf, pod.name))
+    def _record(self, node: SNode, pods: list[PodSpec], rows: list[int]) -> None:
+        """``pods`` placed on ``rows`` (one row per pod)."""
+        names = [pod.name for pod in pods]
+        self.progress.active.setdefault(node.name, set()).update(names)
+        self.where.setdefault(node.leaf, {}).update(zip(names, rows, strict=True))
+        self.log.append((node.name, node.leaf, names))
 
     def mark(self) -> tuple[int, int]:
         return self.space.ledger.mark(), len(self.log)
@@ -100,18 +103,20 @@ class Solver:
     def undo(self, mark: tuple[int, int]) -> None:
         self.space.ledger.undo(mark[0])
         while len(self.log) > mark[1]:
-            name, leaf, pod = self.log.pop()
-            self.progress.active[name].discard(pod)
-            del self.where[(leaf, pod)]
+            name, leaf, pods = self.log.pop()
+            self.progress.active[name].difference_update(pods)
+            where = self.where[leaf]
+            for pod in pods:
+                del where[pod]
 
     def held(self, node: SNode) -> IntArray:
-        rows = [
-            self.where[(leaf.leaf, name)]
+        rows = {
+            row
             for leaf in self.subtree[node.name]
             for name in self.progress.active.get(leaf.name, ())
-            if (leaf.leaf, name) in self.where
-        ]
-        return np.asarray(sorted(set(rows)), dtype=np.int64)
+            if (row := self.where.get(leaf.leaf, {}).get(name)) is not None
+        }
+        return np.asarray(sorted(rows), dtype=np.int64)
 
     def note(self, failure: Unschedulable) -> None:
         if self.failure is None:
@@ -167,16 +172,13 @@ class Solver:
             else:
                 fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
             if fill:
-                space.ledger.charge(
-                    np.asarray([row for row, _ in fill], dtype=np.int64),
-                    np.asarray([count for _, count in fill], dtype=np.int64),
-                    vec,
-                )
-            for row, count in fill:
-                for pod in pods[i : i + count]:
-                    self._record(node, pod, row)
-                i += count
-                run -= count
+                at = np.asarray([row for row, _ in fill], dtype=np.int64)
+                takes = np.asarray([count for _, count in fill], dtype=np.int64)
+                space.ledger.charge(at, takes, vec)
+                placed = int(takes.sum())
+                self._record(node, pods[i : i + placed], np.repeat(at, takes).tolist())
+                i += placed
+                run -= placed
             if run:
                 self.note(
                     self.reasons.refuse(
@@ -237,6 +239,12 @@ def fill_greedy(
 def _same_shape_run(pods: list[PodSpec], start: int) -> int:
     """How many pods from ``start`` on share the first one's requests, tolerations and selector."""
     first = pods[start]
+    rest = pods[start:]
+    if all(
+        list(map(attrgetter(part), rest)).count(getattr(first, part)) == len(rest)  # compared in C
+        for part in ("requests", "tolerations", "node_selector")
+    ):
+        return len(rest)  # the usual case: all the remaining pods share the first one's shape
     end = start + 1
     while end < len(pods):
         pod = pods[end]
@@ -289,6 +297,10 @@ def place_hierarchical(
     return _output(gang, space, solver)
 
 
+def _pod_order(pod: PodSpec) -> tuple[int, str]:
+    return pod.index, pod.name
+
+
 def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:
     name = leaf.topology if leaf.topology is not None else leaf.parent_topology
     return space.views.get(name or space.default) or space.views[space.default]
@@ -301,15 +313,22 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
     for leaf in gang.leaves():
         view = views.get(leaf.name) or space.views[space.default]
         tree = view.tree
-        counts: list[tuple[int, int]] = []
-        for pod in sorted(leaf.pods, key=lambda p: (p.index, p.name)):
-            row = solver.where.get((leaf.name, pod.name))
-            if row is None:
-                continue
-            domain = int(view.codes[-1][row])
-            path = tree.path(tree.leaf_level, domain) if domain >= 0 else ()
-            if domain >= 0:
-                counts.append((domain, 1))
-            pods.append(PodPlacement(pod.name, leaf.name, pod.index, space.names[row], path))
-        assignments[leaf.name] = assignment(tree, counts)
+        indices = [pod.index for pod in leaf.pods]
+        ordered = leaf.pods if indices == sorted(set(indices)) else sorted(leaf.pods, key=_pod_order)
+        found = list(map(solver.where.get(leaf.name, {}).get, (pod.name for pod in ordered)))
+        if None in found:  # pods that stay pending (elastic pods without room) are left out
+            ordered = [pod for pod, row in zip(ordered, found, strict=True) if row is not None]
+        placed = [row for row in found if row is not None]
+        rows = np.asarray(placed, dtype=np.int64)
+        domains = view.codes[-1][rows]
+        if view.bounds is not None and ordered is leaf.pods:
+            pods += place_on_rows(tree, leaf, rows)  # the main topology's rows are its tree's nodes
+        else:
+            paths = tree.paths[tree.leaf_level]
+            pods += [
+                PodPlacement(pod.name, leaf.name, pod.index, space.names[row], paths[d] if d >= 0 else ())
+                for pod, row, d in zip(ordered, placed, domains.tolist(), strict=True)
+            ]
+        leaves, counts = np.unique(domains[domains >= 0], return_counts=True)
+        assignments[leaf.name] = leaf_assignment(tree, leaves, counts.astype(np.int64))
     return Placement(gang.name, space.default, solver.policy, tuple(pods), assignments)

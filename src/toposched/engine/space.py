@@ -96,8 +96,10 @@ class NodeSpace:
         return found
 
     def _charged(self, rows: IntArray) -> None:
-        for sums in self._sums.values():
-            sums.refresh(rows)
+        if self._sums:
+            rows = np.unique(rows)
+            for sums in self._sums.values():
+                sums.refresh(rows)
 
     def eligible(
         self, tolerations: tuple[Toleration, ...], selector: tuple[tuple[str, str], ...]

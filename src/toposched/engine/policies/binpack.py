@@ -37,6 +37,9 @@ _BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
 
 def _kinds(pods: list[PodSpec]) -> Counter[Resources]:
     """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
+    first = pods[0].requests if pods else None
+    if all(pod.requests is first for pod in pods):  # pods of one spec share their requests
+        return Counter({first: len(pods)}) if first is not None else Counter()
     return Counter(pod.requests for pod in pods)
 
 
