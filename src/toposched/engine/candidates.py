@@ -27,7 +27,7 @@ import numpy as np
 from toposched.engine.members import SNode
 from toposched.engine.messages import Reasons
 from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import PodSpec, Unschedulable
 from toposched.topology import IntArray
@@ -38,7 +38,7 @@ class Candidates:
     sets: Iterator[IntArray]  # made lazily, in the order to try them
     # When the group prefers a level, per row: binpack's topology score, or under a Kueue
     # ordering the dotted-id rank of the row's preferred-level domain (-1 outside).
-    scores: IntArray | None
+    scores: RowScores | None
 
 
 def candidates(
@@ -117,7 +117,7 @@ def candidates(
     if pref is not None:
         ordered = order[pref] if pref > top else []
         if ordered and strategy is None:
-            scores = topology_scores(space, view, pref, ordered, fits[pref].ratio)
+            scores = topology_scores(view, pref, ordered, fits[pref].ratio)
         elif ordered:
             scores = _domain_ranks(view, pref, ordered)
     relevant = list(range(deepest, (req if req is not None else -1) - 1, -1))
@@ -181,14 +181,11 @@ def _tightest_first(view: TopoView, fit: LevelFit, domains: list[int], n: int, l
     return ordered
 
 
-def _domain_ranks(view: TopoView, level: int, ordered: list[int]) -> IntArray:
+def _domain_ranks(view: TopoView, level: int, ordered: list[int]) -> RowScores:
     """Per row, the dotted-id rank of its ``level`` domain when that domain is in ``ordered``."""
     inside = np.zeros(view.tree.count(level), dtype=np.bool_)
     inside[np.asarray(ordered, dtype=np.int64)] = True
-    codes = view.codes[level]
-    safe = np.maximum(codes, 0)
-    ranks: IntArray = np.where((codes >= 0) & inside[safe], view.tree.dotted_rank(level)[safe], -1)
-    return ranks
+    return RowScores(view.codes[level], np.where(inside, view.tree.dotted_rank(level), -1), -1)
 
 
 def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[[int], IntArray]:

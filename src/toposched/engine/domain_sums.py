@@ -30,25 +30,42 @@ class DomainSums:
     def __init__(self, view: TopoView, values: RowValues) -> None:
         self._view = view
         self._values = values
-        self.per_row = values(slice(None))
-        members = self.per_row[: view.bounds[0][-1]] if view.bounds is not None else self.per_row[view.member]
+        self._per_row = values(slice(None))
+        members = (
+            self._per_row[: view.bounds[0][-1]] if view.bounds is not None else self._per_row[view.member]
+        )
         self._levels = [np.asarray([members.sum()], dtype=np.int64)]
+        self._changed: list[IntArray] = []  # rows charged or given back since the sums were read
+
+    @property
+    def per_row(self) -> IntArray:
+        self._refresh()
+        return self._per_row
 
     def down_to(self, deepest: int) -> list[IntArray]:
         """Sums per domain of the root (one domain) and of levels 0..``deepest``. They are kept
         current: copy what must not change."""
+        self._refresh()
         if deepest + 1 >= len(self._levels):
-            self._levels[1:] = sum_levels(self._view, self.per_row, deepest)
+            self._levels[1:] = sum_levels(self._view, self._per_row, deepest)
         return self._levels[: deepest + 2]
 
-    def refresh(self, rows: IntArray) -> None:
-        """Read ``rows`` (distinct; their free amounts changed) again and move the sums by the
-        difference."""
+    def changed(self, rows: IntArray) -> None:
+        """The free amounts of ``rows`` changed: read them again before the sums are next read
+        (a placement's last charges are never read)."""
+        self._changed.append(rows)
+
+    def _refresh(self) -> None:
+        """Read the changed rows again and move the sums by the difference."""
+        if not self._changed:
+            return
+        rows = np.unique(np.concatenate(self._changed))
+        self._changed.clear()
         fresh = self._values(rows)
-        delta = fresh - self.per_row[rows]
+        delta = fresh - self._per_row[rows]
         if not delta.any():
             return
-        self.per_row[rows] = fresh
+        self._per_row[rows] = fresh
         inside = self._view.member[rows]
         rows, delta = rows[inside], delta[inside]
         self._levels[0][0] += delta.sum()

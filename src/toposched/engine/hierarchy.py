@@ -32,7 +32,7 @@ from toposched.engine.messages import Reasons
 from toposched.engine.output import leaf_assignment, place_on_rows
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
 from toposched.engine.profiles import hierarchy_strategy
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
@@ -124,7 +124,7 @@ class Solver:
 
     # -- the walk -----------------------------------------------------------------------------
 
-    def allocate(self, node: SNode, attempt: Attempt, rows: IntArray, scores: IntArray | None) -> bool:
+    def allocate(self, node: SNode, attempt: Attempt, rows: IntArray, scores: RowScores | None) -> bool:
         pods = attempt.of(node)
         if not pods:
             return True
@@ -157,7 +157,7 @@ class Solver:
             self.undo(mark)
         return False
 
-    def place_pods(self, node: SNode, pods: list[PodSpec], rows: IntArray, scores: IntArray | None) -> bool:
+    def place_pods(self, node: SNode, pods: list[PodSpec], rows: IntArray, scores: RowScores | None) -> bool:
         """Each pod on the best node of ``rows``, pods of one shape in one go."""
         space = self.space
         i = 0
@@ -206,7 +206,7 @@ def fill_greedy(
     rows: IntArray,
     vec: IntArray,
     allowed: BoolArray,
-    ranks: IntArray | None,
+    ranks: RowScores | None,
     strategy: Strategy,
     count: int,
 ) -> list[tuple[int, int]]:
@@ -272,7 +272,11 @@ def place_hierarchical(
     required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
     The result reports ``policy``.
     """
-    space = NodeSpace(snapshot, snapshots)
+    with NodeSpace(snapshot, snapshots) as space:
+        return _place(gang, space, policy)
+
+
+def _place(gang: Gang, space: NodeSpace, policy: Policy) -> Placement | Unschedulable:
     reasons = Reasons(gang.name, space.default, policy)
     root = build(gang.root, gang.topology)
     solver = Solver(space, root, reasons)

@@ -22,12 +22,22 @@ class Ledger:
     """Free amounts per row (node) and column (resource), with a mark / undo journal.
 
     ``owned`` False: ``free`` belongs to someone else (a snapshot) and is copied before the
-    first charge, so a placement that charges nothing copies nothing."""
+    first charge, so a placement that charges nothing copies nothing; into ``scratch`` when it
+    has ``free``'s shape (a matrix an earlier placement used: a big fresh one costs page faults
+    to fill)."""
 
-    def __init__(self, free: IntArray, columns: Mapping[str, int], *, owned: bool = False) -> None:
+    def __init__(
+        self,
+        free: IntArray,
+        columns: Mapping[str, int],
+        *,
+        owned: bool = False,
+        scratch: IntArray | None = None,
+    ) -> None:
         self.free = free
         self.columns = dict(columns)
         self._owned = owned
+        self._scratch = scratch
         self._journal: list[tuple[IntArray, IntArray]] = []
         self._watchers: list[Callable[[IntArray], None]] = []
 
@@ -62,7 +72,11 @@ class Ledger:
         if len(rows) == 0:
             return
         if not self._owned:
-            self.free = self.free.copy()
+            if self._scratch is not None and self._scratch.shape == self.free.shape:
+                np.copyto(self._scratch, self.free)
+                self.free = self._scratch
+            else:
+                self.free = self.free.copy()
             self._owned = True
         amounts = pods[:, None] * vec[None, :]
         _apply(self.free, rows, -amounts)

@@ -49,6 +49,21 @@ class TopoView:
         return ".".join(self.tree.path(level, index))
 
 
+@dataclass(frozen=True, slots=True)
+class RowScores:
+    """Per row, a score of its domain at one level (``outside`` for rows in none), read for the
+    rows a fill asks about only: ``scores[rows]``."""
+
+    codes: IntArray  # per row, its domain at the level (-1 outside)
+    by_domain: IntArray
+    outside: int
+
+    def __getitem__(self, rows: IntArray) -> IntArray:
+        codes = self.codes[rows]
+        found: IntArray = np.where(codes >= 0, self.by_domain[np.maximum(codes, 0)], self.outside)
+        return found
+
+
 class NodeSpace:
     """Every usable node of several topologies, their capacity (``ledger``) and the topology
     views over them."""
@@ -58,12 +73,15 @@ class NodeSpace:
         for name, snap in (snapshots or {}).items():
             by_name.setdefault(name, snap)
         others = [s for _, s in sorted(by_name.items()) if s is not main]
+        self._scratch: IntArray | None = None
         if others:
             layout = _Layout.joined(main, others)
             self.ledger = Ledger(layout.free(main, others), layout.columns, owned=True)
         else:
             layout = _single(main.tree)
-            self.ledger = Ledger(main.free, main.columns)  # copied on the first charge only
+            self._scratch = layout.borrow(main.free)
+            # Copied on the first charge only, into a matrix an earlier placement gave back.
+            self.ledger = Ledger(main.free, main.columns, scratch=self._scratch)
         self.names: tuple[str, ...] = layout.names
         self.name_rank: IntArray = layout.name_rank  # per row, its name's place in name order
         self._layout = layout
@@ -75,6 +93,15 @@ class NodeSpace:
         self._row: dict[str, int] | None = None
         self._sums: dict[tuple[int, Hashable], DomainSums] = {}
         self.ledger.watch(self._charged)
+
+    def __enter__(self) -> NodeSpace:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """The placement is done: its copy of the free matrix may serve the next one."""
+        if self._scratch is not None:
+            self._layout.give_back(self._scratch)
+            self._scratch = None
 
     @property
     def row(self) -> dict[str, int]:
@@ -96,10 +123,8 @@ class NodeSpace:
         return found
 
     def _charged(self, rows: IntArray) -> None:
-        if self._sums:
-            rows = np.unique(rows)
-            for sums in self._sums.values():
-                sums.refresh(rows)
+        for sums in self._sums.values():
+            sums.changed(rows)
 
     def eligible(
         self, tolerations: tuple[Toleration, ...], selector: tuple[tuple[str, str], ...]
@@ -154,6 +179,19 @@ class _Layout:
         self.parts = parts  # (tree, rows, their rows in that tree)
         self.columns = columns
         self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
+        self._spare: list[IntArray] = []
+
+    def borrow(self, like: IntArray) -> IntArray:
+        """A matrix shaped like ``like``: one a finished placement gave back when there is one."""
+        try:
+            spare = self._spare.pop()  # atomic: placements in several threads each get their own
+        except IndexError:
+            return np.empty_like(like)
+        return spare if spare.shape == like.shape else np.empty_like(like)
+
+    def give_back(self, matrix: IntArray) -> None:
+        if len(self._spare) < 2:
+            self._spare.append(matrix)
 
     @classmethod
     def joined(cls, main: Snapshot, others: Sequence[Snapshot]) -> _Layout:

@@ -25,7 +25,7 @@ import numpy.typing as npt
 from toposched.engine.domain_sums import RowValues
 from toposched.engine.ledger import Ledger
 from toposched.engine.ranges import expand
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
@@ -127,10 +127,15 @@ def _whole_pods(ledger: Ledger, rep: tuple[tuple[str, int], ...]) -> RowValues:
     """Per row, whole copies of the pod ``rep`` ((resource, amount), not empty) that fit."""
 
     def of(rows: IntArray | slice) -> IntArray:
-        out = np.maximum(ledger.column(rep[0][0])[rows], 0) // rep[0][1]
-        for r, amount in rep[1:]:
-            out = np.minimum(out, np.maximum(ledger.column(r)[rows], 0) // amount)
-        return out
+        # A negative free amount makes its quotient negative: clipping the least one at 0
+        # gives what clipping each amount first would.
+        out: IntArray | None = None
+        for r, amount in rep:
+            column = ledger.column(r)[rows]
+            copies = column // amount if amount > 1 else column
+            out = copies if out is None else np.minimum(out, copies)
+        assert out is not None  # rep is not empty
+        return np.maximum(out, 0)
 
     return of
 
@@ -192,9 +197,7 @@ def sorted_levels(
     return order
 
 
-def topology_scores(
-    space: NodeSpace, view: TopoView, level: int, ordered: list[int], ratio: FloatArray
-) -> IntArray:
+def topology_scores(view: TopoView, level: int, ordered: list[int], ratio: FloatArray) -> RowScores:
     """Per row, the positional score of its preferred-level domain (0 outside ``ordered``).
 
     ``ordered`` is KAI's sorted order (fullest first, ties by id ascending) and position i of N
@@ -221,8 +224,7 @@ def topology_scores(
         least = ratios == ratios.min()
         position[least] = np.flatnonzero(least)  # ... but among the least loaded (KAI)
         by_domain[domains] = (10 * (position + 1)) // n
-    codes = view.codes[level]
-    return np.where(codes >= 0, by_domain[np.maximum(codes, 0)], 0)
+    return RowScores(view.codes[level], by_domain, 0)
 
 
 def pack_resource(pod: PodSpec) -> str:
@@ -238,7 +240,7 @@ def fill_nodes(
     rows: IntArray,
     vec: IntArray,
     allowed: BoolArray,
-    scores: IntArray | None,
+    scores: IntArray | RowScores | None,
     pack: str,
     count: int,
 ) -> list[tuple[int, int]]:
