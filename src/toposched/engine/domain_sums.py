@@ -47,7 +47,11 @@ class DomainSums:
         current: copy what must not change."""
         self._refresh()
         if deepest + 1 >= len(self._levels):
-            self._levels[1:] = sum_levels(self._view, self._per_row, deepest)
+            # Summing the rows into any level is one pass, and a level above costs little more:
+            # down to the level above the leaves at once, so that groups asking for different
+            # levels share the pass (the leaves, often single nodes, only when asked for).
+            lowest = max(deepest, self._view.tree.depth - 2)
+            self._levels[1:] = sum_levels(self._view, self._per_row, lowest)
         return self._levels[: deepest + 2]
 
     def changed(self, rows: IntArray) -> None:

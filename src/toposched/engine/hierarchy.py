@@ -72,19 +72,19 @@ class Solver:
     def pin(self) -> None:
         """Charge and count pods that already run; note the groups they pin (a required level
         with such a pod below it, and every group above one)."""
-        running = {leaf.name for leaf in self.leaves if any(pod.node is not None for pod in leaf.pods)}
+        running = {
+            leaf.name: [(pod, pod.node) for pod in leaf.pods if pod.node is not None] for leaf in self.leaves
+        }
         for node in self.root.walk():
-            if node.required is not None and any(leaf.name in running for leaf in self.subtree[node.name]):
+            if node.required is not None and any(running[leaf.name] for leaf in self.subtree[node.name]):
                 self.pinned.add(node.name)
         for node in reversed(self.root.walk()):  # children before parents
             if any(child.name in self.pinned for child in node.children):
                 self.pinned.add(node.name)
         for leaf in self.leaves:
-            for pod in leaf.pods:
-                if pod.node is None:
-                    continue
+            for pod, on in running[leaf.name]:
                 self.progress.active.setdefault(leaf.name, set()).add(pod.name)
-                row = self.space.row.get(pod.node)
+                row = self.space.row.get(on)
                 if row is not None:
                     ledger = self.space.ledger
                     ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))

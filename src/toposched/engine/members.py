@@ -53,7 +53,9 @@ def build(group: Group, inherited: str | None = None) -> SNode:
     """The solver tree of an IR group (pods in index order)."""
     topo = group.topology if group.topology is not None else inherited
     if group.is_leaf:
-        pods = sorted(group.pods, key=lambda p: (p.index, p.name))
+        indices = [pod.index for pod in group.pods]
+        in_order = indices == sorted(set(indices))  # distinct and ascending: the usual case
+        pods = list(group.pods) if in_order else sorted(group.pods, key=lambda p: (p.index, p.name))
         node = SNode(
             group.name,
             group.required,

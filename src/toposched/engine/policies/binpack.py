@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
@@ -35,35 +36,34 @@ NOTHING_FREE = 1000.0  # KAI's ratio for a requested resource with no free amoun
 _BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
 
 
-def _kinds(pods: list[PodSpec]) -> Counter[Resources]:
+def pod_kinds(pods: list[PodSpec]) -> Counter[Resources]:
     """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
-    first = pods[0].requests if pods else None
-    if all(pod.requests is first for pod in pods):  # pods of one spec share their requests
-        return Counter({first: len(pods)}) if first is not None else Counter()
-    return Counter(pod.requests for pod in pods)
+    requests = list(map(attrgetter("requests"), pods))
+    if requests and requests.count(requests[0]) == len(requests):  # compared in C
+        return Counter({requests[0]: len(requests)})
+    return Counter(requests)
 
 
-def summed(pods: list[PodSpec]) -> dict[str, int]:
-    """Requests of all pods added up, the ``pods`` slot left out."""
+def summed(kinds: Counter[Resources]) -> dict[str, int]:
+    """Requests of all pods (``pod_kinds``) added up, the ``pods`` slot left out."""
     out: dict[str, int] = {}
-    for requests, n in _kinds(pods).items():
+    for requests, n in kinds.items():
         for resource, amount in requests.items():
             if resource != PODS and amount > 0:
                 out[resource] = out.get(resource, 0) + amount * n
     return out
 
 
-def homogeneous(pods: list[PodSpec]) -> bool:
+def homogeneous(kinds: Counter[Resources]) -> bool:
     """Every extended resource (GPUs included) is requested by all pods or by none."""
-    kinds = list(_kinds(pods))
     extended = {r for k in kinds for r, a in k.items() if a > 0 and r not in _BASIC}
     return all(all(k[r] > 0 for k in kinds) for r in extended)
 
 
-def representative(pods: list[PodSpec]) -> Resources:
+def representative(kinds: Counter[Resources]) -> Resources:
     """The element-wise largest pod."""
     out = Resources()
-    for requests in _kinds(pods):
+    for requests in kinds:
         out = out.maximum(requests)
     return out
 
@@ -84,12 +84,13 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
     From the space's per-domain sums, which a placement computes once and keeps current (see
     ``level_fits_direct`` for the same from every row). Whole-pod capacities count at most
     ``len(pods)`` per node: when a node holds more, the direct computation answers."""
-    total = summed(pods)
+    kinds = pod_kinds(pods)
+    total = summed(kinds)
     n = len(pods)
     ledger = space.ledger
     whole = None
-    if homogeneous(pods):
-        rep = tuple(sorted((r, a) for r, a in representative(pods).items() if r != PODS and a > 0))
+    if homogeneous(kinds):
+        rep = tuple(sorted((r, a) for r, a in representative(kinds).items() if r != PODS and a > 0))
         if not rep:
             return level_fits_direct(space, view, pods, deepest)
         whole = space.sums(view, ("whole", rep), _whole_pods(ledger, rep))
@@ -145,12 +146,13 @@ def level_fits_direct(
 ) -> dict[int, LevelFit]:
     """``level_fits`` computed from every member row (the readable reference)."""
     rows = np.flatnonzero(view.member)
-    total = summed(pods)
+    kinds = pod_kinds(pods)
+    total = summed(kinds)
     n = len(pods)
     free = {r: np.maximum(space.ledger.column(r)[rows], 0) for r in total}
     per_row_cap: IntArray | None = None
-    if homogeneous(pods):
-        rep = {r: a for r, a in representative(pods).items() if r != PODS and a > 0}
+    if homogeneous(kinds):
+        rep = {r: a for r, a in representative(kinds).items() if r != PODS and a > 0}
         per_row_cap = np.full(len(rows), n, dtype=np.int64)
         for r, amount in rep.items():
             per_row_cap = np.minimum(per_row_cap, np.maximum(space.ledger.column(r)[rows], 0) // amount)
