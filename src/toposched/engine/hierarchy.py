@@ -163,7 +163,7 @@ class Solver:
         i = 0
         while i < len(pods):
             first = pods[i]
-            run = _same_shape_run(pods, i)
+            run = len(pods) - i if node.same_shape else _same_shape_run(pods, i)
             vec = space.ledger.vector(first.requests)
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
             strategy = self.strategy[node.name]
