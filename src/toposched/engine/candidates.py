@@ -18,15 +18,16 @@ parent:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
 from toposched.engine.members import SNode
 from toposched.engine.messages import Reasons
 from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import PodSpec, Unschedulable
 from toposched.topology import IntArray
@@ -34,10 +35,10 @@ from toposched.topology import IntArray
 
 @dataclass(frozen=True, slots=True)
 class Candidates:
-    sets: list[IntArray]
+    sets: Iterator[IntArray]  # made lazily, in the order to try them
     # When the group prefers a level, per row: binpack's topology score, or under a Kueue
     # ordering the dotted-id rank of the row's preferred-level domain (-1 outside).
-    scores: IntArray | None
+    scores: RowScores | None
 
 
 def candidates(
@@ -57,7 +58,7 @@ def candidates(
     by id, and ``scores`` then holds each row's preferred-level domain rank for the fill.
     """
     if not node.constrained:
-        return Candidates([rows], None)
+        return Candidates(iter((rows,)), None)
     name = node.topology if node.topology is not None else space.default
     view = space.views.get(name)
     if view is None:
@@ -87,10 +88,10 @@ def candidates(
     if pref is not None and req is not None and pref < req:
         pref = None  # a preferred level above the required one adds nothing
     if not pods:
-        return Candidates([rows], None)
+        return Candidates(iter((rows,)), None)
     deepest = pref if pref is not None else req
     assert deepest is not None
-    valid = rows[view.member[rows]]
+    valid = _members(view, rows)
     top, top_index = _lowest_common(view, valid, deepest)
     fits = level_fits(space, view, pods, deepest)
     here = fits[top]
@@ -116,7 +117,7 @@ def candidates(
     if pref is not None:
         ordered = order[pref] if pref > top else []
         if ordered and strategy is None:
-            scores = topology_scores(space, view, pref, ordered, fits[pref].ratio)
+            scores = topology_scores(view, pref, ordered, fits[pref].ratio)
         elif ordered:
             scores = _domain_ranks(view, pref, ordered)
     relevant = list(range(deepest, (req if req is not None else -1) - 1, -1))
@@ -124,8 +125,29 @@ def candidates(
     if req is not None and len(held):
         codes = view.codes[req][held]
         allowed = {int(c) for c in codes if c >= 0} or None
-    sets: list[IntArray] = []
-    seen: set[bytes] = set()
+    sets = _sets(view, valid, fits, order, relevant, top, top_index, req, allowed)
+    first = next(sets, None)
+    if first is None:
+        if allowed is not None and req is not None:
+            return _pinned_full(view, node, fits[req], sorted(allowed), len(pods), name, reasons)
+        return _none_fits(view, node, fits, order, deepest, len(pods), name, reasons)
+    return Candidates(chain((first,), sets), scores)
+
+
+def _sets(
+    view: TopoView,
+    valid: IntArray,
+    fits: dict[int, LevelFit],
+    order: dict[int, list[int]],
+    relevant: list[int],
+    top: int,
+    top_index: int,
+    req: int | None,
+    allowed: set[int] | None,
+) -> Iterator[IntArray]:
+    """The rows of each fitting domain of the relevant levels, in order, each distinct set once;
+    made as the solver asks (it usually takes the first)."""
+    seen: set[tuple[int, int]] = set()
     for level in relevant:
         domains = order[level] if level >= top else [_ancestor(view, top, top_index, level)]
         members = _members_by_domain(view, valid, level)
@@ -135,15 +157,12 @@ def candidates(
             if allowed is not None and req is not None and _ancestor(view, level, domain, req) not in allowed:
                 continue
             chosen = members(domain)
-            fingerprint = chosen.tobytes()
+            # Domains nest or are disjoint, so their rows do too: the first row and the count
+            # tell two non-empty sets apart.
+            fingerprint = (int(chosen[0]), len(chosen)) if len(chosen) else (-1, 0)
             if len(chosen) and fingerprint not in seen:
                 seen.add(fingerprint)
-                sets.append(chosen)
-    if not sets:
-        if allowed is not None and req is not None:
-            return _pinned_full(view, node, fits[req], sorted(allowed), len(pods), name, reasons)
-        return _none_fits(view, node, fits, order, deepest, len(pods), name, reasons)
-    return Candidates(sets, scores)
+                yield chosen
 
 
 def _tightest_first(view: TopoView, fit: LevelFit, domains: list[int], n: int, level: int) -> list[int]:
@@ -162,21 +181,27 @@ def _tightest_first(view: TopoView, fit: LevelFit, domains: list[int], n: int, l
     return ordered
 
 
-def _domain_ranks(view: TopoView, level: int, ordered: list[int]) -> IntArray:
+def _domain_ranks(view: TopoView, level: int, ordered: list[int]) -> RowScores:
     """Per row, the dotted-id rank of its ``level`` domain when that domain is in ``ordered``."""
     inside = np.zeros(view.tree.count(level), dtype=np.bool_)
     inside[np.asarray(ordered, dtype=np.int64)] = True
-    codes = view.codes[level]
-    safe = np.maximum(codes, 0)
-    ranks: IntArray = np.where((codes >= 0) & inside[safe], view.tree.dotted_rank(level)[safe], -1)
-    return ranks
+    return RowScores(view.codes[level], np.where(inside, view.tree.dotted_rank(level), -1), -1)
 
 
 def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[[int], IntArray]:
-    """A lookup from a domain of ``level`` to the rows of ``valid`` inside it (ascending), grouped
-    once so that trying many domains does not scan every row per domain."""
+    """A lookup from a domain of ``level`` to the rows of ``valid`` (ascending) inside it: a
+    slice when the view's domains are row ranges, else grouped once so that trying many domains
+    does not scan every row per domain."""
     if level < 0:
         return lambda _domain: valid
+    if view.bounds is not None:
+        bounds = view.bounds[level]
+
+        def in_range(domain: int) -> IntArray:
+            lo, hi = np.searchsorted(valid, bounds[domain : domain + 2]).tolist()
+            return valid[lo:hi]
+
+        return in_range
     codes = view.codes[level][valid]
     order = np.argsort(codes, kind="stable")  # stable: rows stay ascending within a domain
     grouped = valid[order]
@@ -188,10 +213,19 @@ def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[
     return members
 
 
+def _members(view: TopoView, rows: IntArray) -> IntArray:
+    """The rows (ascending) of the view's member nodes."""
+    if view.bounds is not None:  # the members are the first rows
+        return rows[: int(np.searchsorted(rows, view.bounds[0][-1]))]
+    return rows[view.member[rows]]
+
+
 def _lowest_common(view: TopoView, valid: IntArray, deepest: int) -> tuple[int, int]:
     top, index = -1, 0
+    # With row-range domains, ascending rows have ascending domains: the two ends decide.
+    ends = valid if view.bounds is None or len(valid) < 2 else valid[[0, -1]]
     for level in range(deepest + 1):
-        values = view.codes[level][valid]
+        values = view.codes[level][ends]
         if len(values) == 0 or np.any(values != values[0]):
             break
         top, index = level, int(values[0])

@@ -21,6 +21,7 @@ leaf group over the group's own topology.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import attrgetter
 
 import numpy as np
 
@@ -28,10 +29,10 @@ from toposched.engine.candidates import candidates
 from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
-from toposched.engine.output import assignment
+from toposched.engine.output import leaf_assignment, place_on_rows
 from toposched.engine.policies.binpack import fill_nodes, pack_resource
 from toposched.engine.profiles import hierarchy_strategy
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
@@ -53,8 +54,8 @@ class Solver:
         self._strategies(root, reasons.policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
-        self.where: dict[tuple[str, str], int] = {}  # (IR leaf, pod) -> row
-        self.log: list[tuple[str, str, str]] = []  # (solver leaf, IR leaf, pod), newest last
+        self.where: dict[str, dict[str, int]] = {}  # IR leaf -> pod -> row
+        self.log: list[tuple[str, str, list[str]]] = []  # (solver leaf, IR leaf, pods), newest last
         self.failure: Unschedulable | None = None  # the first reason an attempt failed
         self.tries = 0
         self.leaves = [n for n in root.walk() if n.is_leaf]
@@ -71,28 +72,30 @@ class Solver:
     def pin(self) -> None:
         """Charge and count pods that already run; note the groups they pin (a required level
         with such a pod below it, and every group above one)."""
+        running = {
+            leaf.name: [(pod, pod.node) for pod in leaf.pods if pod.node is not None] for leaf in self.leaves
+        }
         for node in self.root.walk():
-            running = any(pod.node is not None for leaf in self.subtree[node.name] for pod in leaf.pods)
-            if running and node.required is not None:
+            if node.required is not None and any(running[leaf.name] for leaf in self.subtree[node.name]):
                 self.pinned.add(node.name)
         for node in reversed(self.root.walk()):  # children before parents
             if any(child.name in self.pinned for child in node.children):
                 self.pinned.add(node.name)
         for leaf in self.leaves:
-            for pod in leaf.pods:
-                if pod.node is None:
-                    continue
+            for pod, on in running[leaf.name]:
                 self.progress.active.setdefault(leaf.name, set()).add(pod.name)
-                row = self.space.row.get(pod.node)
+                row = self.space.row.get(on)
                 if row is not None:
                     ledger = self.space.ledger
                     ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))
-                    self.where[(leaf.leaf, pod.name)] = row
+                    self.where.setdefault(leaf.leaf, {})[pod.name] = row
 
-    def _record(self, node: SNode, pod: PodSpec, row: int) -> None:
-        self.progress.active.setdefault(node.name, set()).add(pod.name)
-        self.where[(node.leaf, pod.name)] = row
-        self.log.append((node.name, node.leaf, pod.name))
+    def _record(self, node: SNode, pods: list[PodSpec], rows: list[int]) -> None:
+        """``pods`` placed on ``rows`` (one row per pod)."""
+        names = [pod.name for pod in pods]
+        self.progress.active.setdefault(node.name, set()).update(names)
+        self.where.setdefault(node.leaf, {}).update(zip(names, rows, strict=True))
+        self.log.append((node.name, node.leaf, names))
 
     def mark(self) -> tuple[int, int]:
         return self.space.ledger.mark(), len(self.log)
@@ -100,18 +103,20 @@ class Solver:
     def undo(self, mark: tuple[int, int]) -> None:
         self.space.ledger.undo(mark[0])
         while len(self.log) > mark[1]:
-            name, leaf, pod = self.log.pop()
-            self.progress.active[name].discard(pod)
-            del self.where[(leaf, pod)]
+            name, leaf, pods = self.log.pop()
+            self.progress.active[name].difference_update(pods)
+            where = self.where[leaf]
+            for pod in pods:
+                del where[pod]
 
     def held(self, node: SNode) -> IntArray:
-        rows = [
-            self.where[(leaf.leaf, name)]
+        rows = {
+            row
             for leaf in self.subtree[node.name]
             for name in self.progress.active.get(leaf.name, ())
-            if (leaf.leaf, name) in self.where
-        ]
-        return np.asarray(sorted(set(rows)), dtype=np.int64)
+            if (row := self.where.get(leaf.leaf, {}).get(name)) is not None
+        }
+        return np.asarray(sorted(rows), dtype=np.int64)
 
     def note(self, failure: Unschedulable) -> None:
         if self.failure is None:
@@ -119,7 +124,7 @@ class Solver:
 
     # -- the walk -----------------------------------------------------------------------------
 
-    def allocate(self, node: SNode, attempt: Attempt, rows: IntArray, scores: IntArray | None) -> bool:
+    def allocate(self, node: SNode, attempt: Attempt, rows: IntArray, scores: RowScores | None) -> bool:
         pods = attempt.of(node)
         if not pods:
             return True
@@ -152,13 +157,13 @@ class Solver:
             self.undo(mark)
         return False
 
-    def place_pods(self, node: SNode, pods: list[PodSpec], rows: IntArray, scores: IntArray | None) -> bool:
+    def place_pods(self, node: SNode, pods: list[PodSpec], rows: IntArray, scores: RowScores | None) -> bool:
         """Each pod on the best node of ``rows``, pods of one shape in one go."""
         space = self.space
         i = 0
         while i < len(pods):
             first = pods[i]
-            run = _same_shape_run(pods, i)
+            run = len(pods) - i if node.same_shape else _same_shape_run(pods, i)
             vec = space.ledger.vector(first.requests)
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
             strategy = self.strategy[node.name]
@@ -167,16 +172,13 @@ class Solver:
             else:
                 fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
             if fill:
-                space.ledger.charge(
-                    np.asarray([row for row, _ in fill], dtype=np.int64),
-                    np.asarray([count for _, count in fill], dtype=np.int64),
-                    vec,
-                )
-            for row, count in fill:
-                for pod in pods[i : i + count]:
-                    self._record(node, pod, row)
-                i += count
-                run -= count
+                at = np.asarray([row for row, _ in fill], dtype=np.int64)
+                takes = np.asarray([count for _, count in fill], dtype=np.int64)
+                space.ledger.charge(at, takes, vec)
+                placed = int(takes.sum())
+                self._record(node, pods[i : i + placed], np.repeat(at, takes).tolist())
+                i += placed
+                run -= placed
             if run:
                 self.note(
                     self.reasons.refuse(
@@ -204,7 +206,7 @@ def fill_greedy(
     rows: IntArray,
     vec: IntArray,
     allowed: BoolArray,
-    ranks: IntArray | None,
+    ranks: RowScores | None,
     strategy: Strategy,
     count: int,
 ) -> list[tuple[int, int]]:
@@ -220,7 +222,8 @@ def fill_greedy(
     ok = allowed[rows] & (room > 0)
     rows, room = rows[ok], room[ok]
     if ranks is None:
-        return [(int(rows[i]), take) for i, take in greedy_pick(room, rows, count, strategy, whole=False)]
+        picks = greedy_pick(room, space.name_rank[rows], count, strategy, whole=False)
+        return [(int(rows[i]), take) for i, take in picks]
     group = ranks[rows]
     group = np.where(group >= 0, group, np.iinfo(np.int64).max)  # outside the preferred level: last
     keys, inverse = np.unique(group, return_inverse=True)
@@ -228,7 +231,7 @@ def fill_greedy(
     out: list[tuple[int, int]] = []
     for g, share in greedy_pick(per_group, keys, count, strategy, whole=True):
         inside = inverse == g
-        picks = greedy_pick(room[inside], rows[inside], share, strategy, whole=False)
+        picks = greedy_pick(room[inside], space.name_rank[rows[inside]], share, strategy, whole=False)
         out += [(int(rows[inside][i]), take) for i, take in picks]
     return out
 
@@ -236,6 +239,12 @@ def fill_greedy(
 def _same_shape_run(pods: list[PodSpec], start: int) -> int:
     """How many pods from ``start`` on share the first one's requests, tolerations and selector."""
     first = pods[start]
+    rest = pods[start:]
+    if all(
+        list(map(attrgetter(part), rest)).count(getattr(first, part)) == len(rest)  # compared in C
+        for part in ("requests", "tolerations", "node_selector")
+    ):
+        return len(rest)  # the usual case: all the remaining pods share the first one's shape
     end = start + 1
     while end < len(pods):
         pod = pods[end]
@@ -263,7 +272,11 @@ def place_hierarchical(
     required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
     The result reports ``policy``.
     """
-    space = NodeSpace(snapshot, snapshots)
+    with NodeSpace(snapshot, snapshots) as space:
+        return _place(gang, space, policy)
+
+
+def _place(gang: Gang, space: NodeSpace, policy: Policy) -> Placement | Unschedulable:
     reasons = Reasons(gang.name, space.default, policy)
     root = build(gang.root, gang.topology)
     solver = Solver(space, root, reasons)
@@ -288,6 +301,10 @@ def place_hierarchical(
     return _output(gang, space, solver)
 
 
+def _pod_order(pod: PodSpec) -> tuple[int, str]:
+    return pod.index, pod.name
+
+
 def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:
     name = leaf.topology if leaf.topology is not None else leaf.parent_topology
     return space.views.get(name or space.default) or space.views[space.default]
@@ -300,15 +317,22 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
     for leaf in gang.leaves():
         view = views.get(leaf.name) or space.views[space.default]
         tree = view.tree
-        counts: list[tuple[int, int]] = []
-        for pod in sorted(leaf.pods, key=lambda p: (p.index, p.name)):
-            row = solver.where.get((leaf.name, pod.name))
-            if row is None:
-                continue
-            domain = int(view.codes[-1][row])
-            path = tree.path(tree.leaf_level, domain) if domain >= 0 else ()
-            if domain >= 0:
-                counts.append((domain, 1))
-            pods.append(PodPlacement(pod.name, leaf.name, pod.index, space.names[row], path))
-        assignments[leaf.name] = assignment(tree, counts)
+        indices = [pod.index for pod in leaf.pods]
+        ordered = leaf.pods if indices == sorted(set(indices)) else sorted(leaf.pods, key=_pod_order)
+        found = list(map(solver.where.get(leaf.name, {}).get, (pod.name for pod in ordered)))
+        if None in found:  # pods that stay pending (elastic pods without room) are left out
+            ordered = [pod for pod, row in zip(ordered, found, strict=True) if row is not None]
+        placed = [row for row in found if row is not None]
+        rows = np.asarray(placed, dtype=np.int64)
+        domains = view.codes[-1][rows]
+        if view.bounds is not None and ordered is leaf.pods:
+            pods += place_on_rows(tree, leaf, rows)  # the main topology's rows are its tree's nodes
+        else:
+            paths = tree.paths[tree.leaf_level]
+            pods += [
+                PodPlacement(pod.name, leaf.name, pod.index, space.names[row], paths[d] if d >= 0 else ())
+                for pod, row, d in zip(ordered, placed, domains.tolist(), strict=True)
+            ]
+        leaves, counts = np.unique(domains[domains >= 0], return_counts=True)
+        assignments[leaf.name] = leaf_assignment(tree, leaves, counts.astype(np.int64))
     return Placement(gang.name, space.default, solver.policy, tuple(pods), assignments)

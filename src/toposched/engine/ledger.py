@@ -9,7 +9,7 @@ snapshot never changes during a placement; a placed gang is committed between cy
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -22,13 +22,29 @@ class Ledger:
     """Free amounts per row (node) and column (resource), with a mark / undo journal.
 
     ``owned`` False: ``free`` belongs to someone else (a snapshot) and is copied before the
-    first charge, so a placement that charges nothing copies nothing."""
+    first charge, so a placement that charges nothing copies nothing; into ``scratch`` when it
+    has ``free``'s shape (a matrix an earlier placement used: a big fresh one costs page faults
+    to fill)."""
 
-    def __init__(self, free: IntArray, columns: Mapping[str, int], *, owned: bool = False) -> None:
+    def __init__(
+        self,
+        free: IntArray,
+        columns: Mapping[str, int],
+        *,
+        owned: bool = False,
+        scratch: IntArray | None = None,
+    ) -> None:
         self.free = free
         self.columns = dict(columns)
         self._owned = owned
+        self._scratch = scratch
         self._journal: list[tuple[IntArray, IntArray]] = []
+        self._watchers: list[Callable[[IntArray], None]] = []
+
+    def watch(self, changed: Callable[[IntArray], None]) -> None:
+        """Call ``changed`` with the rows of every later charge and undo, so that what is
+        derived from the free amounts (per-domain sums) follows them."""
+        self._watchers.append(changed)
 
     def vector(self, requests: Resources) -> IntArray:
         """One pod's charge (``pods`` slot included) per column. A resource no node has gets a
@@ -56,11 +72,17 @@ class Ledger:
         if len(rows) == 0:
             return
         if not self._owned:
-            self.free = self.free.copy()
+            if self._scratch is not None and self._scratch.shape == self.free.shape:
+                np.copyto(self._scratch, self.free)
+                self.free = self._scratch
+            else:
+                self.free = self.free.copy()
             self._owned = True
         amounts = pods[:, None] * vec[None, :]
         _apply(self.free, rows, -amounts)
         self._journal.append((rows, amounts))
+        for changed in self._watchers:
+            changed(rows)
 
     def mark(self) -> int:
         """A checkpoint: the journal length."""
@@ -71,6 +93,8 @@ class Ledger:
         while len(self._journal) > mark:
             rows, amounts = self._journal.pop()
             _apply(self.free, rows, amounts)
+            for changed in self._watchers:
+                changed(rows)
 
 
 def _apply(free: IntArray, rows: IntArray, amounts: IntArray) -> None:

@@ -33,6 +33,7 @@ class SNode:
     pods: list[PodSpec] = field(default_factory=list)
     leaf: str = ""
     parent_topology: str | None = None  # nearest ancestor's topology, for reporting domains
+    same_shape: bool = False  # every pod has the first one's shape (the IR leaf's fact)
 
     @property
     def is_leaf(self) -> bool:
@@ -53,7 +54,9 @@ def build(group: Group, inherited: str | None = None) -> SNode:
     """The solver tree of an IR group (pods in index order)."""
     topo = group.topology if group.topology is not None else inherited
     if group.is_leaf:
-        pods = sorted(group.pods, key=lambda p: (p.index, p.name))
+        indices = [pod.index for pod in group.pods]
+        in_order = indices == sorted(set(indices))  # distinct and ascending: the usual case
+        pods = list(group.pods) if in_order else sorted(group.pods, key=lambda p: (p.index, p.name))
         node = SNode(
             group.name,
             group.required,
@@ -63,6 +66,7 @@ def build(group: Group, inherited: str | None = None) -> SNode:
             pods=pods,
             leaf=group.name,
             parent_topology=topo,
+            same_shape=group.same_shape,
         )
         if group.slices:
             _slice(node, pods, group, 0)
@@ -95,6 +99,7 @@ def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
             pods=chunk,
             leaf=group.name,
             parent_topology=node.parent_topology,
+            same_shape=node.same_shape,
         )
         if layer + 1 < len(group.slices):
             _slice(kid, chunk, group, layer + 1)

@@ -2,24 +2,31 @@
 
 KAI subgroups may each name their own Topology, and a pod placed through one topology uses
 capacity another topology sees too. ``NodeSpace`` therefore keeps one free-capacity matrix over
-the union of the member nodes of all snapshots (rows sorted by node name, so the row index is the
-name tie-break) and, per topology, the domain of every row at every level (-1 = not a member).
-Capacity over those rows is a ``Ledger`` (``NodeSpace.ledger``): its journal rolls a failed
-attempt back exactly.
+the union of the member nodes of all snapshots and, per topology, the domain of every row at
+every level (-1 = not a member). Rows are the main snapshot's own rows (its tree order) followed
+by the nodes only other snapshots hold, by name: every domain of the main topology is then one
+contiguous row range (``TopoView.bounds``), and a placement on one snapshot reads its free
+matrix as it is. Node names break ties through ``name_rank``. Capacity over those rows is a
+``Ledger`` (``NodeSpace.ledger``): its journal rolls a failed attempt back exactly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, TypeVar
 
 import numpy as np
 
+from toposched.engine.domain_sums import DomainSums, RowValues
 from toposched.engine.ledger import Ledger
 from toposched.model import Taint, Toleration, Topology
 from toposched.model.node import tolerates_all
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray, TopologyTree
+
+Shared = TypeVar("Shared", bound=np.ndarray[Any, Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +36,9 @@ class TopoView:
     tree: TopologyTree
     member: BoolArray  # per row: the node carries every level label of this topology
     codes: tuple[IntArray, ...]  # per level: domain index of each row, -1 outside
+    # Per level, when every domain is one row range (the main topology): domain d holds rows
+    # bounds[level][d] to bounds[level][d + 1]. None for the other topologies.
+    bounds: tuple[IntArray, ...] | None = None
 
     @property
     def topology(self) -> Topology:
@@ -39,6 +49,21 @@ class TopoView:
         return ".".join(self.tree.path(level, index))
 
 
+@dataclass(frozen=True, slots=True)
+class RowScores:
+    """Per row, a score of its domain at one level (``outside`` for rows in none), read for the
+    rows a fill asks about only: ``scores[rows]``."""
+
+    codes: IntArray  # per row, its domain at the level (-1 outside)
+    by_domain: IntArray
+    outside: int
+
+    def __getitem__(self, rows: IntArray) -> IntArray:
+        codes = self.codes[rows]
+        found: IntArray = np.where(codes >= 0, self.by_domain[np.maximum(codes, 0)], self.outside)
+        return found
+
+
 class NodeSpace:
     """Every usable node of several topologies, their capacity (``ledger``) and the topology
     views over them."""
@@ -47,25 +72,36 @@ class NodeSpace:
         by_name: dict[str, Snapshot] = {main.tree.topology.name: main}
         for name, snap in (snapshots or {}).items():
             by_name.setdefault(name, snap)
-        ordered = [main, *(s for n, s in sorted(by_name.items()) if s is not main)]
-        self._owners = _owners(ordered)
-        self.names: tuple[str, ...] = self._owners.names
-        columns: dict[str, int] = {}
-        for snap in ordered:
-            for resource in snap.resources:
-                columns.setdefault(resource, len(columns))
-        free: IntArray = np.zeros((len(self.names), len(columns)), dtype=np.int64)
-        for snap, rows, theirs in self._owners.parts:
-            cols = np.asarray([columns[r] for r in snap.columns], dtype=np.int64)
-            free[rows[:, None], cols[None, :]] = snap.free[theirs][:, list(snap.columns.values())]
-        self.ledger = Ledger(free, columns, owned=True)  # a fresh matrix: no copy needed
-        self._tainted = self._owners.taint_groups()
+        others = [s for _, s in sorted(by_name.items()) if s is not main]
+        self._scratch: IntArray | None = None
+        if others:
+            layout = _Layout.joined(main, others)
+            self.ledger = Ledger(layout.free(main, others), layout.columns, owned=True)
+        else:
+            layout = _single(main.tree)
+            self._scratch = layout.borrow(main.free)
+            # Copied on the first charge only, into a matrix an earlier placement gave back.
+            self.ledger = Ledger(main.free, main.columns, scratch=self._scratch)
+        self.names: tuple[str, ...] = layout.names
+        self.name_rank: IntArray = layout.name_rank  # per row, its name's place in name order
+        self._layout = layout
         self.views: dict[str, TopoView] = {
-            name: self._view(snap.tree, self._owners.rows_of(snap.tree)) for name, snap in by_name.items()
+            name: layout.views[id(snap.tree)] for name, snap in by_name.items()
         }
         self.default = main.tree.topology.name
         self._eligible: dict[object, BoolArray] = {}
         self._row: dict[str, int] | None = None
+        self._sums: dict[tuple[int, Hashable], DomainSums] = {}
+        self.ledger.watch(self._charged)
+
+    def __enter__(self) -> NodeSpace:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """The placement is done: its copy of the free matrix may serve the next one."""
+        if self._scratch is not None:
+            self._layout.give_back(self._scratch)
+            self._scratch = None
 
     @property
     def row(self) -> dict[str, int]:
@@ -74,19 +110,21 @@ class NodeSpace:
             self._row = {name: i for i, name in enumerate(self.names)}
         return self._row
 
-    def _view(self, tree: TopologyTree, rows: IntArray) -> TopoView:
-        member = np.zeros(len(self.names), dtype=np.bool_)
-        member[rows] = True
-        codes = []
-        for level in range(tree.depth):
-            code = np.full(len(self.names), -1, dtype=np.int64)
-            code[rows] = tree.node_domain[level]
-            codes.append(code)
-        return TopoView(tree, member, tuple(codes))
-
     @property
     def size(self) -> int:
         return len(self.names)
+
+    def sums(self, view: TopoView, key: Hashable, values: RowValues) -> DomainSums:
+        """Per-domain sums over ``view`` of the per-row quantity ``values`` (named by ``key``),
+        summed on first use and kept current through every later charge and undo."""
+        found = self._sums.get((id(view.tree), key))
+        if found is None:
+            found = self._sums[(id(view.tree), key)] = DomainSums(view, values)
+        return found
+
+    def _charged(self, rows: IntArray) -> None:
+        for sums in self._sums.values():
+            sums.changed(rows)
 
     def eligible(
         self, tolerations: tuple[Toleration, ...], selector: tuple[tuple[str, str], ...]
@@ -96,72 +134,160 @@ class NodeSpace:
         cached = self._eligible.get(key)
         if cached is None:
             cached = np.ones(self.size, dtype=np.bool_)
-            for taints, rows in self._tainted:
+            for taints, rows in self._layout.taint_groups():
                 if tolerates_all(tolerations, taints) is not None:
                     cached[rows] = False
             for label, value in selector:
-                cached &= self._owners.label_is(label, value)
+                cached &= self._layout.label_is(label, value)
             self._eligible[key] = cached
         return cached
 
 
-class _Owners:
-    """Which snapshot owns each row: node names in name order, and per owning snapshot the rows
-    it owns with their row numbers there (a node in several snapshots belongs to the first)."""
+def _frozen(array: Shared) -> Shared:
+    """A shared array no placement may write to."""
+    array.setflags(write=False)
+    return array
 
-    def __init__(self, names: tuple[str, ...], parts: list[tuple[Snapshot, IntArray, IntArray]]) -> None:
+
+def _bounds(tree: TopologyTree) -> tuple[IntArray, ...]:
+    """Per level, the first node of each domain in tree order, then the node count."""
+    n = tree.node_count
+    if tree.depth == 0:
+        return ()
+    starts = [tree.leaf_start]
+    for level in range(tree.depth - 2, -1, -1):
+        starts.insert(0, starts[0][tree.child_start[level]])
+    return tuple(_frozen(np.append(s, n).astype(np.int64)) for s in starts)
+
+
+class _Layout:
+    """Which node each row is, the views of the topologies over the rows, and per owning
+    snapshot the rows it owns with their row numbers there (a node in several snapshots
+    belongs to the first: the main one, then the others by topology name)."""
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        name_rank: IntArray,
+        views: dict[int, TopoView],
+        parts: list[tuple[TopologyTree, IntArray, IntArray]],
+        columns: dict[str, int],
+    ) -> None:
         self.names = names
-        self.parts = parts
+        self.name_rank = name_rank
+        self.views = views  # by id of the tree
+        self.parts = parts  # (tree, rows, their rows in that tree)
+        self.columns = columns
+        self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
+        self._spare: list[IntArray] = []
 
-    def rows_of(self, tree: TopologyTree) -> IntArray:
-        """Rows of a tree's member nodes, in the tree's node order."""
-        for snap, rows, theirs in self.parts:
-            if snap.tree is tree and len(theirs) == tree.node_count:
-                out = np.empty(tree.node_count, dtype=np.int64)
-                out[theirs] = rows
-                return out
-        # A tree sharing nodes with an earlier snapshot: find its names among the sorted ones.
-        ordered = np.asarray(self.names, dtype=np.str_)
-        return np.searchsorted(ordered, tree.by_name()[2])[np.argsort(tree.by_name()[0])].astype(np.int64)
+    def borrow(self, like: IntArray) -> IntArray:
+        """A matrix shaped like ``like``: one a finished placement gave back when there is one."""
+        try:
+            spare = self._spare.pop()  # atomic: placements in several threads each get their own
+        except IndexError:
+            return np.empty_like(like)
+        return spare if spare.shape == like.shape else np.empty_like(like)
+
+    def give_back(self, matrix: IntArray) -> None:
+        if len(self._spare) < 2:
+            self._spare.append(matrix)
+
+    @classmethod
+    def joined(cls, main: Snapshot, others: Sequence[Snapshot]) -> _Layout:
+        """Rows over several snapshots: the main snapshot's rows, then the nodes only the
+        others hold, in name order."""
+        n = main.tree.node_count
+        extra: dict[str, tuple[TopologyTree, int]] = {}
+        for snap in others:
+            for i, name in enumerate(snap.tree.node_names):
+                if main.tree.node_index(name) is None:
+                    extra.setdefault(name, (snap.tree, i))
+        extra_names = sorted(extra)
+        names = (*main.tree.node_names, *extra_names)
+        row = {name: n + k for k, name in enumerate(extra_names)}
+        parts = [(main.tree, np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64))]
+        for snap in others:
+            mine = [(row[name], i) for name, (tree, i) in extra.items() if tree is snap.tree]
+            if mine:
+                pairs = np.asarray(sorted(mine), dtype=np.int64)
+                parts.append((snap.tree, pairs[:, 0], pairs[:, 1]))
+        ordered = np.asarray(names, dtype=np.str_)
+        name_rank = np.empty(len(names), dtype=np.int64)
+        name_rank[np.argsort(ordered, kind="stable")] = np.arange(len(names), dtype=np.int64)
+        views = {
+            id(main.tree): _view(main.tree, np.arange(n, dtype=np.int64), len(names), _bounds(main.tree))
+        }
+        for snap in others:
+            if id(snap.tree) not in views:
+                at = [main.tree.node_index(name) for name in snap.tree.node_names]
+                rows = np.asarray(
+                    [row[name] if i is None else i for i, name in zip(at, snap.tree.node_names, strict=True)],
+                    dtype=np.int64,
+                )
+                views[id(snap.tree)] = _view(snap.tree, rows, len(names), None)
+        columns = dict(main.columns)
+        for snap in others:
+            for resource in snap.resources:
+                columns.setdefault(resource, len(columns))
+        return cls(names, name_rank, views, parts, columns)
+
+    def free(self, main: Snapshot, others: Sequence[Snapshot]) -> IntArray:
+        """A fresh free matrix over the rows (see ``joined``)."""
+        free: IntArray = np.zeros((len(self.names), len(self.columns)), dtype=np.int64)
+        snaps = {id(s.tree): s for s in (*reversed(others), main)}
+        for tree, rows, theirs in self.parts:
+            snap = snaps[id(tree)]
+            cols = np.asarray([self.columns[r] for r in snap.columns], dtype=np.int64)
+            free[rows[:, None], cols[None, :]] = snap.free[theirs][:, list(snap.columns.values())]
+        return free
 
     def taint_groups(self) -> list[tuple[tuple[Taint, ...], IntArray]]:
         """Rows with scheduling-blocking taints, grouped by taint list (per owning snapshot)."""
-        out: list[tuple[tuple[Taint, ...], IntArray]] = []
-        for snap, rows, theirs in self.parts:
-            at = np.full(snap.tree.node_count, -1, dtype=np.int64)
-            at[theirs] = rows
-            for taints, members in snap.tree.taint_groups():
-                mine = at[members]
-                mine = mine[mine >= 0]
-                if len(mine):
-                    out.append((taints, mine))
-        return out
+        if self._taint_groups is None:
+            out: list[tuple[tuple[Taint, ...], IntArray]] = []
+            for tree, rows, theirs in self.parts:
+                at = np.full(tree.node_count, -1, dtype=np.int64)
+                at[theirs] = rows
+                for taints, members in tree.taint_groups():
+                    mine = at[members]
+                    mine = mine[mine >= 0]
+                    if len(mine):
+                        out.append((taints, mine))
+            self._taint_groups = out
+        return self._taint_groups
 
     def label_is(self, label: str, value: str) -> BoolArray:
         """Rows whose node carries ``label`` with ``value``."""
         match = np.zeros(len(self.names), dtype=np.bool_)
-        for snap, rows, theirs in self.parts:
-            codes, table = snap.tree.label_codes(label)
+        for tree, rows, theirs in self.parts:
+            codes, table = tree.label_codes(label)
             code = table.get(value)
             if code is not None:
                 match[rows] = codes[theirs] == code
         return match
 
 
-def _owners(ordered: list[Snapshot]) -> _Owners:
-    """Rows (sorted by node name, so the row is the name tie-break) over several snapshots."""
-    if len(ordered) == 1:
-        order, names, _ = ordered[0].tree.by_name()
-        return _Owners(names, [(ordered[0], np.arange(len(names), dtype=np.int64), order)])
-    arrays = [snap.tree.by_name()[2] for snap in ordered]
-    everything = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.str_)
-    unique, first = np.unique(everything, return_index=True)  # first occurrence = first owner
-    offsets = np.cumsum([0, *(len(a) for a in arrays)])
-    owner = np.searchsorted(offsets, first, side="right") - 1
-    parts: list[tuple[Snapshot, IntArray, IntArray]] = []
-    for k, snap in enumerate(ordered):
-        rows = np.flatnonzero(owner == k).astype(np.int64)
-        if len(rows):
-            order = snap.tree.by_name()[0]
-            parts.append((snap, rows, order[first[rows] - offsets[k]]))
-    return _Owners(tuple(unique.tolist()), parts)
+def _view(tree: TopologyTree, rows: IntArray, size: int, bounds: tuple[IntArray, ...] | None) -> TopoView:
+    """``tree`` over ``size`` rows, its nodes (tree order) at ``rows``."""
+    member = np.zeros(size, dtype=np.bool_)
+    member[rows] = True
+    codes = []
+    for level in range(tree.depth):
+        code = np.full(size, -1, dtype=np.int64)
+        code[rows] = tree.node_domain[level]
+        codes.append(_frozen(code))
+    return TopoView(tree, _frozen(member), tuple(codes), bounds)
+
+
+@lru_cache(maxsize=2)  # the trees of the current cycle; everything here depends on the tree only
+def _single(tree: TopologyTree) -> _Layout:
+    """The rows of one snapshot: its own rows."""
+    n = tree.node_count
+    everything = np.arange(n, dtype=np.int64)
+    name_rank = np.empty(n, dtype=np.int64)
+    name_rank[tree.by_name()[0]] = everything
+    view = TopoView(tree, _frozen(np.ones(n, dtype=np.bool_)), tree.node_domain, _bounds(tree))
+    return _Layout(
+        tree.node_names, _frozen(name_rank), {id(tree): view}, [(tree, everything, everything)], {}
+    )

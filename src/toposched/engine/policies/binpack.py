@@ -18,12 +18,15 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
 
+from toposched.engine.domain_sums import RowValues
+from toposched.engine.ledger import Ledger
 from toposched.engine.ranges import expand
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
@@ -33,32 +36,34 @@ NOTHING_FREE = 1000.0  # KAI's ratio for a requested resource with no free amoun
 _BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
 
 
-def _kinds(pods: list[PodSpec]) -> Counter[Resources]:
+def pod_kinds(pods: list[PodSpec]) -> Counter[Resources]:
     """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
-    return Counter(pod.requests for pod in pods)
+    requests = list(map(attrgetter("requests"), pods))
+    if requests and requests.count(requests[0]) == len(requests):  # compared in C
+        return Counter({requests[0]: len(requests)})
+    return Counter(requests)
 
 
-def summed(pods: list[PodSpec]) -> dict[str, int]:
-    """Requests of all pods added up, the ``pods`` slot left out."""
+def summed(kinds: Counter[Resources]) -> dict[str, int]:
+    """Requests of all pods (``pod_kinds``) added up, the ``pods`` slot left out."""
     out: dict[str, int] = {}
-    for requests, n in _kinds(pods).items():
+    for requests, n in kinds.items():
         for resource, amount in requests.items():
             if resource != PODS and amount > 0:
                 out[resource] = out.get(resource, 0) + amount * n
     return out
 
 
-def homogeneous(pods: list[PodSpec]) -> bool:
+def homogeneous(kinds: Counter[Resources]) -> bool:
     """Every extended resource (GPUs included) is requested by all pods or by none."""
-    kinds = list(_kinds(pods))
     extended = {r for k in kinds for r, a in k.items() if a > 0 and r not in _BASIC}
     return all(all(k[r] > 0 for k in kinds) for r in extended)
 
 
-def representative(pods: list[PodSpec]) -> Resources:
+def representative(kinds: Counter[Resources]) -> Resources:
     """The element-wise largest pod."""
     out = Resources()
-    for requests in _kinds(pods):
+    for requests in kinds:
         out = out.maximum(requests)
     return out
 
@@ -74,14 +79,80 @@ class LevelFit:
 
 def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int) -> dict[int, LevelFit]:
     """``LevelFit`` for the root (key -1) and levels 0..``deepest``, over every member node of the
-    topology (nodes outside the caller's node set count too, as in KAI)."""
+    topology (nodes outside the caller's node set count too, as in KAI).
+
+    From the space's per-domain sums, which a placement computes once and keeps current (see
+    ``level_fits_direct`` for the same from every row). Whole-pod capacities count at most
+    ``len(pods)`` per node: when a node holds more, the direct computation answers."""
+    kinds = pod_kinds(pods)
+    total = summed(kinds)
+    n = len(pods)
+    ledger = space.ledger
+    whole = None
+    if homogeneous(kinds):
+        rep = tuple(sorted((r, a) for r, a in representative(kinds).items() if r != PODS and a > 0))
+        if not rep:
+            return level_fits_direct(space, view, pods, deepest)
+        whole = space.sums(view, ("whole", rep), _whole_pods(ledger, rep))
+        if int(whole.per_row.max(initial=0)) > n:
+            return level_fits_direct(space, view, pods, deepest)
+    free = [
+        (want, space.sums(view, ("free", r), _free(ledger, r)).down_to(deepest)) for r, want in total.items()
+    ]
+    capacities = whole.down_to(deepest) if whole is not None else None
+    out: dict[int, LevelFit] = {}
+    for level in range(-1, deepest + 1):
+        ratio = np.zeros(1 if level < 0 else view.tree.count(level), dtype=np.float64)
+        for want, sums in free:
+            have = sums[level + 1].astype(np.float64)
+            ratio = np.maximum(ratio, np.where(have > 0, want / np.where(have > 0, have, 1.0), NOTHING_FREE))
+        if capacities is not None:
+            capacity: IntArray | None = capacities[level + 1].copy()
+            fits = capacities[level + 1] >= n
+        else:
+            capacity, fits = None, ratio <= 1.0
+        out[level] = LevelFit(ratio, capacity, fits)
+    return out
+
+
+def _free(ledger: Ledger, resource: str) -> RowValues:
+    """Per row, the free amount of ``resource`` (at least 0)."""
+
+    def of(rows: IntArray | slice) -> IntArray:
+        return np.maximum(ledger.column(resource)[rows], 0)
+
+    return of
+
+
+def _whole_pods(ledger: Ledger, rep: tuple[tuple[str, int], ...]) -> RowValues:
+    """Per row, whole copies of the pod ``rep`` ((resource, amount), not empty) that fit."""
+
+    def of(rows: IntArray | slice) -> IntArray:
+        # A negative free amount makes its quotient negative: clipping the least one at 0
+        # gives what clipping each amount first would.
+        out: IntArray | None = None
+        for r, amount in rep:
+            column = ledger.column(r)[rows]
+            copies = column // amount if amount > 1 else column
+            out = copies if out is None else np.minimum(out, copies)
+        assert out is not None  # rep is not empty
+        return np.maximum(out, 0)
+
+    return of
+
+
+def level_fits_direct(
+    space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int
+) -> dict[int, LevelFit]:
+    """``level_fits`` computed from every member row (the readable reference)."""
     rows = np.flatnonzero(view.member)
-    total = summed(pods)
+    kinds = pod_kinds(pods)
+    total = summed(kinds)
     n = len(pods)
     free = {r: np.maximum(space.ledger.column(r)[rows], 0) for r in total}
     per_row_cap: IntArray | None = None
-    if homogeneous(pods):
-        rep = {r: a for r, a in representative(pods).items() if r != PODS and a > 0}
+    if homogeneous(kinds):
+        rep = {r: a for r, a in representative(kinds).items() if r != PODS and a > 0}
         per_row_cap = np.full(len(rows), n, dtype=np.int64)
         for r, amount in rep.items():
             per_row_cap = np.minimum(per_row_cap, np.maximum(space.ledger.column(r)[rows], 0) // amount)
@@ -128,9 +199,7 @@ def sorted_levels(
     return order
 
 
-def topology_scores(
-    space: NodeSpace, view: TopoView, level: int, ordered: list[int], ratio: FloatArray
-) -> IntArray:
+def topology_scores(view: TopoView, level: int, ordered: list[int], ratio: FloatArray) -> RowScores:
     """Per row, the positional score of its preferred-level domain (0 outside ``ordered``).
 
     ``ordered`` is KAI's sorted order (fullest first, ties by id ascending) and position i of N
@@ -157,8 +226,7 @@ def topology_scores(
         least = ratios == ratios.min()
         position[least] = np.flatnonzero(least)  # ... but among the least loaded (KAI)
         by_domain[domains] = (10 * (position + 1)) // n
-    codes = view.codes[level]
-    return np.where(codes >= 0, by_domain[np.maximum(codes, 0)], 0)
+    return RowScores(view.codes[level], by_domain, 0)
 
 
 def pack_resource(pod: PodSpec) -> str:
@@ -174,7 +242,7 @@ def fill_nodes(
     rows: IntArray,
     vec: IntArray,
     allowed: BoolArray,
-    scores: IntArray | None,
+    scores: IntArray | RowScores | None,
     pack: str,
     count: int,
 ) -> list[tuple[int, int]]:
@@ -192,7 +260,7 @@ def fill_nodes(
     ok = allowed[rows] & (room > 0)
     rows, room = rows[ok], room[ok]
     topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    order = np.lexsort((rows, space.ledger.column(pack)[rows], -topo))
+    order = np.lexsort((space.name_rank[rows], space.ledger.column(pack)[rows], -topo))
     reached = np.cumsum(room[order])
     used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
     takes = room[order[:used]].copy()
