@@ -201,6 +201,8 @@ def _fill_without_leader(
     2 writes them separately), and slices are 0 below the slice level and ``pod // slice_size`` at it."""
     levels = [leaves]
     child = leaves
+    # Slices of one pod without inner layers: above the slice level slices sum what pods sum.
+    slices_are_pods = slice_size == 1 and not inner_sizes
     for level in range(tree.depth - 2, -1, -1):
         n = tree.count(level)
         if n == 0:
@@ -216,7 +218,7 @@ def _fill_without_leader(
         elif level == slice_level:
             slc = _slices(pod, slice_size)
         else:
-            slc = np.add.reduceat(child.slc, seg)
+            slc = pod.copy() if slices_are_pods else np.add.reduceat(child.slc, seg)
         child = LevelCounts(0, pod, pod.copy(), slc, slc.copy(), np.zeros(n, dtype=np.int64))
         levels.append(child)
     levels.reverse()
