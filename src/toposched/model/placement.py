@@ -27,12 +27,16 @@ class LazyRecords(Sequence[T], Generic[T]):
         self._size = size
 
     def built(self) -> tuple[T, ...]:
-        """The records; built (once) on the first call, which also drops the builder."""
-        if self._items is None:
-            assert self._build is not None
-            self._items = tuple(self._build())
+        """The records; built on the first call, which also drops the builder. Two threads
+        reading at once may both build them (the same records): no lock is needed."""
+        items = self._items
+        if items is None:
+            build = self._build
+            items = self._items if build is None else tuple(build())  # None: another thread built them
+            assert items is not None
+            self._items = items
             self._build = None
-        return self._items
+        return items
 
     def __len__(self) -> int:
         return self._size
