@@ -93,10 +93,15 @@ def leaf_counts(
         loss = np.minimum.reduceat(np.where(leader_fits, node_pods - node_pods_with_leader, _NEVER), starts)
         podl = np.where(lead > 0, pod - loss, pod)
     if tree.leaf_level == slice_level:
-        slc, slcl = pod // slice_size, podl // slice_size
+        slc, slcl = _slices(pod, slice_size), _slices(podl, slice_size)
     else:
         slc, slcl = np.zeros(len(pod), dtype=pod.dtype), np.zeros(len(pod), dtype=pod.dtype)
     return LevelCounts(0, pod, podl, slc, slcl, lead)
+
+
+def _slices(pods: IntArray, size: int) -> IntArray:
+    """Whole slices of ``size`` pods, as a new array (an integer division costs several copies)."""
+    return pods.copy() if size == 1 else pods // size
 
 
 def aggregate(
@@ -196,6 +201,8 @@ def _fill_without_leader(
     2 writes them separately), and slices are 0 below the slice level and ``pod // slice_size`` at it."""
     levels = [leaves]
     child = leaves
+    # Slices of one pod without inner layers: above the slice level slices sum what pods sum.
+    slices_are_pods = slice_size == 1 and not inner_sizes
     for level in range(tree.depth - 2, -1, -1):
         n = tree.count(level)
         if n == 0:
@@ -209,9 +216,9 @@ def _fill_without_leader(
         if level > slice_level:
             slc = np.zeros(n, dtype=np.int64)
         elif level == slice_level:
-            slc = pod // slice_size
+            slc = _slices(pod, slice_size)
         else:
-            slc = np.add.reduceat(child.slc, seg)
+            slc = pod.copy() if slices_are_pods else np.add.reduceat(child.slc, seg)
         child = LevelCounts(0, pod, pod.copy(), slc, slc.copy(), np.zeros(n, dtype=np.int64))
         levels.append(child)
     levels.reverse()

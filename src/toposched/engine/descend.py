@@ -17,6 +17,8 @@ from toposched.engine.request import Request
 from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
+_FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
+
 
 def descend(
     tree: TopologyTree,
@@ -84,19 +86,31 @@ def _share_all(
     starts, ends = tree.child_start[level][current], tree.child_end[level][current]
     lengths = ends - starts
     kids = expand(starts, ends)
-    segments = np.repeat(np.arange(len(current), dtype=np.int64), lengths)
     loc = lc.loc(kids)
     slices = lc.slc[loc]
+    # Without slice counts (below the slice level) each parent's children are sorted by pods
+    # ascending, and the units filled (pods, or pods // unit) keep that order.
+    ascending = not slices.any()
     # Stable, and each parent's children come in index order, so index order breaks the last ties.
-    order = np.lexsort((lc.pod[loc], -slices if strategy.descending else slices, segments))
-    kids = kids[order]
+    kids = kids[_by_parent(lc.pod[loc], None if ascending else slices, lengths, strategy.descending)]
     if unit > 1:
         # As in the loop: the slices in this layer's unit are set after sorting.
         at = lc.loc(kids)
         lc.slc[at] = lc.pod[at] // unit
         lc.slcl[at] = lc.podl[at] // unit
     wanted = parent.pod[parent.loc(current)]
-    # Without slice counts (below the slice level) each parent's children are sorted by pods
-    # ascending, and the units filled (pods, or pods // unit) keep that order.
-    ascending = not slices.any()
     return distribute_each(lc, lengths, kids, wanted, unit, strategy, slices=unit > 1, ascending=ascending)
+
+
+def _by_parent(pods: IntArray, slices: IntArray | None, lengths: IntArray, descending: bool) -> IntArray:
+    """Stable order of children listed parent after parent (``lengths`` each): by parent, then
+    slices (``descending`` or not; None when all are 0), then pods. Without slices the parent and
+    the pods (both >= 0) fold into one key, sorted once instead of once per key."""
+    parents = np.arange(len(lengths), dtype=np.int64)
+    if slices is None:
+        span = int(pods.max()) + 1 if len(pods) else 1
+        if span * len(lengths) < _FOLD_LIMIT:
+            order: IntArray = np.argsort(np.repeat(parents * span, lengths) + pods, kind="stable")
+            return order
+        slices = np.zeros(len(pods), dtype=np.int64)
+    return np.lexsort((pods, -slices if descending else slices, np.repeat(parents, lengths)))

@@ -100,10 +100,11 @@ def distribute(
         raise InconsistentError(f"{remaining} units left after {len(domains)} domains")
     left = remaining - (int(reached[k - 1]) if k else 0)
     last = k + strategy.last_domain(values[k:], left)
-    head = loc[:k]
-    lead[head] = 0
-    if slices:
-        pod[head] = counts.slc[head] * unit
+    if k:
+        head = loc[:k]
+        lead[head] = 0
+        if slices:  # ``values`` are the slices of the domains in order
+            pod[head] = values[:k] * unit if unit > 1 else values[:k]
     p = int(loc[last])
     lead[p] = 0
     pod[p] = left * factor
@@ -140,13 +141,14 @@ def distribute_each(
     remaining = counts_per // unit if slices else counts_per
     values = primary[loc]
     total = values.cumsum()  # values are >= 0, so every list's running sum is a slice of it
-    base = total[starts] - values[starts]  # units of the lists before
+    before = total - values  # units before each position
+    base = before[starts]  # units of the lists before
     # First position of each list whose running sum reaches what the list takes (the list's
     # first position when it takes nothing).
     k = np.maximum(total.searchsorted(base + remaining, side="left"), starts)
     if (k >= ends).any():
         raise InconsistentError("a domain list holds fewer units than it must take")
-    left = remaining - (total[k] - values[k] - base)
+    left = remaining - (before[k] - base)
     # The domain at k always holds what is left, and with ``ascending`` it is the tightest too.
     last = k if ascending else strategy.last_domains(values, lengths, k, left)
     position = np.arange(n, dtype=np.int64)

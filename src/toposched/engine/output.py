@@ -6,7 +6,15 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 from typing import Any, cast
 
-from toposched.model import HOSTNAME, DomainCount, Group, PodPlacement, PodSpec, TopologyAssignment
+from toposched.model import (
+    HOSTNAME,
+    DomainCount,
+    Group,
+    LazyRecords,
+    PodPlacement,
+    PodSpec,
+    TopologyAssignment,
+)
 from toposched.snapshot import Snapshot, fits_count
 from toposched.topology import IntArray, TopologyTree
 
@@ -42,10 +50,14 @@ def assignment(tree: TopologyTree, leaf_counts: Iterable[tuple[int, int]]) -> To
 
 def leaf_assignment(tree: TopologyTree, leaves: IntArray, pods: IntArray) -> TopologyAssignment:
     """``assignment`` for distinct leaves in path (index) order and their pod counts, all > 0,
-    given as arrays (what the solver gives)."""
-    rows = zip(map(tree.leaf_values.__getitem__, leaves.tolist()), pods.tolist(), strict=True)
-    domains = tuple(map(_NEW_TUPLE, repeat(DomainCount), rows))
-    return TopologyAssignment(assignment_levels(tree), domains)
+    given as arrays (what the solver gives, never changed afterwards). The domain records are
+    built when first read."""
+
+    def domains() -> Iterable[DomainCount]:
+        rows = zip(map(tree.leaf_values.__getitem__, leaves.tolist()), pods.tolist(), strict=True)
+        return map(_NEW_TUPLE, repeat(DomainCount), rows)
+
+    return TopologyAssignment(assignment_levels(tree), LazyRecords(domains, len(leaves)))
 
 
 def ordered_pods(leaf: Group) -> list[PodSpec]:

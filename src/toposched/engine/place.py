@@ -18,6 +18,7 @@ from toposched.engine.solver import Solved, solve
 from toposched.model import (
     Cluster,
     Gang,
+    LazyRecords,
     PodPlacement,
     Policy,
     Resources,
@@ -100,16 +101,34 @@ def _faithful(
     assignments: dict[str, TopologyAssignment] = {
         leaf.name: assignment(tree, ()) for leaf in gang.leaves() if not leaf.pods
     }
-    pods: list[PodPlacement] = []
     for result in solved:
         req = result.request
         if req.leader is not None and result.leader is not None:
-            leaf, node = result.leader
-            assignments[req.leader.name] = assignment(tree, [(leaf, 1)])
-            pods += place_pods(tree, req.leader, ordered_pods(req.leader), [(leaf, node)])
+            assignments[req.leader.name] = assignment(tree, [(result.leader[0], 1)])
         assignments[req.workers.name] = leaf_assignment(tree, result.leaf_ids, result.leaf_pods)
-        pods += place_on_rows(tree, req.workers, result.pod_rows())
-    return Placement(gang.name, tree.topology.name, policy, tuple(pods), assignments)
+    return Placement(gang.name, tree.topology.name, policy, pod_records(tree, solved), assignments)
+
+
+def pod_records(tree: TopologyTree, solved: Sequence[Solved]) -> LazyRecords[PodPlacement]:
+    """One record per placed pod (each request's leader, then its workers in index order),
+    built when first read: the solver's node arrays are the placement until then."""
+
+    def build() -> list[PodPlacement]:
+        pods: list[PodPlacement] = []
+        for result in solved:
+            req = result.request
+            if req.leader is not None and result.leader is not None:
+                leaf, node = result.leader
+                pods += place_pods(tree, req.leader, ordered_pods(req.leader), [(leaf, node)])
+            pods += place_on_rows(tree, req.workers, result.pod_rows())
+        return pods
+
+    size = sum(  # a solved request places ``count`` workers (the solver checks)
+        min(len(r.request.workers.pods), r.request.count)
+        + (r.request.leader is not None and r.leader is not None)
+        for r in solved
+    )
+    return LazyRecords(build, size)
 
 
 def place(

@@ -186,6 +186,7 @@ def compile_unit(
         return invalid(f"podset slice topology {slice_key} is above the podset topology {key}", key)
     slice_size = slices[0].size if slices else 1
     inner: dict[int, int] = {}
+    keys = [levels[slice_level]]  # every layer's level as its label key
     previous_size, previous_level = slice_size, slice_level
     for layer in slices[1:]:
         inner_level = tree.level_index(layer.level)
@@ -204,6 +205,7 @@ def compile_unit(
             )
         for lvl in range(previous_level + 1, inner_level + 1):
             inner[lvl] = layer.size
+        keys.append(levels[inner_level])
         previous_size, previous_level = layer.size, inner_level
     pods = len(unit.workers.pods) if count is None else count
     if count is None and pods % slice_size != 0:
@@ -214,9 +216,7 @@ def compile_unit(
             slice_key,
         )
     strategy, balanced = strategy_for(policy, mode)
-    layers = (
-        tuple(SliceLayer(levels[tree.level_index(s.level) or 0], s.size) for s in slices) if inner else ()
-    )
+    layers = tuple(map(SliceLayer, keys, (s.size for s in slices))) if inner else ()
     return Request(
         name=unit.name,
         workers=unit.workers,

@@ -28,6 +28,7 @@ from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleratio
 from toposched.model.placement import (
     DomainCount,
     LayerFit,
+    LazyRecords,
     Placement,
     PodPlacement,
     Result,
@@ -58,6 +59,7 @@ __all__ = [
     "Gang",
     "Group",
     "LayerFit",
+    "LazyRecords",
     "Mode",
     "Node",
     "NotFoundError",

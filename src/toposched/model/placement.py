@@ -2,12 +2,69 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar, overload
 
 from toposched.model.ir import Policy, Search
+
+T = TypeVar("T")
+
+
+class LazyRecords(Sequence[T], Generic[T]):
+    """A tuple of records built on first use, ``size`` long.
+
+    A placement holds one record per pod and one per domain; most callers (a scheduling cycle,
+    the emitters of one PodSet) never read all of them, so the engine hands over how to build them
+    instead. Reads, equality and hashing behave as for the built tuple."""
+
+    __slots__ = ("_build", "_items", "_size")
+
+    def __init__(self, build: Callable[[], Iterable[T]], size: int) -> None:
+        self._build: Callable[[], Iterable[T]] | None = build
+        self._items: tuple[T, ...] | None = None
+        self._size = size
+
+    def built(self) -> tuple[T, ...]:
+        """The records; built on the first call, which also drops the builder. Two threads
+        reading at once may both build them (the same records): no lock is needed."""
+        items = self._items
+        if items is None:
+            build = self._build
+            items = self._items if build is None else tuple(build())  # None: another thread built them
+            assert items is not None
+            self._items = items
+            self._build = None
+        return items
+
+    def __len__(self) -> int:
+        return self._size
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        return self.built()[index]
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.built())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyRecords):
+            return self.built() == other.built()
+        if isinstance(other, tuple):
+            return self.built() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.built())
+
+    def __repr__(self) -> str:
+        return repr(self.built())
 
 
 class DomainCount(NamedTuple):
@@ -29,7 +86,7 @@ class TopologyAssignment:
     """
 
     levels: tuple[str, ...]
-    domains: tuple[DomainCount, ...]
+    domains: Sequence[DomainCount]  # a tuple, or ``LazyRecords`` from the engine
 
     @property
     def count(self) -> int:
@@ -59,7 +116,7 @@ class Placement:
     gang: str
     topology: str
     policy: Policy
-    pods: tuple[PodPlacement, ...]
+    pods: Sequence[PodPlacement]  # a tuple, or ``LazyRecords`` from the engine
     assignments: Mapping[str, TopologyAssignment]  # keyed by leaf group (Kueue PodSet) name
     placed: bool = True
     found_by: Search = Search.FAITHFUL  # COMPLETE: the faithful solver refused, the exact search placed it
