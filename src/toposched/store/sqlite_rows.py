@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Collection
 from typing import Any
@@ -54,6 +55,25 @@ def booked_by_node(db: sqlite3.Connection, *, exclude: int | None = None) -> dic
     """Reservations summed per node, leaving out workload ``exclude``."""
     total: dict[str, Resources] = {}
     rows = db.execute("SELECT node, resources FROM reservations WHERE workload IS NOT ?", (exclude,))
+    for node, text in rows:
+        total[node] = total.get(node, Resources()) + resources_from_json(
+            loads(text, "reservation"), "reservation"
+        )
+    return total
+
+
+def booked_on(
+    db: sqlite3.Connection, nodes: Collection[str], *, exclude: int | None = None
+) -> dict[str, Resources]:
+    """Reservations summed per node of ``nodes`` only (through the index on ``node``), leaving
+    out workload ``exclude``: a capacity check costs what the nodes it books hold, not what the
+    whole cluster holds."""
+    total: dict[str, Resources] = {}
+    rows = db.execute(
+        "SELECT node, resources FROM reservations"
+        " WHERE node IN (SELECT value FROM json_each(?)) AND workload IS NOT ?",
+        (json.dumps(list(nodes)), exclude),
+    )
     for node, text in rows:
         total[node] = total.get(node, Resources()) + resources_from_json(
             loads(text, "reservation"), "reservation"
@@ -123,9 +143,16 @@ class NodeReader:
             raise NotFoundError("node", name)
         return self.decode(row[0], f"node {name!r}")
 
-    def allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
-        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        return None if row is None else self.decode(row[0], f"node {name!r}").allocatable
+    def allocatable_of(self, db: sqlite3.Connection, names: Collection[str]) -> dict[str, Resources | None]:
+        """The allocatable of each of ``names`` in one query (None for a node that is unknown)."""
+        found: dict[str, Resources | None] = dict.fromkeys(names)
+        rows = db.execute(
+            "SELECT name, data FROM nodes WHERE name IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(names)),),
+        )
+        for name, text in rows:
+            found[name] = self.decode(text, f"node {name!r}").allocatable
+        return found
 
 
 def read_topology(db: sqlite3.Connection, name: str) -> Topology:
