@@ -153,7 +153,9 @@ def test_alike_gangs_ask_the_engine_once_per_shape_in_a_cycle() -> None:
     for wid in too_big:
         explanation = env.sched.get(wid).explanation
         assert explanation["gang"] == f"too-big-{too_big.index(wid)}"
-        assert "doesn't allow to fit" in explanation["reason"] or "allows to fit only" in explanation["reason"]
+        assert (
+            "doesn't allow to fit" in explanation["reason"] or "allows to fit only" in explanation["reason"]
+        )
 
 
 def test_snapshots_are_kept_between_cycles_until_the_nodes_change() -> None:

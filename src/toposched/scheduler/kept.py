@@ -78,6 +78,7 @@ class SnapshotCache:
         self._kept: dict[str, KeptSnapshot] = {}
         self.builds = 0  # how many snapshots were built from scratch (tests read it)
         self._external: tuple[tuple[RunningPod, ...], dict[str, dict[str, int]]] = ((), {})
+        self._excess: tuple[tuple[RunningPod, ...], tuple[Node, ...], dict[str, str]] = ((), (), {})
 
     def external_use(self, external: tuple[RunningPod, ...]) -> Mapping[str, Mapping[str, int]]:
         """What the external pods use per node (the ``pods`` slot included), summed once for as
@@ -101,4 +102,25 @@ class SnapshotCache:
             self._kept[key] = kept
         return kept
 
+    def external_excess(self, external: tuple[RunningPod, ...], nodes: tuple[Node, ...]) -> Mapping[str, str]:
+        """Nodes that the external pods alone use beyond what they have, each with what is over
+        (see ``excess``); computed once for as long as the pods and the nodes stay the same."""
+        if self._excess[0] != external or self._excess[1] != nodes:
+            used = self.external_use(external)
+            found: dict[str, str] = {}
+            for node in nodes:
+                over = excess(node, used.get(node.name, {}), {})
+                if over:
+                    found[node.name] = over
+            self._excess = (external, nodes, found)
+        return self._excess[2]
 
+
+def excess(node: Node, external: Mapping[str, int], booked: Mapping[str, int]) -> str:
+    """What the external pods and the bookings on ``node`` use beyond its allocatable ("" for
+    nothing), e.g. ``nvidia.com/gpu 9 booked > 8``."""
+    return ", ".join(
+        f"{resource} {amount} booked > {node.allocatable[resource]}"
+        for resource in sorted(external.keys() | booked.keys())
+        if (amount := external.get(resource, 0) + booked.get(resource, 0)) > node.allocatable[resource]
+    )

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from toposched.model import Node, Resources, RunningPod, Topology
-from toposched.scheduler.kept import KeptSnapshot, SnapshotCache, TreeCache, topology_key
+from toposched.scheduler.kept import KeptSnapshot, SnapshotCache, TreeCache, excess, topology_key
 from toposched.snapshot import Snapshot
 
 
@@ -52,26 +52,23 @@ class CycleView:
     def overbooked(self) -> dict[str, str]:
         """Nodes whose bookings and external pods exceed what they have now (a node re-imported
         smaller), each with what is over: their gangs count as failed on them."""
-        external = self._cache.external_use(self._external)
         booked: dict[str, dict[str, int]] = {}
         for usage in self._booked.values():
             for name, resources in usage.items():
                 into = booked.setdefault(name, {})
                 for resource, amount in resources.items():
                     into[resource] = into.get(resource, 0) + amount
-        over: dict[str, str] = {}
-        for name in external.keys() | booked.keys():
+        # Nodes without bookings: what the external pods alone do to them (kept between cycles).
+        excessive = self._cache.external_excess(self._external, self._node_list)
+        over = {name: why for name, why in excessive.items() if name not in booked}
+        external = self._cache.external_use(self._external)
+        for name, mine in booked.items():
             node = self.nodes.get(name)
             if node is None:
                 continue  # a deleted node fails for its gangs anyway
-            mine, theirs = booked.get(name, {}), external.get(name, {})
-            excess = [
-                f"{resource} {amount} booked > {node.allocatable[resource]}"
-                for resource in sorted(mine.keys() | theirs.keys())
-                if (amount := mine.get(resource, 0) + theirs.get(resource, 0)) > node.allocatable[resource]
-            ]
-            if excess:
-                over[name] = ", ".join(excess)
+            why = excess(node, external.get(name, {}), mine)
+            if why:
+                over[name] = why
         return over
 
     def release(self, workload: int) -> None:

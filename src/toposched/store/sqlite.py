@@ -27,7 +27,6 @@ from toposched.store.codecs import (
     dumps,
     loads,
     node_to_json,
-    resources_from_json,
     resources_to_json,
     topology_from_json,
     topology_to_json,
@@ -53,6 +52,7 @@ from toposched.store.sqlite_rows import (
     insert_event,
     next_sequence,
     read_events,
+    read_reservation,
     read_topology,
     read_workload,
     transition,
@@ -456,7 +456,7 @@ class SqliteStore:
             rows = db.execute(
                 "SELECT node, resources FROM reservations WHERE workload = ? ORDER BY node", (workload_id,)
             ).fetchall()
-        return {node: resources_from_json(loads(text, "reservation"), "reservation") for node, text in rows}
+        return {node: read_reservation(text) for node, text in rows}
 
     def reservations_by_workload(self) -> dict[int, dict[str, Resources]]:
         """Every workload's reservations per node, in one read."""
@@ -464,9 +464,7 @@ class SqliteStore:
         with self._tx("reading reservations") as db:
             rows = db.execute("SELECT workload, node, resources FROM reservations ORDER BY workload, node")
             for workload, node, text in rows:
-                out.setdefault(workload, {})[node] = resources_from_json(
-                    loads(text, "reservation"), "reservation"
-                )
+                out.setdefault(workload, {})[node] = read_reservation(text)
         return out
 
     def reserved_by_node(self) -> dict[str, Resources]:

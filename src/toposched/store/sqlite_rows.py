@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Collection
@@ -51,14 +52,19 @@ def next_sequence(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
 
 
+@functools.lru_cache(maxsize=4096)
+def read_reservation(text: str) -> Resources:
+    """One stored reservation. Few distinct texts recur (one per pod shape and count), and
+    Resources are immutable values, so each is decoded once: a cycle reads every reservation."""
+    return resources_from_json(loads(text, "reservation"), "reservation")
+
+
 def booked_by_node(db: sqlite3.Connection, *, exclude: int | None = None) -> dict[str, Resources]:
     """Reservations summed per node, leaving out workload ``exclude``."""
     total: dict[str, Resources] = {}
     rows = db.execute("SELECT node, resources FROM reservations WHERE workload IS NOT ?", (exclude,))
     for node, text in rows:
-        total[node] = total.get(node, Resources()) + resources_from_json(
-            loads(text, "reservation"), "reservation"
-        )
+        total[node] = total.get(node, Resources()) + read_reservation(text)
     return total
 
 
@@ -75,9 +81,7 @@ def booked_on(
         (json.dumps(list(nodes)), exclude),
     )
     for node, text in rows:
-        total[node] = total.get(node, Resources()) + resources_from_json(
-            loads(text, "reservation"), "reservation"
-        )
+        total[node] = total.get(node, Resources()) + read_reservation(text)
     return total
 
 
