@@ -14,7 +14,7 @@ from tests.scheduler.conftest import Env, job
 from builders import node
 from toposched.model import Gang, Topology
 from toposched.scheduler import SchedulerConfig
-from toposched.scheduler import steps as steps_module
+from toposched.scheduler import admission as admission_module
 from toposched.scheduler.state import State
 from toposched.store import SqliteStore, WorkloadState
 
@@ -44,14 +44,14 @@ def test_an_unexpected_exception_is_confined_to_its_workload(
     boom = env.submit(job("boom", 1))
     other = env.submit(job("other", 1))
     if where == "placement":
-        real_place = steps_module.place_gang
+        real_place = admission_module.place_gang
 
         def place(gang: Gang, *args: Any, **kwargs: Any) -> Any:
             if gang.name == "boom":
                 raise RuntimeError("engine bug")
             return real_place(gang, *args, **kwargs)
 
-        monkeypatch.setattr(steps_module, "place_gang", place)
+        monkeypatch.setattr(admission_module, "place_gang", place)
     else:
         real_gang_of = State.gang_of
 

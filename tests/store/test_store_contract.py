@@ -9,7 +9,16 @@ from dataclasses import replace
 import pytest
 
 from toposched.model import ConflictError, NotFoundError, Resources, Topology
-from toposched.store import ACTIVE_STATES, EventRecord, PoolRecord, QueueEntry, Store, WorkloadState
+from toposched.store import (
+    ACTIVE_STATES,
+    Admission,
+    EventRecord,
+    Note,
+    PoolRecord,
+    QueueEntry,
+    Store,
+    WorkloadState,
+)
 
 from .conftest import HOSTNAME, RACK, TAINT, TOPOLOGY, event, gpu_node, gpus, workload
 
@@ -317,26 +326,52 @@ def test_events_append_and_filter(store: Store) -> None:
 
 
 # -- batched writes ------------------------------------------------------------------------------------
-def test_explain_pending_writes_only_pending_workloads_in_one_call(store: Store) -> None:
+def test_notes_are_written_only_for_pending_workloads(store: Store) -> None:
     waiting = store.submit_workload(workload("waiting"))
     other = store.submit_workload(workload("other"))
     admitted = store.submit_workload(workload("admitted"))
     store.admit(admitted.id, {"pods": []}, {"n1": gpus(1)}, event())
     before = len(store.list_events())
-    written = store.explain_pending(
+    refused = store.write_decisions(
         [
-            (waiting.id, {"reason": "no rack fits"}, event("Unschedulable", "no rack fits")),
-            (other.id, {"reason": "quiet"}, None),
-            (admitted.id, {"reason": "stale"}, event("Unschedulable", "stale")),
-            (999_999, {"reason": "gone"}, None),
+            Note(waiting.id, {"reason": "no rack fits"}, event("Unschedulable", "no rack fits")),
+            Note(other.id, {"reason": "quiet"}),
+            Note(admitted.id, {"reason": "stale"}, event("Unschedulable", "stale")),
+            Note(999_999, {"reason": "gone"}),
         ]
     )
-    assert written == [waiting.id, other.id]
+    assert refused == {}
     assert store.get_workload(waiting.id).explanation == {"reason": "no rack fits"}
     assert store.get_workload(other.id).explanation == {"reason": "quiet"}
     assert store.get_workload(admitted.id).explanation is None
     new_events = store.list_events()[before:]
     assert [(e.type, e.workload) for e in new_events] == [("Unschedulable", waiting.id)]
+
+
+def test_a_run_of_decisions_is_written_in_order_and_checked_against_its_own_admissions(
+    store: Store,
+) -> None:
+    first, second, third, cancelled = (store.submit_workload(workload(f"w{i}")) for i in range(4))
+    store.release(cancelled.id, S.CANCELLED, event("Cancelled"))
+    before = len(store.list_events())
+    refused = store.write_decisions(
+        [
+            Admission(first.id, {"p": 1}, {"n1": gpus(6)}, event("Admitted", "first")),
+            Note(third.id, {"reason": "waits"}, event("Unschedulable", "waits")),
+            Admission(second.id, {"p": 2}, {"n1": gpus(3)}, event("Admitted", "second")),  # 6 + 3 > 8
+            Admission(cancelled.id, {"p": 3}, {"n2": gpus(1)}, event("Admitted", "cancelled")),
+            Admission(third.id, {"p": 4}, {"n1": gpus(2)}, event("Admitted", "third")),
+        ]
+    )
+    assert sorted(refused) == [second.id, cancelled.id]
+    assert all(isinstance(exc, ConflictError) for exc in refused.values())
+    assert "over-committed" in str(refused[second.id])
+    states = {w.id: w.state for w in store.list_workloads()}
+    assert (states[first.id], states[second.id], states[third.id]) == (S.ADMITTED, S.PENDING, S.ADMITTED)
+    assert store.reservations(second.id) == {}
+    assert store.reserved_by_node() == {"n1": gpus(8, pods=2)}
+    new_events = [(e.type, e.message) for e in store.list_events()[before:]]
+    assert new_events == [("Admitted", "first"), ("Unschedulable", "waits"), ("Admitted", "third")]
 
 
 def test_concurrent_releases_each_free_their_own_capacity(store: Store) -> None:

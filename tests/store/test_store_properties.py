@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toposched.model import ToposchedError
-from toposched.store import MemoryStore, SqliteStore, Store, WorkloadState
+from toposched.store import Admission, Decision, MemoryStore, Note, SqliteStore, Store, WorkloadState
 
 from .conftest import event, gpu_node, gpus, workload
 
@@ -22,6 +22,16 @@ operation = st.one_of(
         st.just("admit"),
         st.integers(1, 8),
         st.dictionaries(st.sampled_from((*NODES, "gone")), st.integers(1, 9), min_size=1, max_size=3),
+    ),
+    st.tuples(
+        st.just("decide"),
+        st.lists(
+            st.tuples(
+                st.integers(1, 8),
+                st.dictionaries(st.sampled_from((*NODES, "gone")), st.integers(0, 9), max_size=3),
+            ),
+            max_size=4,
+        ),
     ),
     st.tuples(st.just("start"), st.integers(1, 8)),
     st.tuples(
@@ -44,6 +54,15 @@ def _apply(store: Store, op: tuple[object, ...]) -> object:
                 return store.admit(
                     wid, {"n": len(booking)}, {n: gpus(g) for n, g in booking.items()}, event()
                 )
+            case ("decide", list(run)):
+                # An empty booking is a note; the others are admissions.
+                decisions: list[Decision] = [
+                    Admission(wid, {"n": len(b)}, {n: gpus(g) for n, g in b.items()}, event())
+                    if b
+                    else Note(wid, {"why": "waits"}, event("Unschedulable"))
+                    for wid, b in run
+                ]
+                return {wid: type(exc) for wid, exc in store.write_decisions(decisions).items()}
             case ("start", int(wid)):
                 return store.start(wid, event("Running"))
             case ("release", int(wid), WorkloadState() as final):

@@ -30,10 +30,12 @@ from toposched.model import (
     Topology,
 )
 from toposched.scheduler import pools
+from toposched.scheduler.admission import admit
 from toposched.scheduler.clock import Clock
+from toposched.scheduler.outcome import HOLDING, Outcome
 from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State, default_of, shared_of, stored_spec
-from toposched.scheduler.steps import HOLDING, Outcome, admit, heal
+from toposched.scheduler.steps import heal
 from toposched.scheduler.tracker import merge_external, node_event_data, pod_to_json
 from toposched.scheduler.types import (
     CycleReport,
@@ -342,25 +344,27 @@ class Scheduler:
     # -- the loop --------------------------------------------------------------------------------
     def cycle(self) -> CycleReport:
         """One pass: node health, replacement or eviction, then admission (see ``steps``). The lock
-        is held while reading the cluster and then for one workload at a time."""
+        is held while reading the cluster and then for one workload at a time; cycles never
+        overlap (they share the snapshots kept between cycles)."""
         state = self._state
         store = state.store
-        with state.lock:
-            nodes = store.get_nodes()
-            now = state.clock.now()
-            for node in nodes:
-                state.tracker.observe_node(node, now)  # picks up changes written by someone else
-            holding = store.list_workloads(states=HOLDING)
-            reserved = store.reservations_by_workload()
-            booked = {w.id: reserved.get(w.id, {}) for w in holding}
-            view = CycleView(nodes, state.tracker.external, booked, state.trees)
-        out = Outcome()
-        heal(state, view, out, holding)
-        pending = store.queue((WorkloadState.PENDING,))  # after heal: evicted gangs too
-        with state.lock:
-            state.prune([w.id for w in holding] + [w.id for w in pending])
-        admit(state, view, out, pending)
-        state.health.last_cycle_at = state.clock.now()
+        with state.cycling:
+            with state.lock:
+                nodes = store.get_nodes()
+                now = state.clock.now()
+                for node in nodes:
+                    state.tracker.observe_node(node, now)  # picks up changes written by someone else
+                holding = store.list_workloads(states=HOLDING)
+                reserved = store.reservations_by_workload()
+                booked = {w.id: reserved.get(w.id, {}) for w in holding}
+                view = CycleView(nodes, state.tracker.external, booked, state.trees, state.snapshots)
+            out = Outcome()
+            heal(state, view, out, holding)
+            pending = store.queue((WorkloadState.PENDING,))  # after heal: evicted gangs too
+            with state.lock:
+                state.prune([w.id for w in holding] + [w.id for w in pending])
+            admit(state, view, out, pending)
+            state.health.last_cycle_at = state.clock.now()
         return CycleReport(
             tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
         )

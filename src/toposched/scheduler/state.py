@@ -10,37 +10,13 @@ from typing import Any
 
 from toposched.engine import named_topologies
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
-from toposched.model import Gang, Node, NotFoundError, Problem, SpecError, Topology
+from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
+from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import LoopHealth, SchedulerConfig
 from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
-from toposched.topology import TopologyTree
-
-
-def topology_key(topology: Topology) -> str:
-    """Name plus levels: a topology edited under the same name gets a new key."""
-    return f"{topology.name}\0{'|'.join(topology.levels)}"
-
-
-class TreeCache:
-    """The static topology tree per topology, rebuilt only when the node set changes (any field
-    of any node: readiness and cordons decide which nodes the tree holds)."""
-
-    def __init__(self) -> None:
-        self._trees: dict[str, tuple[tuple[Node, ...], TopologyTree]] = {}
-        self.builds = 0  # how many trees were built (tests read it)
-
-    def tree(self, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
-        key, members = topology_key(topology), tuple(nodes)
-        cached = self._trees.get(key)
-        if cached is not None and cached[0] == members:
-            return cached[1]
-        tree = TopologyTree.build(topology, members)
-        self.builds += 1
-        self._trees[key] = (members, tree)
-        return tree
 
 
 @dataclass(slots=True)
@@ -66,6 +42,8 @@ class State:
     health: LoopHealth = field(default_factory=LoopHealth)
     gangs: dict[int, tuple[str, Gang]] = field(default_factory=dict)  # workload -> (topology key, gang)
     trees: TreeCache = field(default_factory=TreeCache)
+    snapshots: SnapshotCache = field(default_factory=SnapshotCache)
+    cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time
     lock: threading.RLock = field(default_factory=threading.RLock)
     wake: threading.Event = field(default_factory=threading.Event)  # set when there is work for the loop
 

@@ -7,8 +7,11 @@ from toposched.store.migrations import LATEST as SCHEMA_VERSION
 from toposched.store.protocol import Store
 from toposched.store.records import (
     ACTIVE_STATES,
+    Admission,
+    Decision,
     EventRecord,
     Json,
+    Note,
     PoolRecord,
     QueueEntry,
     WorkloadRecord,
@@ -25,6 +28,9 @@ __all__ = [
     "WorkloadState",
     "ACTIVE_STATES",
     "EventRecord",
+    "Admission",
+    "Note",
+    "Decision",
     "PoolRecord",
     "QueueEntry",
     "Json",

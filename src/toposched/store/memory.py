@@ -10,11 +10,13 @@ import dataclasses
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-from toposched.model import Node, NotFoundError, Resources, Taint, Topology
+from toposched.model import EMPTY, ConflictError, Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
 from toposched.store.codecs import copy_json
 from toposched.store.records import (
     ACTIVE_STATES,
+    Admission,
+    Decision,
     EventRecord,
     Json,
     PoolRecord,
@@ -34,6 +36,9 @@ class MemoryStore:
         self._pools: dict[str, PoolRecord] = {}
         self._workloads: dict[int, WorkloadRecord] = {}
         self._reservations: dict[int, dict[str, Resources]] = {}
+        # Reservations summed per node, kept in step with ``_reservations``: a capacity check
+        # reads only the nodes it books, never every reservation.
+        self._booked: dict[str, Resources] = {}
         self._events: list[EventRecord] = []
         self._next_id = 1
         self._next_sequence = 1
@@ -208,20 +213,33 @@ class MemoryStore:
                 dataclasses.replace(self._get(workload_id), explanation=copy_json(explanation))
             )
 
-    def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
-        """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
-        given), for those still pending; the others are skipped. Returns the ids written."""
-        written: list[int] = []
+    def write_decisions(self, decisions: Sequence[Decision]) -> dict[int, ConflictError]:
+        """Write a run of the loop's decisions in order, all or nothing (see ``Store``)."""
+        refused: dict[int, ConflictError] = {}
         with self._lock:
-            for workload_id, explanation, event in notes:
-                record = self._workloads.get(workload_id)
-                if record is None or record.state is not WorkloadState.PENDING:
-                    continue
-                self._write(dataclasses.replace(record, explanation=copy_json(explanation)))
-                if event is not None:
-                    self._events.append(self._event(event, workload_id))
-                written.append(workload_id)
-        return written
+            # Records, bookings and totals are immutable values: shallow copies restore them.
+            saved = (dict(self._workloads), dict(self._reservations), dict(self._booked), len(self._events))
+            try:
+                for decision in decisions:
+                    if isinstance(decision, Admission):
+                        try:
+                            self.admit(
+                                decision.workload, decision.placement, decision.reservations, decision.event
+                            )
+                        except ConflictError as exc:
+                            refused[decision.workload] = exc
+                        continue
+                    record = self._workloads.get(decision.workload)
+                    if record is None or record.state is not WorkloadState.PENDING:
+                        continue  # cancelled meanwhile (or unknown): nothing to explain
+                    self._write(dataclasses.replace(record, explanation=copy_json(decision.explanation)))
+                    if decision.event is not None:
+                        self._events.append(self._event(decision.event, decision.workload))
+            except BaseException:
+                self._workloads, self._reservations, self._booked = saved[0], saved[1], saved[2]
+                del self._events[saved[3] :]
+                raise
+        return refused
 
     def admit(
         self,
@@ -261,7 +279,8 @@ class MemoryStore:
             else:
                 rules.check_reassign(record)
             adding = {node: Resources(r) for node, r in reservations.items() if r}
-            booked = self._booked(exclude=None if admitting else workload_id)
+            own = {} if admitting else self._reservations.get(workload_id, {})
+            booked = {n: self._booked.get(n, EMPTY) - own.get(n, EMPTY) for n in adding}
             allocatable = {n: (self._nodes[n].allocatable if n in self._nodes else None) for n in adding}
             rules.check_capacity(
                 allocatable,
@@ -277,7 +296,8 @@ class MemoryStore:
             else:
                 updated = dataclasses.replace(record, placement=copy_json(placement))
             entry = self._event(event, workload_id)
-            self._reservations[workload_id] = adding
+            self._free(workload_id)
+            self._reserve(workload_id, adding)
             self._events.append(entry)
             return self._write(updated)
 
@@ -332,7 +352,7 @@ class MemoryStore:
     def reserved_by_node(self) -> dict[str, Resources]:
         """Booked capacity per node, summed over every workload holding capacity."""
         with self._lock:
-            return dict(sorted(self._booked().items()))
+            return dict(sorted(self._booked.items()))
 
     # -- events --------------------------------------------------------------------------------
     def append_event(self, event: EventRecord) -> EventRecord:
@@ -373,14 +393,20 @@ class MemoryStore:
             raise NotFoundError("workload", str(workload_id))
         return self._workloads[workload_id]
 
-    def _booked(self, *, exclude: int | None = None) -> dict[str, Resources]:
-        total: dict[str, Resources] = {}
-        for workload, per_node in self._reservations.items():
-            if workload == exclude:
-                continue
-            for node, amount in per_node.items():
-                total[node] = total.get(node, Resources()) + amount
-        return total
+    def _reserve(self, workload: int, per_node: dict[str, Resources]) -> None:
+        """Book a workload's reservations and add them to the per-node totals."""
+        self._reservations[workload] = per_node
+        for node, amount in per_node.items():
+            self._booked[node] = self._booked.get(node, EMPTY) + amount
+
+    def _free(self, workload: int) -> None:
+        """Drop a workload's reservations and take them off the per-node totals."""
+        for node, amount in self._reservations.pop(workload, {}).items():
+            left = self._booked[node] - amount
+            if left:
+                self._booked[node] = left
+            else:
+                del self._booked[node]
 
     def _live(self) -> list[WorkloadRecord]:
         return sorted((w for w in self._workloads.values() if w.state in ACTIVE_STATES), key=lambda w: w.id)
@@ -398,7 +424,7 @@ class MemoryStore:
     ) -> WorkloadRecord:
         entry = self._event(event, record.id)
         if free:
-            self._reservations.pop(record.id, None)
+            self._free(record.id)
         self._events.append(entry)
         return self._write(dataclasses.replace(record, state=state))
 

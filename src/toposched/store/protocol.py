@@ -11,8 +11,16 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from toposched.model import Node, Resources, Taint, Topology
-from toposched.store.records import EventRecord, Json, PoolRecord, QueueEntry, WorkloadRecord, WorkloadState
+from toposched.model import ConflictError, Node, Resources, Taint, Topology
+from toposched.store.records import (
+    Decision,
+    EventRecord,
+    Json,
+    PoolRecord,
+    QueueEntry,
+    WorkloadRecord,
+    WorkloadState,
+)
 
 
 class Store(Protocol):
@@ -107,9 +115,12 @@ class Store(Protocol):
         """Record why a workload waits (or how it was placed), without changing its state."""
         ...
 
-    def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
-        """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
-        given), for those still pending; the others are skipped. Returns the ids written."""
+    def write_decisions(self, decisions: Sequence[Decision]) -> dict[int, ConflictError]:
+        """Write a run of the loop's decisions in order, in one transaction: each ``Admission`` as
+        ``admit`` books it, checked against everything booked before it (the run's earlier
+        admissions included), and each ``Note`` as an explanation (and its event) of a workload
+        still pending; notes of the others are skipped. An admission the rules refuse is left out
+        and returned with its ConflictError, by workload; all the rest is written."""
         ...
 
     def admit(

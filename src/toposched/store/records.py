@@ -7,9 +7,12 @@ caller can never change stored state by mutating a record it holds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from toposched.model import Resources
 
 Json = Any
 """A JSON-serialisable value. Kept as ``Any`` because JSON is recursive and has no closed type."""
@@ -97,3 +100,25 @@ class PoolRecord:
     name: str
     topology: str = ""
     config: Json = field(default=None, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """A decision of the loop: book a pending workload's placement, per node, and log its event."""
+
+    workload: int
+    placement: Json = field(hash=False)
+    reservations: Mapping[str, Resources] = field(hash=False)
+    event: EventRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A decision of the loop: why a pending workload waits, and its event when the reason is new."""
+
+    workload: int
+    explanation: Json = field(hash=False)
+    event: EventRecord | None = None
+
+
+Decision = Admission | Note

@@ -20,14 +20,13 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
-from toposched.model import Node, NotFoundError, Resources, Taint, Topology
+from toposched.model import ConflictError, Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
 from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
     dumps,
     loads,
     node_to_json,
-    resources_from_json,
     resources_to_json,
     topology_from_json,
     topology_to_json,
@@ -35,6 +34,8 @@ from toposched.store.codecs import (
 )
 from toposched.store.records import (
     ACTIVE_STATES,
+    Admission,
+    Decision,
     EventRecord,
     Json,
     PoolRecord,
@@ -47,9 +48,11 @@ from toposched.store.sqlite_rows import (
     WORKLOAD_COLUMNS,
     NodeReader,
     booked_by_node,
+    booked_on,
     insert_event,
     next_sequence,
     read_events,
+    read_reservation,
     read_topology,
     read_workload,
     transition,
@@ -292,29 +295,32 @@ class SqliteStore:
             db.execute("UPDATE workloads SET explanation = ? WHERE id = ?", (text, workload_id))
             return read_workload(db, workload_id)
 
-    def explain_pending(self, notes: Sequence[tuple[int, Json, EventRecord | None]]) -> list[int]:
-        """Record, in one transaction, why each workload of ``notes`` waits (and its event, when
-        given), for those still pending; the others are skipped. Returns the ids written.
+    def write_decisions(self, decisions: Sequence[Decision]) -> dict[int, ConflictError]:
+        """Write a run of the loop's decisions in order, in one transaction (see ``Store``).
 
-        The loop explains a whole run of unschedulable workloads at once: one write (one fsync)
-        instead of two per workload keeps the write lock free for submissions."""
-        if not notes:
-            return []
+        One write (one fsync) for a run of admissions and explanations instead of one per
+        workload: the loop's cycle costs what its placements cost, and the write lock is held
+        once, briefly, so submissions get it between runs."""
+        if not decisions:
+            return {}
         pending = str(WorkloadState.PENDING)
-        written: list[int] = []
-        with self._tx("storing explanations", write=True) as db:
-            for workload_id, explanation, event in notes:
-                text = None if explanation is None else dumps(explanation)
+        refused: dict[int, ConflictError] = {}
+        with self._tx("storing the scheduling decisions", write=True) as db:
+            for decision in decisions:
+                if isinstance(decision, Admission):
+                    try:
+                        self._book_in(db, *_booking(decision), admitting=True)
+                    except ConflictError as exc:
+                        refused[decision.workload] = exc
+                    continue
+                text = None if decision.explanation is None else dumps(decision.explanation)
                 cursor = db.execute(
                     "UPDATE workloads SET explanation = ? WHERE id = ? AND state = ?",
-                    (text, workload_id, pending),
+                    (text, decision.workload, pending),
                 )
-                if cursor.rowcount == 0:
-                    continue  # cancelled meanwhile (or unknown): nothing to explain
-                if event is not None:
-                    insert_event(db, event, workload_id)
-                written.append(workload_id)
-        return written
+                if cursor.rowcount and decision.event is not None:  # else cancelled meanwhile
+                    insert_event(db, decision.event, decision.workload)
+        return refused
 
     def admit(
         self,
@@ -348,38 +354,52 @@ class SqliteStore:
         """Write a placement and its reservations, refusing over-commit inside the transaction.
         Admitting: pending -> admitted, explanation cleared. Reassigning: the state stays and the
         workload's own old reservations are replaced (so they do not count against the new ones)."""
-        adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
-        placement_text = None if placement is None else dumps(placement)
         action = "admitting a workload" if admitting else "reassigning a workload"
         with self._tx(action, write=True) as db:
-            record = read_workload(db, workload_id)
-            if admitting:
-                rules.check_admit(record)
-            else:
-                rules.check_reassign(record)
-            allocatable = {node: self._nodes.allocatable(db, node) for node in adding}
-            booked = booked_by_node(db, exclude=None if admitting else workload_id)
-            rules.check_capacity(
-                allocatable,
-                booked,
-                adding,
-                workload=workload_id,
-                action="admitted" if admitting else "reassigned",
-            )
-            if admitting:
-                db.execute(
-                    "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
-                    (str(WorkloadState.ADMITTED), placement_text, workload_id),
-                )
-            else:
-                db.execute("UPDATE workloads SET placement = ? WHERE id = ?", (placement_text, workload_id))
-                db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
-            db.executemany(
-                "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
-                [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
-            )
-            insert_event(db, event, workload_id)
+            self._book_in(db, workload_id, placement, reservations, event, admitting=admitting)
             return read_workload(db, workload_id)
+
+    def _book_in(
+        self,
+        db: sqlite3.Connection,
+        workload_id: int,
+        placement: Json,
+        reservations: Mapping[str, Resources],
+        event: EventRecord,
+        *,
+        admitting: bool,
+    ) -> None:
+        """``_book`` inside the caller's write transaction; checks everything before it writes, so
+        a refusal (ConflictError) leaves the transaction as it was."""
+        adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
+        placement_text = None if placement is None else dumps(placement)
+        record = read_workload(db, workload_id)
+        if admitting:
+            rules.check_admit(record)
+        else:
+            rules.check_reassign(record)
+        allocatable = self._nodes.allocatable_of(db, adding)
+        booked = booked_on(db, adding, exclude=None if admitting else workload_id)
+        rules.check_capacity(
+            allocatable,
+            booked,
+            adding,
+            workload=workload_id,
+            action="admitted" if admitting else "reassigned",
+        )
+        if admitting:
+            db.execute(
+                "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
+                (str(WorkloadState.ADMITTED), placement_text, workload_id),
+            )
+        else:
+            db.execute("UPDATE workloads SET placement = ? WHERE id = ?", (placement_text, workload_id))
+            db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
+        db.executemany(
+            "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
+            [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
+        )
+        insert_event(db, event, workload_id)
 
     def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
         """Admitted -> running; idempotent."""
@@ -436,7 +456,7 @@ class SqliteStore:
             rows = db.execute(
                 "SELECT node, resources FROM reservations WHERE workload = ? ORDER BY node", (workload_id,)
             ).fetchall()
-        return {node: resources_from_json(loads(text, "reservation"), "reservation") for node, text in rows}
+        return {node: read_reservation(text) for node, text in rows}
 
     def reservations_by_workload(self) -> dict[int, dict[str, Resources]]:
         """Every workload's reservations per node, in one read."""
@@ -444,9 +464,7 @@ class SqliteStore:
         with self._tx("reading reservations") as db:
             rows = db.execute("SELECT workload, node, resources FROM reservations ORDER BY workload, node")
             for workload, node, text in rows:
-                out.setdefault(workload, {})[node] = resources_from_json(
-                    loads(text, "reservation"), "reservation"
-                )
+                out.setdefault(workload, {})[node] = read_reservation(text)
         return out
 
     def reserved_by_node(self) -> dict[str, Resources]:
@@ -482,3 +500,7 @@ class SqliteStore:
             params = [*params, owner]
         with self._tx("reading events") as db:
             return read_events(db, where, params, limit)
+
+
+def _booking(admission: Admission) -> tuple[int, Json, Mapping[str, Resources], EventRecord]:
+    return admission.workload, admission.placement, admission.reservations, admission.event

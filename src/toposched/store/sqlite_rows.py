@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import sqlite3
 from collections.abc import Collection
 from typing import Any
@@ -50,14 +52,36 @@ def next_sequence(db: sqlite3.Connection) -> int:
     return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
 
 
+@functools.lru_cache(maxsize=4096)
+def read_reservation(text: str) -> Resources:
+    """One stored reservation. Few distinct texts recur (one per pod shape and count), and
+    Resources are immutable values, so each is decoded once: a cycle reads every reservation."""
+    return resources_from_json(loads(text, "reservation"), "reservation")
+
+
 def booked_by_node(db: sqlite3.Connection, *, exclude: int | None = None) -> dict[str, Resources]:
     """Reservations summed per node, leaving out workload ``exclude``."""
     total: dict[str, Resources] = {}
     rows = db.execute("SELECT node, resources FROM reservations WHERE workload IS NOT ?", (exclude,))
     for node, text in rows:
-        total[node] = total.get(node, Resources()) + resources_from_json(
-            loads(text, "reservation"), "reservation"
-        )
+        total[node] = total.get(node, Resources()) + read_reservation(text)
+    return total
+
+
+def booked_on(
+    db: sqlite3.Connection, nodes: Collection[str], *, exclude: int | None = None
+) -> dict[str, Resources]:
+    """Reservations summed per node of ``nodes`` only (through the index on ``node``), leaving
+    out workload ``exclude``: a capacity check costs what the nodes it books hold, not what the
+    whole cluster holds."""
+    total: dict[str, Resources] = {}
+    rows = db.execute(
+        "SELECT node, resources FROM reservations"
+        " WHERE node IN (SELECT value FROM json_each(?)) AND workload IS NOT ?",
+        (json.dumps(list(nodes)), exclude),
+    )
+    for node, text in rows:
+        total[node] = total.get(node, Resources()) + read_reservation(text)
     return total
 
 
@@ -123,9 +147,16 @@ class NodeReader:
             raise NotFoundError("node", name)
         return self.decode(row[0], f"node {name!r}")
 
-    def allocatable(self, db: sqlite3.Connection, name: str) -> Resources | None:
-        row = db.execute("SELECT data FROM nodes WHERE name = ?", (name,)).fetchone()
-        return None if row is None else self.decode(row[0], f"node {name!r}").allocatable
+    def allocatable_of(self, db: sqlite3.Connection, names: Collection[str]) -> dict[str, Resources | None]:
+        """The allocatable of each of ``names`` in one query (None for a node that is unknown)."""
+        found: dict[str, Resources | None] = dict.fromkeys(names)
+        rows = db.execute(
+            "SELECT name, data FROM nodes WHERE name IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(names)),),
+        )
+        for name, text in rows:
+            found[name] = self.decode(text, f"node {name!r}").allocatable
+        return found
 
 
 def read_topology(db: sqlite3.Connection, name: str) -> Topology:

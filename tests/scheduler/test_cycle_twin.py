@@ -1,0 +1,179 @@
+"""The fast cycle and its readable twin agree: refusals remembered per gang shape, snapshots kept
+between cycles and decisions stored a run at a time change no admission, placement, explanation
+or event.
+
+The twin asks the engine for every gang and builds its snapshots afresh every cycle; both run the
+same random sequence of submissions, cycles, cancellations and node changes. The kept snapshots
+also equal snapshots rebuilt from the store after every cycle.
+
+b1 ── r1 ── x1 x2 x3     (2 GPUs each)
+   ├─ r2 ── x4 x5
+   └─ r3 ── x6
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from unittest import mock
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from builders import BLOCK, HOST, RACK
+from toposched.model import Resources, ToposchedError
+from toposched.scheduler.kept import SnapshotCache, topology_key
+from toposched.scheduler.shapes import Refusals
+from toposched.snapshot import Snapshot
+
+from .conftest import TOPOLOGY, Env, cluster_nodes, job
+
+RACKS = {"x1": "r1", "x2": "r1", "x3": "r1", "x4": "r2", "x5": "r2", "x6": "r3"}
+
+operation = st.one_of(
+    st.tuples(
+        st.just("submit"),
+        st.integers(1, 5),  # pods
+        st.integers(1, 2),  # GPUs a pod
+        st.sampled_from([RACK, BLOCK, HOST, None]),
+        st.integers(0, 2),  # priority
+        st.integers(1, 3),  # copies: alike gangs share a shape
+    ),
+    st.just(("cycle",)),
+    st.tuples(st.just("cancel"), st.integers(0, 30)),
+    st.tuples(st.just("cordon"), st.sampled_from(sorted(RACKS)), st.booleans()),
+    st.tuples(st.just("time"), st.sampled_from([1, 10, 60])),
+)
+
+
+def _env() -> Env:
+    env = Env(seed=False)
+    env.store.put_nodes(cluster_nodes(RACKS))
+    env.store.put_topology(TOPOLOGY)
+    return env
+
+
+def _run(env: Env, op: tuple[object, ...], counter: list[int]) -> object:
+    match op:
+        case ("submit", int(pods), int(gpu), level, int(priority), int(copies)):
+            for _ in range(copies):
+                counter[0] += 1
+                env.submit(job(f"j{counter[0]}", pods, gpu=gpu, required=level), priority=priority)
+            return None
+        case ("cycle",):
+            return env.sched.cycle()
+        case ("cancel", int(index)):
+            live = [w.id for w in env.sched.list() if not w.state.terminal]
+            if live:
+                env.sched.cancel(live[index % len(live)], actor="alice")
+            return None
+        case ("cordon", str(name), bool(on)):
+            env.sched.cordon(name, on)
+            return None
+        case ("time", int(seconds)):
+            env.clock.advance(seconds)
+            return None
+    raise AssertionError(op)
+
+
+def _twin_step(twin: Env, op: tuple[object, ...], counter: list[int]) -> object:
+    """The readable path: every gang placed by the engine, every snapshot built afresh."""
+    twin.sched._state.snapshots = SnapshotCache()
+    with mock.patch.object(Refusals, "get", return_value=None):
+        return _run(twin, op, counter)
+
+
+def _log(env: Env) -> list[tuple[str, int | None, str]]:
+    return [(e.type, e.workload, e.message) for e in env.store.list_events()]
+
+
+def _check_kept_snapshots(env: Env) -> None:
+    """Each kept snapshot holds exactly what it says it charged, and once synced with the store
+    (what the next cycle does first) it equals a snapshot rebuilt from the store."""
+    booked = env.store.reservations_by_workload()
+    for kept in env.sched._state.snapshots._kept.values():
+        _assert_same_free(kept.snapshot, _rebuilt(kept.tree, kept.external, kept.charged))
+        kept.sync(booked)
+        _assert_same_free(kept.snapshot, _rebuilt(kept.tree, kept.external, booked))
+
+
+def _rebuilt(tree: Any, external: Any, booked: Mapping[int, Mapping[str, Resources]]) -> Snapshot:
+    snapshot = Snapshot.build(tree, external)
+    for workload, usage in booked.items():
+        snapshot.add_usage(str(workload), usage)
+    return snapshot
+
+
+def _assert_same_free(kept: Snapshot, rebuilt: Snapshot) -> None:
+    for name, column in kept.columns.items():
+        expected = rebuilt.free[:, rebuilt.columns[name]] if name in rebuilt.columns else 0
+        assert np.array_equal(kept.free[:, column], np.broadcast_to(expected, kept.free[:, column].shape))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(operation, min_size=1, max_size=20))
+def test_the_fast_cycle_admits_and_places_like_its_twin(ops: list[tuple[object, ...]]) -> None:
+    fast, twin = _env(), _env()
+    fast_names, twin_names = [0], [0]
+    for op in [*ops, ("cycle",)]:
+        outcomes = []
+        for env, step, names in ((fast, _run, fast_names), (twin, _twin_step, twin_names)):
+            try:
+                outcomes.append(step(env, op, names))
+            except ToposchedError as exc:
+                outcomes.append(type(exc))
+        assert outcomes[0] == outcomes[1], op
+        if op == ("cycle",):
+            fast_records, twin_records = fast.sched.list(), twin.sched.list()
+            assert [(w.state, w.placement, w.explanation) for w in fast_records] == [
+                (w.state, w.placement, w.explanation) for w in twin_records
+            ]
+            assert _log(fast) == _log(twin)
+            _check_kept_snapshots(fast)
+
+
+def test_alike_gangs_ask_the_engine_once_per_shape_in_a_cycle() -> None:
+    env = _env()
+    fits = env.submit(job("fits", 2))
+    too_big = [env.submit(job(f"too-big-{i}", 4, gpu=2)) for i in range(5)]  # no rack has 8 GPUs
+    calls = []
+    real = Refusals.get
+
+    def counting(self: Refusals, *args: object) -> object:
+        found = real(self, *args)
+        calls.append(found is not None)
+        return found
+
+    with mock.patch.object(Refusals, "get", counting):
+        report = env.sched.cycle()
+    assert report.admitted == (fits,)
+    assert report.unschedulable == tuple(too_big)
+    assert calls == [False, False, True, True, True, True]  # the first too-big one asked the engine
+    for wid in too_big:
+        explanation = env.sched.get(wid).explanation
+        assert explanation["gang"] == f"too-big-{too_big.index(wid)}"
+        assert (
+            "doesn't allow to fit" in explanation["reason"] or "allows to fit only" in explanation["reason"]
+        )
+
+
+def test_snapshots_are_kept_between_cycles_until_the_nodes_change() -> None:
+    env = _env()
+    env.submit(job("a", 2))
+    env.sched.cycle()
+    cache = env.sched._state.snapshots
+    assert cache.builds == 1
+    b = env.submit(job("b", 2))
+    env.sched.cycle()
+    env.sched.cancel(b, actor="alice")
+    env.submit(job("c", 3))
+    env.sched.cycle()
+    assert cache.builds == 1  # bookings changed, the snapshot was only charged and given back
+    _check_kept_snapshots(env)
+    env.sched.cordon("x6")
+    env.submit(job("d", 1))
+    env.sched.cycle()
+    assert cache.builds == 2  # the node set changed: a new tree, a new snapshot
+    assert list(cache._kept) == [topology_key(TOPOLOGY)]
+    _check_kept_snapshots(env)
