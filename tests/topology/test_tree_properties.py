@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from builders import BLOCK, HOST, RACK, node, topology
 from toposched.model import Node, Topology
 from toposched.topology import TopologyTree
-from toposched.topology.tree import python_string_order, string_order
+from toposched.topology.paths import python_string_order, string_order, value_codes
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TEXT = st.text(alphabet="ab\x00é😀", max_size=3)
@@ -79,3 +79,15 @@ def test_numpy_string_order_is_python_order(strings: list[str], with_nul: list[s
     for case in (strings, with_nul):
         assert string_order(case).tolist() == python_string_order(case).tolist()
         assert [case[i] for i in string_order(case).tolist()] == sorted(case)
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet="ab\x00é😀", max_size=4), max_size=40), st.booleans())
+def test_value_codes_number_the_sorted_distinct_values(values: list[str], distinct: bool) -> None:
+    """Mostly distinct values take numpy's sort, repeated ones the dict (both, with NULs)."""
+    if distinct:
+        values = list(dict.fromkeys(values))
+    ordered, codes = value_codes(values)
+    expected = sorted(set(values))
+    assert ordered.tolist() == expected
+    assert codes.tolist() == [expected.index(v) for v in values]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import count
+from operator import attrgetter
 
 import numpy as np
 
@@ -11,10 +14,10 @@ from toposched.snapshot.capacity import BoolArray, PodShape, eligible, fits_coun
 from toposched.topology import IntArray, TopologyTree
 
 
-def distinct(items: Iterable[Resources], count: int) -> tuple[list[Resources], IntArray]:
-    """The distinct resource maps among ``count`` items, and per item the index of its own."""
-    index: dict[Resources, int] = {}
-    codes = np.fromiter((index.setdefault(item, len(index)) for item in items), dtype=np.int64, count=count)
+def distinct(items: Iterable[Resources]) -> tuple[list[Resources], IntArray]:
+    """The distinct resource maps among ``items``, and per item the index of its own."""
+    index: defaultdict[Resources, int] = defaultdict(count().__next__)  # numbered as first seen
+    codes = np.fromiter(map(index.__getitem__, items), dtype=np.int64)
     return list(index), codes
 
 
@@ -60,10 +63,10 @@ class Snapshot:
         Nodes (and pods) mostly share a few resource shapes: each distinct one is read once and
         the rows are filled by array indexing.
         """
-        allocatable, per_node = distinct((node.allocatable for node in tree.nodes), tree.node_count)
-        rows = tree.node_rows(pod.node for pod in pods)
+        allocatable, per_node = distinct(map(attrgetter("allocatable"), tree.nodes))
+        rows = tree.node_rows(map(attrgetter("node"), pods))
         bound = np.flatnonzero(rows >= 0)
-        requests, per_pod = distinct((pods[i].requests for i in bound.tolist()), len(bound))
+        requests, per_pod = distinct(map(attrgetter("requests"), map(pods.__getitem__, bound.tolist())))
         names = {PODS}.union(*allocatable, *requests)
         columns = {name: i for i, name in enumerate(sorted(names))}
         free = amounts(allocatable, columns)[per_node]

@@ -23,41 +23,14 @@ Layout (dense, array based, so placement never walks Python objects per node):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import count, repeat
+from itertools import repeat
 from operator import itemgetter
 
 import numpy as np
 import numpy.typing as npt
 
 from toposched.model import Node, Taint, Topology
-from toposched.topology.paths import IntArray, ObjectArray, PathCodes
-
-
-def value_codes(values: Iterable[str]) -> tuple[ObjectArray, IntArray]:
-    """The distinct ``values`` in sorted order, and per value its index among them."""
-    first: dict[str, int] = {}  # value -> position of its first occurrence
-    positions = np.fromiter(map(first.setdefault, values, count()), dtype=np.int64)
-    distinct = list(first)
-    order = string_order(distinct)
-    rank = np.empty(len(positions), dtype=np.int64)  # indexed by first position
-    rank[np.fromiter(first.values(), dtype=np.int64, count=len(distinct))[order]] = np.arange(len(distinct))
-    ordered = np.fromiter(map(distinct.__getitem__, order.tolist()), dtype=object, count=len(distinct))
-    return ordered, rank[positions]
-
-
-def string_order(strings: list[str]) -> IntArray:
-    """The stable order that sorts ``strings`` as Python compares them, sorted by numpy.
-
-    numpy's fixed-width strings compare like Python strings except that they drop trailing NUL
-    characters, so strings holding a NUL are sorted by Python instead."""
-    if "\x00" in "".join(strings):
-        return python_string_order(strings)
-    return np.argsort(np.array(strings, dtype=np.str_), kind="stable").astype(np.int64)
-
-
-def python_string_order(strings: list[str]) -> IntArray:
-    """``string_order`` by Python's sort (the readable twin)."""
-    return np.fromiter(sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64, count=len(strings))
+from toposched.topology.paths import IntArray, ObjectArray, PathCodes, value_codes
 
 
 def member_order(names: list[str], level_codes: list[IntArray]) -> IntArray:
