@@ -31,7 +31,9 @@ def clusters(draw: st.DrawFn) -> tuple[list[Node], list[RunningPod]]:
 
 @SETTINGS
 @given(clusters())
-def test_free_is_allocatable_minus_bound_pods_and_their_slots(case: tuple[list[Node], list[RunningPod]]) -> None:
+def test_free_is_allocatable_minus_bound_pods_and_their_slots(
+    case: tuple[list[Node], list[RunningPod]],
+) -> None:
     nodes, pods = case
     tree = TopologyTree.build(topology("host"), nodes)
     snapshot = Snapshot.build(tree, pods)

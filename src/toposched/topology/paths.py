@@ -91,4 +91,6 @@ def string_order(strings: list[str]) -> IntArray:
 
 def python_string_order(strings: list[str]) -> IntArray:
     """``string_order`` by Python's sort (the readable twin)."""
-    return np.fromiter(sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64, count=len(strings))
+    return np.fromiter(
+        sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64, count=len(strings)
+    )
