@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import count
+from operator import attrgetter
 
 import numpy as np
 
 from toposched.model import PODS, Resources, RunningPod
 from toposched.snapshot.capacity import BoolArray, PodShape, eligible, fits_count, level_sums
 from toposched.topology import IntArray, TopologyTree
+
+
+def distinct(items: Iterable[Resources]) -> tuple[list[Resources], IntArray]:
+    """The distinct resource maps among ``items``, and per item the index of its own."""
+    index: defaultdict[Resources, int] = defaultdict(count().__next__)  # numbered as first seen
+    codes = np.fromiter(map(index.__getitem__, items), dtype=np.int64)
+    return list(index), codes
+
+
+def amounts(resources: Sequence[Resources], columns: Mapping[str, int]) -> IntArray:
+    """One row per resource map, one column per resource name."""
+    matrix = np.zeros((len(resources), len(columns)), dtype=np.int64)
+    for row, entry in enumerate(resources):
+        for name, amount in entry.items():
+            matrix[row, columns[name]] = amount
+    return matrix
 
 
 class Snapshot:
@@ -41,26 +60,19 @@ class Snapshot:
         """Free capacity of ``tree``'s member nodes given the pods already bound to them.
 
         Pods on nodes outside the tree are ignored (they use no capacity the tree can offer).
+        Nodes (and pods) mostly share a few resource shapes: each distinct one is read once and
+        the rows are filled by array indexing.
         """
-        names = {PODS}
-        for node in tree.nodes:
-            names.update(node.allocatable)
-        bound: list[tuple[int, RunningPod]] = []
-        for pod in pods:
-            index = tree.node_index(pod.node)
-            if index is not None:
-                bound.append((index, pod))
-                names.update(pod.requests)
+        allocatable, per_node = distinct(map(attrgetter("allocatable"), tree.nodes))
+        rows = tree.node_rows(map(attrgetter("node"), pods))
+        bound = np.flatnonzero(rows >= 0)
+        requests, per_pod = distinct(map(attrgetter("requests"), map(pods.__getitem__, bound.tolist())))
+        names = {PODS}.union(*allocatable, *requests)
         columns = {name: i for i, name in enumerate(sorted(names))}
-        free = np.zeros((tree.node_count, len(columns)), dtype=np.int64)
-        for row, node in enumerate(tree.nodes):
-            for name, amount in node.allocatable.items():
-                free[row, columns[name]] = amount
-        pods_col = columns[PODS]
-        for row, pod in bound:
-            for name, amount in pod.requests.items():
-                free[row, columns[name]] -= amount
-            free[row, pods_col] -= 1
+        free = amounts(allocatable, columns)[per_node]
+        used = amounts(requests, columns)
+        used[:, columns[PODS]] += 1  # the pod's own slot
+        np.subtract.at(free, rows[bound], used[per_pod])
         return cls(tree, columns, free)
 
     @property

@@ -1,6 +1,7 @@
 """The static domain tree of a topology over a node set, and the topology lint."""
 
 from toposched.topology.lint import lint
-from toposched.topology.tree import IntArray, TopologyTree
+from toposched.topology.paths import IntArray
+from toposched.topology.tree import TopologyTree
 
 __all__ = ["IntArray", "TopologyTree", "lint"]

@@ -12,21 +12,36 @@ Layout (dense, array based, so placement never walks Python objects per node):
 * domains of a level are numbered in lexicographic order of their paths, so the index *is* the
   deterministic tie-break rank every sort key ends with;
 * the children of a domain, the members of a leaf and the descendants of a domain at any deeper
-  level are contiguous index ranges (CSR style), so descending touches only the chosen subtrees.
+  level are contiguous index ranges (CSR style), so descending touches only the chosen subtrees;
+* paths are kept as codes: each level holds its distinct values once and each domain the code of
+  its value (``PathCodes``). Lookups search the codes; the path tuples placement output reads
+  (``paths``, ``leaf_values``, ``node_leaf_path``) are decoded on first use. Codes come from
+  sorting each level's values once, then one ``lexsort`` orders the members, so building does a
+  few C-level passes per level and sorts no tuples in Python.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import repeat
 from operator import itemgetter
 
 import numpy as np
 import numpy.typing as npt
 
 from toposched.model import Node, Taint, Topology
+from toposched.topology.paths import IntArray, ObjectArray, PathCodes, value_codes
 
-IntArray = npt.NDArray[np.int64]
-ObjectArray = npt.NDArray[np.object_]
+
+def member_order(names: list[str], level_codes: list[IntArray]) -> IntArray:
+    """The order of members sorted by (level values, node name), stable, from value codes: the
+    names are only ranked when two members share a full path (leaves of several nodes)."""
+    keys = level_codes[::-1]  # lexsort sorts by its last key first
+    order: IntArray = np.lexsort(keys).astype(np.int64)
+    paths = np.stack([codes[order] for codes in level_codes])
+    if np.any(np.all(paths[:, 1:] == paths[:, :-1], axis=0)):
+        order = np.lexsort([value_codes(names)[1], *keys]).astype(np.int64)
+    return order
 
 
 class TopologyTree:
@@ -37,22 +52,22 @@ class TopologyTree:
         "_codes",
         "_dotted_rank",
         "_hostname_leaf",
+        "_label_codes",
+        "_leaf_values",
         "_node_index",
-        "_path_index",
+        "_node_leaf_path",
+        "_paths",
         "_taint_groups",
         "child_end",
         "child_start",
         "leaf_end",
         "leaf_start",
-        "leaf_values",
         "node_domain",
-        "node_leaf_path",
         "node_name_array",
         "node_names",
         "nodes",
         "outside",
         "parent",
-        "paths",
         "topology",
     )
 
@@ -60,44 +75,38 @@ class TopologyTree:
     nodes: tuple[Node, ...]
     node_names: tuple[str, ...]
     node_name_array: ObjectArray  # node_names as an array
-    node_leaf_path: ObjectArray  # per node, the path of its leaf
     outside: tuple[str, ...]
-    paths: tuple[tuple[tuple[str, ...], ...], ...]
     node_domain: tuple[IntArray, ...]
     parent: tuple[IntArray, ...]
     child_start: tuple[IntArray, ...]
     child_end: tuple[IntArray, ...]
     leaf_start: IntArray
     leaf_end: IntArray
-    leaf_values: tuple[tuple[str, ...], ...]  # per leaf, its assignment entry (see leaf_for_values)
 
     def __init__(self, topology: Topology, members: Sequence[Node], outside: Sequence[str]) -> None:
         """Lay out ``members`` (already filtered) as a tree. Use :meth:`build` instead."""
-        levels = topology.levels
-        depth = len(levels)
-        keyed = sorted(
-            ((tuple(n.labels[k] for k in levels), n.name, n) for n in members), key=lambda t: t[:2]
-        )
+        depth = len(topology.levels)
+        labels = [node.labels for node in members]
+        coded = [value_codes(map(itemgetter(key), labels)) for key in topology.levels]
+        order = member_order([node.name for node in members], [codes for _, codes in coded])
         self.topology = topology
-        self.nodes = tuple(t[2] for t in keyed)
-        self.node_names = tuple(t[1] for t in keyed)
+        self.nodes = tuple(map(members.__getitem__, order.tolist()))
+        self.node_names = tuple(node.name for node in self.nodes)
         self.outside = tuple(sorted(outside))
-        count = len(keyed)
-        # first[i] = shallowest level at which node i starts a new domain (depth: same leaf as i-1).
-        first = np.empty(count, dtype=np.int64)
-        previous: tuple[str, ...] | None = None
-        for i, (path, _, _) in enumerate(keyed):
-            level = 0
-            if previous is not None:
-                while level < depth and path[level] == previous[level]:
-                    level += 1
-            first[i] = level
-            previous = path
-        starts = [np.flatnonzero(first <= level) for level in range(depth)]
-        self.node_domain = tuple(np.cumsum(first <= level, dtype=np.int64) - 1 for level in range(depth))
-        self.paths = tuple(
-            tuple(keyed[int(i)][0][: level + 1] for i in starts[level]) for level in range(depth)
-        )
+        size = len(self.nodes)
+        # changed[i]: node i starts a new domain at the current level (or a shallower one).
+        changed = np.ones(size, dtype=np.bool_)
+        changed[1:] = False
+        starts: list[IntArray] = []
+        node_domain: list[IntArray] = []
+        domain_codes: list[IntArray] = []
+        for _, codes in coded:
+            ordered = codes[order]
+            changed[1:] |= ordered[1:] != ordered[:-1]
+            starts.append(np.flatnonzero(changed).astype(np.int64))
+            node_domain.append(np.cumsum(changed, dtype=np.int64) - 1)
+            domain_codes.append(ordered[starts[-1]])
+        self.node_domain = tuple(node_domain)
         parents = [np.full(len(starts[0]), -1, dtype=np.int64)]
         child_start: list[IntArray] = []
         child_end: list[IntArray] = []
@@ -109,23 +118,16 @@ class TopologyTree:
         self.parent = tuple(parents)
         self.child_start = tuple(child_start)
         self.child_end = tuple(child_end)
-        self.leaf_start = starts[-1].astype(np.int64) if depth else np.zeros(0, dtype=np.int64)
-        self.leaf_end = np.append(self.leaf_start[1:], count).astype(np.int64)
-        # The same names and leaf paths as object arrays, so per-pod results take one fancy index.
-        self.node_name_array = np.fromiter(self.node_names, dtype=object, count=count)
-        leaf_paths = np.fromiter(self.paths[-1] if depth else (), dtype=object, count=len(self.leaf_start))
-        self.node_leaf_path = leaf_paths[self.node_domain[-1]] if depth else np.empty(0, dtype=object)
-        self._node_index = {name: i for i, name in enumerate(self.node_names)}
-        self._path_index: list[dict[tuple[str, ...], int]] = [
-            {p: i for i, p in enumerate(level_paths)} for level_paths in self.paths
-        ]
-        self._hostname_leaf: dict[str, int] = {}
-        self.leaf_values = self.paths[-1] if depth else ()
-        if topology.hostname_is_lowest:
-            for i, path in enumerate(self.paths[-1]):
-                self._hostname_leaf.setdefault(path[-1], i)
-            self.leaf_values = tuple(zip(map(itemgetter(-1), self.paths[-1])))  # (hostname,) per leaf
-        self._codes: dict[str, tuple[IntArray, dict[str, int]]] = {}
+        self.leaf_start = starts[-1]
+        self.leaf_end = np.append(self.leaf_start[1:], size).astype(np.int64)
+        self._codes = PathCodes(tuple(values for values, _ in coded), tuple(domain_codes), self.parent)
+        self.node_name_array = np.fromiter(self.node_names, dtype=object, count=size)
+        self._paths: tuple[tuple[tuple[str, ...], ...], ...] | None = None
+        self._leaf_values: tuple[tuple[str, ...], ...] | None = None
+        self._node_leaf_path: ObjectArray | None = None
+        self._node_index: dict[str, int] | None = None
+        self._hostname_leaf: IntArray | None = None
+        self._label_codes: dict[str, tuple[IntArray, dict[str, int]]] = {}
         self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
         self._by_name: tuple[IntArray, tuple[str, ...], npt.NDArray[np.str_]] | None = None
         self._dotted_rank: dict[int, IntArray] = {}
@@ -135,8 +137,9 @@ class TopologyTree:
         """The tree of ``topology`` over the schedulable nodes that carry every level label."""
         members: list[Node] = []
         outside: list[str] = []
+        levels = frozenset(topology.levels)
         for node in nodes:
-            if node.schedulable and all(key in node.labels for key in topology.levels):
+            if node.schedulable and levels <= node.labels.keys():
                 members.append(node)
             else:
                 outside.append(node.name)
@@ -171,26 +174,78 @@ class TopologyTree:
 
     def count(self, level: int) -> int:
         """Number of domains at ``level``."""
-        return len(self.paths[level])
+        return len(self._codes.codes[level])
+
+    # -- paths, decoded on first use (placement output reads them per pod) -------------------
+
+    @property
+    def paths(self) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        """Per level, the path of each domain."""
+        if self._paths is None:
+            self._paths = tuple(
+                tuple(self._codes.paths(level, np.arange(self.count(level), dtype=np.int64)))
+                for level in range(self.depth)
+            )
+        return self._paths
+
+    @property
+    def leaf_values(self) -> tuple[tuple[str, ...], ...]:
+        """Per leaf, its assignment entry: ``(hostname,)`` for hostname topologies (Kueue writes
+        the hostname alone), else its path (see ``leaf_for_values``)."""
+        if self._leaf_values is None:
+            leaf = self.leaf_level
+            if self.hostname_is_lowest:
+                leaves = np.arange(self.count(leaf), dtype=np.int64)
+                self._leaf_values = tuple(self._codes.paths(leaf, leaves, first=leaf))
+            else:
+                self._leaf_values = self.paths[leaf]
+        return self._leaf_values
+
+    @property
+    def node_leaf_path(self) -> ObjectArray:
+        """Per member node, the path of its leaf (an array, so per-pod results take one index)."""
+        if self._node_leaf_path is None:
+            leaf_paths = np.fromiter(self.paths[-1], dtype=object, count=self.count(self.leaf_level))
+            self._node_leaf_path = leaf_paths[self.node_domain[-1]]
+        return self._node_leaf_path
 
     # -- lookups -----------------------------------------------------------------------------
 
     def path(self, level: int, index: int) -> tuple[str, ...]:
         return self.paths[level][index]
 
-    def index_of(self, level: int, path: tuple[str, ...]) -> int | None:
+    def index_of(self, level: int, path: Sequence[str]) -> int | None:
         """The index of the domain with this full path at ``level``, or None."""
-        return self._path_index[level].get(path)
+        if len(path) != level + 1:
+            return None
+        index, start, end = -1, 0, self.count(0)
+        for lvl, value in enumerate(path):
+            code = self._codes.code(lvl, value)
+            if code is None:
+                return None
+            if lvl:
+                start, end = self.children(lvl - 1, index)
+            # Siblings are numbered in the order of their own values: a binary search finds one.
+            codes = self._codes.codes[lvl]
+            index = start + int(np.searchsorted(codes[start:end], code))
+            if index == end or codes[index] != code:
+                return None
+        return index
 
     def leaf_for_values(self, values: Sequence[str]) -> int | None:
         """The leaf of an assignment entry: a hostname for hostname topologies, else a full path
         (the inverse of ``leaf_values``, the entry of each leaf)."""
         if self.hostname_is_lowest and len(values) == 1:
-            return self._hostname_leaf.get(values[0])
-        return self._path_index[-1].get(tuple(values))
+            code = self._codes.code(self.leaf_level, values[0])
+            return None if code is None else int(self._first_leaf_by_hostname()[code])
+        return self.index_of(self.leaf_level, values)
 
     def node_index(self, name: str) -> int | None:
-        return self._node_index.get(name)
+        return self._names().get(name)
+
+    def node_rows(self, names: Iterable[str]) -> IntArray:
+        """Per name, the index of that member node; -1 for names outside the tree."""
+        return np.fromiter(map(self._names().get, names, repeat(-1)), dtype=np.int64)
 
     def level_index(self, level: str) -> int | None:
         """Depth of a level given by label key or alias; None when the topology lacks it."""
@@ -224,7 +279,7 @@ class TopologyTree:
 
     def label_codes(self, key: str) -> tuple[IntArray, Mapping[str, int]]:
         """Per member node, an integer code of its value for label ``key`` (-1 when absent)."""
-        cached = self._codes.get(key)
+        cached = self._label_codes.get(key)
         if cached is None:
             table: dict[str, int] = {}
             codes = np.fromiter(
@@ -233,7 +288,7 @@ class TopologyTree:
                 count=len(self.nodes),
             )
             cached = (codes, table)
-            self._codes[key] = cached
+            self._label_codes[key] = cached
         return cached
 
     def by_name(self) -> tuple[IntArray, tuple[str, ...], npt.NDArray[np.str_]]:
@@ -243,7 +298,7 @@ class TopologyTree:
             names = np.asarray(self.node_names, dtype=np.str_)
             order = np.argsort(names, kind="stable").astype(np.int64)
             ordered = names[order]
-            self._by_name = (order, tuple(ordered.tolist()), ordered)
+            self._by_name = (order, tuple(map(self.node_names.__getitem__, order.tolist())), ordered)
         return self._by_name
 
     def dotted_rank(self, level: int) -> IntArray:
@@ -251,7 +306,7 @@ class TopologyTree:
         with dots (KAI's domain id, ``zone1.rack2``), which is not always the path order."""
         cached = self._dotted_rank.get(level)
         if cached is None:
-            ids = [".".join(path) for path in self.paths[level]]
+            ids = list(map(".".join, self.paths[level]))
             order = sorted(range(len(ids)), key=ids.__getitem__)
             cached = np.empty(len(ids), dtype=np.int64)
             cached[np.asarray(order, dtype=np.int64)] = np.arange(len(ids), dtype=np.int64)
@@ -268,6 +323,18 @@ class TopologyTree:
                     groups.setdefault(blocking, []).append(i)
             self._taint_groups = [(taints, np.asarray(idx, dtype=np.int64)) for taints, idx in groups.items()]
         return self._taint_groups
+
+    def _names(self) -> dict[str, int]:
+        """Node name -> member index, built on first use."""
+        if self._node_index is None:
+            self._node_index = dict(zip(self.node_names, range(len(self.node_names)), strict=True))
+        return self._node_index
+
+    def _first_leaf_by_hostname(self) -> IntArray:
+        """Per hostname (leaf-level value code), its first leaf, built on first use."""
+        if self._hostname_leaf is None:
+            self._hostname_leaf = np.unique(self._codes.codes[-1], return_index=True)[1].astype(np.int64)
+        return self._hostname_leaf
 
     def __repr__(self) -> str:
         shape = " x ".join(f"{self.count(level)}" for level in range(self.depth))
