@@ -124,6 +124,7 @@ def run_server(app: Any, *, host: str, port: int, limits: ServerLimits) -> None:
         host=host,
         port=port,
         log_level="warning",
+        access_log=False,  # at the warning level no access line is written; skip building them
         http=guarded_protocol(limits),
         timeout_keep_alive=limits.keep_alive,
     )
