@@ -29,7 +29,7 @@ _INDIVIDUAL_TEXT = len('{"individual":{"roots":[]}}')
 _AFFIX_TEXT = len('"prefix":"",')
 _UNIVERSAL_COUNT_TEXT = len('"universal":')
 _INDIVIDUAL_COUNTS_TEXT = len('"individual":[]')
-START_PIECES = 32_000  # 32 per slice at most 1000 slices: finer starts only cost time
+START_PIECES = 16_000  # 16 per slice at most 1000 slices: finer starts only cost time
 
 
 @dataclass(frozen=True, slots=True)
