@@ -1,5 +1,6 @@
-"""A real server: SIGTERM and Ctrl-C close the store cleanly (WAL checkpointed, exit 0), and slow
-clients can neither hold a connection open nor keep ``/v1/health`` from answering."""
+"""A real server: SIGTERM and Ctrl-C close the store cleanly (WAL checkpointed, exit 0), slow
+clients can neither hold a connection open nor keep ``/v1/health`` from answering, and a request
+head larger than the limit is refused."""
 
 from __future__ import annotations
 
@@ -69,4 +70,26 @@ def test_health_answers_while_slow_clients_hold_connections(tmp_path: Path) -> N
     finally:
         for sock in slow:
             sock.close()
+        server.kill()
+
+
+def read_all(sock: socket.socket) -> bytes:
+    received = b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received
+
+
+def test_a_request_head_over_the_limit_is_refused_and_closed(tmp_path: Path) -> None:
+    server = Server(tmp_path)  # the default limit: 64 KiB of request line and headers
+    server.start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 70_000)
+            answer = read_all(sock)  # the server closes the connection after answering
+        assert answer.startswith(b"HTTP/1.1 400 ")
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            sock.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Padding: " + b"a" * 1000 + b"\r\n\r\n")
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+    finally:
         server.kill()

@@ -76,7 +76,7 @@ def create_app(
     app.state.submissions = submissions
     app.state.commits = commits
     install_error_handlers(app)
-    for module in (nodes, topologies, pools, workloads, events, view):
+    for module in (workloads, nodes, topologies, pools, events, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure

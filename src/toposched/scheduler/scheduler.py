@@ -134,10 +134,11 @@ class Scheduler:
         """The storing half of ``submit``: queue a prepared workload as pending. Durable on return
         (the store may commit it together with other submissions arriving at the same time)."""
         state, submitted = self._state, submission.record
-        stored = {t.name for t in state.store.list_topologies()}
-        for topology in submission.brought:  # e.g. a ClusterTopology in the PodCliqueSet's file
-            if topology.name not in stored:
-                self.put_topology(topology)
+        if submission.brought:  # e.g. a ClusterTopology in the PodCliqueSet's file
+            stored = {t.name for t in state.store.list_topologies()}
+            for topology in submission.brought:
+                if topology.name not in stored:
+                    self.put_topology(topology)
         message = f"{submitted.kind} {submitted.name} submitted by {submitted.owner}"
         record = state.store.submit_workload(submitted, state.event(EventType.SUBMITTED, message))
         state.remember(record.id, submission.topology, submission.gang)  # the loop need not parse it again

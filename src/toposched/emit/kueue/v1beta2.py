@@ -8,8 +8,11 @@ For hostname assignments the domains are further cut into runs that share a reus
 ``-``-terminated hostname prefix (``pool-a-node-1``, ``pool-a-node-2`` → prefix ``pool-a-node-``),
 as Kueue does with its hostname-prefix encoding: order is never changed, runs are chunked at
 100 000 domains, and when that would give more than 1000 slices shorter prefixes are tried,
-finally a single run. The result is kept only if its JSON is not larger than the single-slice
-encoding's.
+finally a single run.
+
+The default form is the smallest JSON of that, the single slice, and the slices
+``smallest_partition`` chooses by merging runs of hostnames that share everything up to their
+last ``-`` (see ``v1beta2_slices``). Domain order is kept in every form.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from enum import StrEnum
 from itertools import chain
 from typing import Any
 
+from toposched.emit.kueue.v1beta2_slices import smallest_partition
 from toposched.model import HOSTNAME, DomainCount, TopologyAssignment
 
 MAX_SLICES = 1000
@@ -31,7 +35,7 @@ MAX_ROOT_LENGTH = 63  # prefix, suffix and each root: label values are at most 6
 class V1Beta2Encoding(StrEnum):
     """Which v1beta2 form ``to_v1beta2`` writes. Every form decodes to the same assignment."""
 
-    SMALLEST = "smallest"  # Kueue's choice: hostname-prefix runs unless one slice is smaller JSON
+    SMALLEST = "smallest"  # the smallest JSON of the other two and merged runs (the default)
     HOSTNAME_PREFIX = "hostname-prefix"  # one slice per run of a reusable hostname prefix
     SINGLE_SLICE = "single-slice"  # one slice (chunked at 100 000 domains)
 
@@ -39,21 +43,27 @@ class V1Beta2Encoding(StrEnum):
 def to_v1beta2(
     assignment: TopologyAssignment, encoding: V1Beta2Encoding = V1Beta2Encoding.SMALLEST
 ) -> dict[str, Any]:
-    """Encode as ``{"levels": [...], "slices": [...]}``; by default the smaller valid form.
+    """Encode as ``{"levels": [...], "slices": [...]}``; by default the smallest valid form.
 
     Individual pod counts are written under the key ``individual`` (see ``from_v1beta2``).
     """
     if encoding is V1Beta2Encoding.SINGLE_SLICE:
         return _encode(assignment, None)
     by_prefix = _encode(assignment, _prefix_keys(assignment))
-    if (
-        encoding is V1Beta2Encoding.HOSTNAME_PREFIX
-        or len(by_prefix["slices"]) <= 1
-        or len(assignment.domains) > MAX_DOMAINS_PER_SLICE  # one slice cannot hold them
-    ):
+    if encoding is V1Beta2Encoding.HOSTNAME_PREFIX or len(assignment.domains) <= 1:
         return by_prefix
-    single = _encode(assignment, None)
-    return single if _json_size(single) < _json_size(by_prefix) else by_prefix
+    candidates = [by_prefix, _encode_ranges(assignment, _merged_ranges(assignment))]
+    if len(assignment.domains) <= MAX_DOMAINS_PER_SLICE:  # else one slice cannot hold them
+        candidates.append(_encode(assignment, None))
+    sized = [(_json_size(c), i) for i, c in enumerate(candidates) if len(c["slices"]) <= MAX_SLICES]
+    return candidates[min(sized)[1]]
+
+
+def _merged_ranges(assignment: TopologyAssignment) -> list[tuple[int, int]]:
+    """Slices merged from runs of values equal up to their last ``-`` (see ``v1beta2_slices``)."""
+    keys = [d.values[-1][: d.values[-1].rfind("-") + 1] for d in assignment.domains]
+    runs = _chunked(_runs(len(keys), keys))
+    return smallest_partition(assignment.domains, runs, MAX_SLICES, MAX_DOMAINS_PER_SLICE)
 
 
 def _prefix_keys(assignment: TopologyAssignment) -> list[str] | None:
@@ -65,12 +75,22 @@ def _prefix_keys(assignment: TopologyAssignment) -> list[str] | None:
 
 def _encode(assignment: TopologyAssignment, keys: Sequence[str] | None) -> dict[str, Any]:
     """One slice per run of equal keys (one run without keys), chunked at 100 000 domains."""
+    return _encode_ranges(assignment, _chunked(_runs(len(assignment.domains), keys)))
+
+
+def _chunked(runs: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Runs cut into pieces of at most 100 000 domains."""
+    return [
+        (start, min(end, start + MAX_DOMAINS_PER_SLICE))
+        for run_start, end in runs
+        for start in range(run_start, end, MAX_DOMAINS_PER_SLICE)
+    ]
+
+
+def _encode_ranges(assignment: TopologyAssignment, ranges: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """One slice per ``[start, end)`` range of domains."""
     domains = assignment.domains
-    slices: list[dict[str, Any]] = []
-    for run_start, run_end in _runs(len(domains), keys):
-        for start in range(run_start, run_end, MAX_DOMAINS_PER_SLICE):
-            chunk = domains[start : min(run_end, start + MAX_DOMAINS_PER_SLICE)]
-            slices.append(_encode_slice(assignment.levels, chunk))
+    slices = [_encode_slice(assignment.levels, domains[start:end]) for start, end in ranges]
     return {"levels": list(assignment.levels), "slices": slices}
 
 
@@ -91,7 +111,7 @@ def _runs(n: int, keys: Sequence[str] | None) -> list[tuple[int, int]]:
 
 
 def _slice_count(keys: Sequence[str]) -> int:
-    return sum(-(-(end - start) // MAX_DOMAINS_PER_SLICE) for start, end in _runs(len(keys), keys))
+    return len(_chunked(_runs(len(keys), keys)))
 
 
 def _hostname_prefix_keys(hostnames: Sequence[str]) -> list[str] | None:

@@ -1,0 +1,28 @@
+"""bench/service_load.py runs in quick mode against a real server and prints its figures."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+
+def test_quick_mode_prints_latencies_and_no_errors() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "service_load.py"), "--quick"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=True,
+    )
+    assert "median of 1: p50" in done.stdout
+    assert "server errors: 0; over-commit: 0" in done.stdout
