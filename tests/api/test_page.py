@@ -4,9 +4,11 @@ by pods it did not place, workloads), the node panel and a pending workload's ex
 from __future__ import annotations
 
 from tests.api.conftest import ADMIN, ALICE, BOB, Api, bearer
-from tests.api.specs import BLOCK, RACK, ZONE, job_yaml, node_names
+from tests.api.specs import BLOCK, HOST, RACK, ZONE, job_yaml, node_names
 
+from toposched.api.clusterview import natural
 from toposched.frontends.cluster import load_cluster
+from toposched.model import Topology
 
 FOREIGN_POD = """apiVersion: v1
 kind: Pod
@@ -119,6 +121,18 @@ def test_view_etag_answers_304_until_something_changes(api: Api) -> None:
     api.scheduler.cycle()
     changed = api.client.get("/v1/cluster/view", headers={**bearer(ALICE), "If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["ETag"] != etag
+
+
+def test_view_of_a_hosts_only_topology_has_no_domains(api: Api) -> None:
+    api.store.put_topology(Topology.create("hosts", [HOST]))
+    view = api.client.get("/v1/cluster/view?topology=hosts", headers=bearer(ALICE)).json()
+    assert view["topology"] == "hosts" and view["topologies"] == ["default", "hosts"]
+    assert view["levels"] == [] and view["domains"] == []
+    assert {row[1] for row in view["nodes"]} == {-1}
+
+
+def test_view_orders_numbered_names_as_people_do() -> None:
+    assert sorted(["r10", "r2", "r1-n10", "r1-n9"], key=natural) == ["r1-n9", "r1-n10", "r2", "r10"]
 
 
 def test_view_of_an_unknown_topology_is_404(api: Api) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from tests.conformance.loader import in_ci
-from tests.service.server import USERS, Server, headers
+from tests.service.server import ADMIN, USERS, Server, headers
 
 from toposched.model import Topology
 from toposched.wire.core import list_object, node_object
@@ -132,8 +132,31 @@ def test_floor_view_workloads_node_panel_and_explanation(tmp_path: Path, browser
         panel = _wait(lambda: _text(browser, "#nodepanel"), "the node panel is shown")
         assert f"serving/inference-{FOREIGN_BUSY}" in panel and "Ready" in panel
         browser.save_screenshot(str(tmp_path / "node-panel.png"))
+
+        # Live refresh: the finished workload's nodes turn free without reloading the page.
+        done = httpx.post(f"{server.url}/v1/workloads/{placed}/finish", headers=headers(USER), timeout=30)
+        assert done.status_code == 200, done.text
+        one = sorted(pods)[0]
+        _wait(lambda: "f" in _classes(browser, f"#floor .c[data-node='{one}']"), "the freed node turns free")
+
+        # A second topology gets its own tab; with one level above the hosts, racks are the columns.
+        body = {"levels": [RACK, HOST]}
+        put = httpx.put(f"{server.url}/v1/topologies/racks", json=body, headers=headers(ADMIN), timeout=30)
+        assert put.status_code == 200, put.text
+        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#tabs button[data-topology='racks']"), "a tab")
+        browser.find_element(By.CSS_SELECTOR, "#tabs button[data-topology='racks']").click()
+        _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, ".row")) == 1, "one row of racks")
+        assert len(browser.find_elements(By.CSS_SELECTOR, ".rack")) == 16
+        browser.save_screenshot(str(tmp_path / "racks-tab.png"))
     finally:
         server.kill()
+
+
+def _classes(browser: Any, selector: str) -> set[str]:
+    from selenium.webdriver.common.by import By
+
+    found = browser.find_elements(By.CSS_SELECTOR, selector)
+    return set(str(found[0].get_attribute("class")).split()) if found else set()
 
 
 def _text(browser: Any, selector: str) -> str:

@@ -122,7 +122,7 @@
     };
     let html;
     if (depth === 0) html = row('all nodes', -1, rack('nodes', '', -1, loose));
-    else if (depth === 1) html = row(short(view.levels[0]) + 's', -1, racksOf(roots));
+    else if (depth === 1) html = row('all', -1, racksOf(roots));
     else html = roots.map(group).join('');
     floor.innerHTML = html || '<p class="muted">no nodes</p>';
     state.cells = new Array(view.nodes.length);
