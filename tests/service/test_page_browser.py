@@ -59,6 +59,7 @@ def browser() -> Iterator[Any]:
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         options.add_argument(flag)
     options.add_argument("--window-size=1600,1000")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the page's console, checked below
     driver = webdriver.Chrome(options=options, service=Service(str(shutil.which("chromedriver"))))
     driver.set_page_load_timeout(60)
     try:
@@ -148,6 +149,8 @@ def test_floor_view_workloads_node_panel_and_explanation(tmp_path: Path, browser
         _wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, ".row")) == 1, "one row of racks")
         assert len(browser.find_elements(By.CSS_SELECTOR, ".rack")) == 16
         browser.save_screenshot(str(tmp_path / "racks-tab.png"))
+        errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert errors == []
     finally:
         server.kill()
 

@@ -238,6 +238,14 @@
       ' · ' + pods + ' pod(s) on ' + w.nodes.length + ' node(s), outlined on the floor</p>';
   }
 
+  // "workloads/7" in a suggestion is the service's workload 7: shown with its name when listed.
+  function named(text) {
+    return text.replace(/workloads\/(\d+)/g, (whole, id) => {
+      const w = state.view.workloads.find((x) => String(x.id) === id);
+      return w ? '#' + id + ' ' + esc(w.name) : whole;
+    });
+  }
+
   async function explain(w) {
     detail.innerHTML = '<h2>#' + w.id + ' ' + esc(w.name) + '</h2><p class="muted">explaining…</p>';
     const r = await api('/v1/workloads/' + w.id + '/explanation');
@@ -262,7 +270,7 @@
         (x.taint ? ' <code>' + esc(x.taint) + '</code>' : '') + (x.resource ? ' <code>' + esc(x.resource) + '</code>' : '')));
     }
     html += '<h3>what would place it</h3>' + (body.suggestions.length
-      ? li(body.suggestions.map((s) => esc(s.text)))
+      ? li(body.suggestions.map((s) => named(esc(s.text))))
       : '<p class="muted">nothing tried places it: it needs more capacity than is free</p>');
     detail.innerHTML = html + '</div>';
   }
