@@ -37,22 +37,27 @@ async def cluster_view(
     """The floor view of one topology (the first without ``topology``). Without a token: the
     nodes and their usage but no workloads. Carries an ``ETag``: a poll sending it back in
     ``If-None-Match`` gets an empty 304 while nothing changed."""
-    response = json_response(await offload.run(_view, store, scheduler, topology, user))
-    etag = '"' + hashlib.blake2b(response.body, digest_size=12).hexdigest() + '"'
+    # Built, encoded and hashed on the offload pool: at 10k nodes that is tens of milliseconds
+    # the event loop would otherwise spend away from every other connection.
+    response, etag = await offload.run(_view, store, scheduler, topology, user)
+    headers = {"ETag": etag, "Cache-Control": "no-cache"}
     if request.headers.get("if-none-match") == etag:
-        return Response(status_code=304, headers={"ETag": etag, "Cache-Control": "no-cache"})
-    response.headers["ETag"] = etag
-    response.headers["Cache-Control"] = "no-cache"
+        return Response(status_code=304, headers=headers)
+    response.headers.update(headers)
     return response
 
 
-def _view(store: Store, scheduler: Scheduler, topology: str | None, user: User | None) -> dict[str, Any]:
+def _view(
+    store: Store, scheduler: Scheduler, topology: str | None, user: User | None
+) -> tuple[Response, str]:
     topologies = store.list_topologies()
     if topology is not None and topology not in {t.name for t in topologies}:
         raise NotFoundError("topology", topology)
     records = store.list_workloads(states=ACTIVE_STATES) if user is not None else []
     reserved = store.reserved_by_node()
-    return build_view(store.get_nodes(), topologies, topology, records, reserved, scheduler.external_pods(), user)
+    view = build_view(store.get_nodes(), topologies, topology, records, reserved, scheduler.external_pods(), user)
+    response = json_response(view)
+    return response, '"' + hashlib.blake2b(response.body, digest_size=12).hexdigest() + '"'
 
 
 @router.get("/v1/cluster/view/nodes/{name}")
