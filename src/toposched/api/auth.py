@@ -225,3 +225,14 @@ async def admin_user(user: Annotated[User, Depends(current_user)]) -> User:
 
 CurrentUser = Annotated[User, Depends(current_user)]
 AdminUser = Annotated[User, Depends(admin_user)]
+
+
+async def optional_user(request: Request) -> User | None:
+    """FastAPI dependency: the caller, or None without an ``Authorization`` header (the web
+    page's read-only skeleton); a wrong token is still refused."""
+    if "authorization" not in request.headers:
+        return None
+    return await current_user(request)
+
+
+MaybeUser = Annotated[User | None, Depends(optional_user)]

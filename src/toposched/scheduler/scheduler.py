@@ -22,9 +22,11 @@ from toposched.frontends.registry import Compiled, Registry, default_registry
 from toposched.model import (
     Cluster,
     ConflictError,
+    Explanation,
     Node,
     NotFoundError,
     PermissionDeniedError,
+    RunningPod,
     SpecError,
     Taint,
     Topology,
@@ -32,6 +34,7 @@ from toposched.model import (
 from toposched.scheduler import pools
 from toposched.scheduler.admission import admit
 from toposched.scheduler.clock import Clock
+from toposched.scheduler.explaining import explain_pending
 from toposched.scheduler.outcome import HOLDING, Outcome
 from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State, default_of, shared_of, stored_spec
@@ -207,6 +210,15 @@ class Scheduler:
             if value is PodStatus.RUNNING and record.state is WorkloadState.ADMITTED:
                 return state.store.start(workload_id, state.event(EventType.STARTED, "running", workload_id))
             return state.store.get_workload(workload_id)
+
+    def explain(self, workload_id: int, *, viewer: str | None = None) -> Explanation:
+        """Why a pending workload waits and what would place it, on the current state (see
+        ``explaining``); ``viewer`` names the user whose workloads may be named (None: all)."""
+        return explain_pending(self._state, workload_id, viewer=viewer)
+
+    def external_pods(self) -> tuple[RunningPod, ...]:
+        """The running pods toposched did not place, as the cluster imports left them."""
+        return self._state.tracker.external
 
     def pod_statuses(self, workload_id: int) -> dict[str, PodStatus]:
         """The known status of every pod of a workload's placement."""
