@@ -15,8 +15,8 @@ from toposched.emit.result import pod_nodes
 from toposched.engine import SearchBudget, place
 from toposched.engine.explain import explain
 from toposched.model import PODS, Cluster, ConflictError, Explanation, Placement, Resources, RunningPod
+from toposched.scheduler.outcome import HOLDING
 from toposched.scheduler.state import State
-from toposched.scheduler.steps import HOLDING
 from toposched.store import WorkloadRecord, WorkloadState
 
 OWN_NAMESPACE = "workloads"  # with the id as owner: the API path of the workload
