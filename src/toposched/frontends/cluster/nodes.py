@@ -10,6 +10,7 @@ Kueue treats a missing Ready condition) and a warning says so. Allocatable resou
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from toposched.frontends.cluster.documents import Located, at
@@ -97,10 +98,21 @@ def _allocatable(
         problems.append(Problem(path, f"expected a mapping of resource quantities, got {raw!r}", ""))
         return EMPTY
     try:
+        return _same_resources(tuple(raw.items()))
+    except (TypeError, SpecError):  # a value that is not a quantity: parsed again below to name the node
+        pass
+    try:
         return Resources.parse(raw, path=path)
     except SpecError as exc:
         problems.extend(exc.problems)
         return EMPTY
+
+
+@lru_cache(maxsize=1024)
+def _same_resources(quantities: tuple[tuple[str, Any], ...]) -> Resources:
+    """Nodes of one pool report the same allocatable quantities: parse them once and share the
+    (immutable) result."""
+    return Resources.parse(dict(quantities))
 
 
 def _taints(raw: object, path: str, problems: list[Problem]) -> tuple[Taint, ...]:

@@ -129,14 +129,16 @@ class _Reader:
         open_anchors: set[str] = set()
         count = extra = document = 0
         root: Any = None
+        parent: _Frame | None = None  # the innermost open collection: stack[-1]
         while True:
             event = get_event()
             kind = type(event)
             if kind is scalar_event:
                 if event.tag is None:  # untagged: most scalars, and the cached plain ones first
-                    value = plain.get(event.value, _NO_KEY) if event.implicit[0] else event.value
+                    text = event.value
+                    value = plain.get(text, _NO_KEY) if event.implicit[0] else text
                     if value is _NO_KEY:
-                        value = self.plain_scalar(event.value, event.start_mark)
+                        value = self.plain_scalar(text, event.start_mark)
                 else:
                     value = self.tagged_scalar(event)
                 count += 1
@@ -155,9 +157,11 @@ class _Reader:
                 if stream_items and len(stack) == 1 and not frame.is_map and stack[0].key == "items":
                     frame.streamed = 0
                 stack.append(frame)
+                parent = frame
                 continue
             elif kind is mapping_end or kind is sequence_end:
                 frame = stack.pop()
+                parent = stack[-1] if stack else None
                 value = frame.value
                 if frame.merges:
                     self.merge(frame.value, frame.merges)
@@ -195,13 +199,11 @@ class _Reader:
             else:  # StreamStartEvent
                 continue
             # a value is complete: put it where it belongs
-            if value is _MERGE and not (stack and stack[-1].is_map and stack[-1].key is _NO_KEY):
+            if value is _MERGE and not (parent is not None and parent.is_map and parent.key is _NO_KEY):
                 raise self.unsupported(_PREFIX + "merge", origin.start_mark)
-            if not stack:
+            if parent is None:
                 root = value
-                continue
-            parent = stack[-1]
-            if not parent.is_map:
+            elif not parent.is_map:
                 if parent.streamed >= 0:
                     yield Parsed(document, value, parent.streamed, stack[0].value)
                     parent.streamed += 1
