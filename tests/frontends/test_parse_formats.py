@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toposched.frontends.parse import InputLimits, parse_documents, parse_stream
+from toposched.frontends.parse.json_text import nesting_depth
 from toposched.frontends.parse.yaml_events import twin_load
 from toposched.model import SpecError
 
@@ -32,7 +33,24 @@ SCALARS = st.one_of(
     st.booleans(),
     st.integers(-(2**63), 2**63),
     TEXT,
-    st.sampled_from(["1.5", "yes", "no", "~", "0x1F", "1_000", "2024-01-01", "=", "<<", "a: b", "- x", "#"]),
+    st.sampled_from(
+        [
+            "1.5",
+            "yes",
+            "no",
+            "~",
+            "0x1F",
+            "1_000",
+            "2024-01-01",
+            "=",
+            "<<",
+            "a: b",
+            "- x",
+            "#",
+            '\\"[',
+            "\\\\",
+        ]
+    ),
     st.sampled_from([0.5, -2.25, 1e3, 123.0]),
 )
 VALUES = st.recursive(
@@ -130,3 +148,17 @@ def test_a_json_error_after_items_were_handed_out_names_its_line() -> None:
         list(parse_stream(text, source="dump"))
     assert str(err.value).startswith("dump:")
     assert "invalid" in str(err.value)
+
+
+def depth(value: Any) -> int:
+    if isinstance(value, dict | list):
+        children = value.values() if isinstance(value, dict) else value
+        return 1 + max((depth(child) for child in children), default=0)
+    return 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(VALUES, st.integers(1, 64))
+def test_json_nesting_is_measured_on_the_bytes_piece_by_piece(document: Any, chunk: int) -> None:
+    text = json.dumps(document, ensure_ascii=False).encode()
+    assert nesting_depth(text, chunk=chunk) == depth(document)

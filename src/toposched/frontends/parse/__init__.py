@@ -88,7 +88,11 @@ def _read(text: str | bytes, source: str, limits: InputLimits, *, stream_items: 
                     pass
                 if exc.key is not None:
                     raise duplicate_key(source, exc.key, None) from None
-                raise syntax_error(source, exc.line, exc.column, exc.reason, language="JSON") from None
+                if exc.line:
+                    raise syntax_error(source, exc.line, exc.column, exc.reason, language="JSON") from None
+                raise SpecError(
+                    [Problem(source, f"invalid JSON: {exc.reason}", "write strict JSON")]
+                ) from None
     yield from read_yaml(data, source, limits, stream_items=stream_items)
 
 

@@ -43,7 +43,10 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
-        raise _DuplicateKeyError(next(k for k, _ in pairs if k in seen or seen.add(k)))  # type: ignore[func-returns-value]
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKeyError(key)
+            seen.add(key)
     return result
 
 
@@ -59,11 +62,20 @@ def looks_like_json(data: bytes) -> bool:
     return _STARTS_JSON.match(data) is not None
 
 
-def nesting_depth(data: bytes) -> int:
+def nesting_depth(data: bytes, chunk: int = 1 << 22) -> int:
     """How deep the brackets outside strings nest, in a few passes over the bytes in C: drop
-    escaped backslashes and quotes, keep only quotes and brackets, drop what is between quotes."""
-    unescaped = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    marks = np.frombuffer(unescaped.translate(None, _NOT_STRUCTURE), dtype=np.uint8)
+    escaped backslashes and quotes, keep only quotes and brackets, drop what is between quotes.
+    Piece by piece, so a large text is not copied whole; no piece ends inside an escape."""
+    pieces: list[bytes] = []
+    start = 0
+    while start < len(data):
+        end = min(start + chunk, len(data))
+        while end < len(data) and data[end - 1] == 0x5C:  # a backslash: keep what it escapes
+            end += 1
+        unescaped = data[start:end].replace(b"\\\\", b"").replace(b'\\"', b"")
+        pieces.append(unescaped.translate(None, _NOT_STRUCTURE))
+        start = end
+    marks = np.frombuffer(b"".join(pieces), dtype=np.uint8)
     quotes = marks == _QUOTE
     outside = (np.cumsum(quotes, dtype=np.uint8) & 1) == 0  # even quotes before: not in a string
     brackets = marks[outside & ~quotes]
