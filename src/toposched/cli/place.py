@@ -135,15 +135,15 @@ def place_command(
                 Problem("--cluster", "is missing", "give the cluster file: --cluster CLUSTER.yaml")
             )
         documents = read_all({"job": job}, problems)
-        read: tuple[Cluster, list[str]] | None = None
+        cluster_read: tuple[Cluster, list[str]] | None = None
         if cluster is not None:
             try:
-                read = read_cluster(cluster)
+                cluster_read = read_cluster(cluster)
             except SpecError as exc:
                 problems.extend(exc.problems)
-        if problems or read is None or cluster is None:
+        if problems or cluster_read is None or cluster is None:
             raise SpecError(problems)
-        loaded, warnings = read
+        loaded, warnings = cluster_read
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])

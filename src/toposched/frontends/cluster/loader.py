@@ -27,10 +27,9 @@ def load_cluster_report(text: str | bytes, *, source: str = "cluster") -> tuple[
 
     ``text`` is YAML or JSON (told apart by content): a ``v1 List`` as ``kubectl get nodes,pods -A
     -o yaml`` (or ``-o json``) prints it, a multi-document stream, or a mix. Nodes, Pods and
-    Topology objects (Kueue ``kueue.x-k8s.io``
-    v1alpha1 / v1beta1 / v1beta2, KAI ``kai.scheduler/v1alpha1``) are read; other kinds are
-    skipped and counted in the warnings, as are pods on unknown nodes and label problems
-    (``check_labels``). ``source`` names the text in syntax errors (``<source>:<line>:<col>``).
+    Topology objects (Kueue ``kueue.x-k8s.io`` v1alpha1 / v1beta1 / v1beta2, KAI
+    ``kai.scheduler/v1alpha1``) are read; other kinds are skipped and counted in the warnings, as
+    are pods on unknown nodes and label problems (``check_labels``). ``source`` names the text in syntax errors (``<source>:<line>:<col>``).
 
     Raises ``ClusterSpecError`` listing every problem, each with its field path.
     """
