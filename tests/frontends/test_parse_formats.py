@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toposched.frontends.parse import InputLimits, parse_documents, parse_stream
-from toposched.frontends.parse.json_text import nesting_depth
+from toposched.frontends.parse.json_text import nesting_depth, read_json
 from toposched.frontends.parse.yaml_events import twin_load
 from toposched.model import SpecError
 
@@ -162,3 +162,17 @@ def depth(value: Any) -> int:
 def test_json_nesting_is_measured_on_the_bytes_piece_by_piece(document: Any, chunk: int) -> None:
     text = json.dumps(document, ensure_ascii=False).encode()
     assert nesting_depth(text, chunk=chunk) == depth(document)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(VALUES, max_size=4), VALUES, st.integers(1, 40), st.sampled_from([None, 2]))
+def test_json_decoded_window_by_window_is_the_whole_decoding(
+    items: list[Any], other: Any, window: int, indent: int | None
+) -> None:
+    document = {"apiVersion": "v1", "items": items, "kind": "List", "other": other}
+    data = json.dumps(document, indent=indent).encode()
+    streamed = list(read_json(data, InputLimits(), stream_items=True, window=window))
+    assert [p.value for p in streamed if p.item is not None] == items
+    assert streamed[-1].value == {**document, "items": []}
+    (whole,) = read_json(data, InputLimits(), stream_items=False, window=window)
+    assert whole.value == document

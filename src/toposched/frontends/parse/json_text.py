@@ -9,6 +9,7 @@ are checked for duplicates as each object is decoded.
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Generator, Iterator
@@ -20,6 +21,7 @@ from toposched.frontends.parse.bounds import InputLimits, Parsed
 
 _STARTS_JSON = re.compile(rb"[ \t\n\r]*[\[{]")
 _SPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER_GOES_ON = frozenset("0123456789+-.eE")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 _QUOTE, _OPENERS = ord('"'), np.frombuffer(b"[{", dtype=np.uint8)
 
@@ -84,24 +86,28 @@ def nesting_depth(data: bytes, chunk: int = 1 << 22) -> int:
     return int(np.cumsum(np.where(np.isin(brackets, _OPENERS), 1, -1)).max())
 
 
-def read_json(data: bytes, limits: InputLimits, *, stream_items: bool) -> Iterator[Parsed]:
+def read_json(
+    data: bytes, limits: InputLimits, *, stream_items: bool, window: int = 1 << 22
+) -> Iterator[Parsed]:
     """The one document of ``data``, or with ``stream_items`` each element of its top-level
-    ``items`` list as soon as it is decoded, then the document (its ``items`` left empty).
-    Raises ``NotJsonError`` (possibly after values were handed out)."""
+    ``items`` list as soon as it is decoded, then the document (its ``items`` left empty). The
+    text is decoded ``window`` bytes at a time. Raises ``NotJsonError`` (possibly after values
+    were handed out)."""
     if nesting_depth(data) > limits.max_depth:
         raise NotJsonError("too deep")
-    text = data.decode("utf-8")
+    text = _Window(data, window)
     try:
-        pos = _SPACE.match(text).end()  # type: ignore[union-attr]  # matches the empty string
-        if stream_items and text.startswith("{", pos):
-            value, pos = yield from _streamed_object(text, pos + 1)
+        if stream_items and text.next_char() == "{":
+            text.pos += 1
+            value = yield from _streamed_object(text)
         else:
-            value, pos = _DECODER.raw_decode(text, pos)
-        end = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
-        if end != len(text):
-            raise json.JSONDecodeError("Extra data", text, end)
+            text.next_char()
+            value = text.value()
+        if text.next_char():
+            raise text.error("Extra data")
     except json.JSONDecodeError as exc:
-        raise NotJsonError(exc.msg, exc.lineno, exc.colno) from None
+        column = exc.colno + (text.columns if exc.lineno == 1 else 0)
+        raise NotJsonError(exc.msg, exc.lineno + text.lines, column) from None
     except _DuplicateKeyError as exc:
         raise NotJsonError("duplicate key", key=exc.key) from None
     except (ValueError, RecursionError) as exc:
@@ -109,53 +115,102 @@ def read_json(data: bytes, limits: InputLimits, *, stream_items: bool) -> Iterat
     yield Parsed(0, value)
 
 
-def _streamed_object(text: str, pos: int) -> Generator[Parsed, None, tuple[dict[str, Any], int]]:
+class _Window:
+    """The text decoded a window at a time: what is held as text is the unread rest of a window
+    and the value being decoded, never the whole text beside its bytes."""
+
+    def __init__(self, data: bytes, size: int) -> None:
+        self.data, self.size = data, size
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.decoded = 0  # bytes decoded so far
+        self.text = ""
+        self.pos = 0
+        self.lines = 0  # line breaks in the text dropped before ``text``
+        self.columns = 0  # characters of the line ``text`` starts in, dropped before it
+
+    def extend(self) -> bool:
+        """Decode more, at least as much as is held (so retries stay linear); False at the end."""
+        if self.decoded >= len(self.data):
+            return False
+        end = self.decoded + max(self.size, len(self.text))
+        more = self.decoder.decode(self.data[self.decoded : end], final=end >= len(self.data))
+        self.decoded = end
+        last_break = self.text.rfind("\n", 0, self.pos)
+        self.lines += self.text.count("\n", 0, self.pos)
+        self.columns = self.pos - last_break - 1 if last_break >= 0 else self.columns + self.pos
+        self.text = self.text[self.pos :] + more
+        self.pos = 0
+        return True
+
+    def next_char(self) -> str:
+        """The next character after white space ("" at the end of the text)."""
+        while True:
+            self.pos = _SPACE.match(self.text, self.pos).end()  # type: ignore[union-attr]  # matches ""
+            if self.pos < len(self.text):
+                return self.text[self.pos]
+            if not self.extend():
+                return ""
+
+    def value(self) -> Any:
+        """The JSON value at ``pos``; one cut off by the window's end is decoded again with more."""
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.pos)
+            except json.JSONDecodeError:
+                if self.extend():
+                    continue
+                raise
+            # a number cut by the window's end ("-15" of "-150.5") decodes too: go on with more
+            if (end < len(self.text) and self.text[end] not in _NUMBER_GOES_ON) or not self.extend():
+                self.pos = end
+                return value
+
+    def error(self, message: str) -> json.JSONDecodeError:
+        return json.JSONDecodeError(message, self.text, self.pos)
+
+
+def _streamed_object(text: _Window) -> Generator[Parsed, None, dict[str, Any]]:
     """The top-level object from just after its ``{``, handing out the elements of ``items``."""
     head: dict[str, Any] = {}
-    pos = _skip(text, pos)
-    if text.startswith("}", pos):
-        return head, pos + 1
+    if text.next_char() == "}":
+        text.pos += 1
+        return head
     while True:
-        if not text.startswith('"', pos):
-            raise json.JSONDecodeError("Expecting property name enclosed in double quotes", text, pos)
-        key, pos = _DECODER.raw_decode(text, pos)
-        pos = _skip(text, pos)
-        if not text.startswith(":", pos):
-            raise json.JSONDecodeError("Expecting ':' delimiter", text, pos)
-        pos = _skip(text, pos + 1)
+        if text.next_char() != '"':
+            raise text.error("Expecting property name enclosed in double quotes")
+        key = text.value()
+        if text.next_char() != ":":
+            raise text.error("Expecting ':' delimiter")
+        text.pos += 1
         if key in head:
             raise _DuplicateKeyError(key)
-        if key == "items" and text.startswith("[", pos):
+        if key == "items" and text.next_char() == "[":
+            text.pos += 1
             head[key] = []
-            pos = yield from _streamed_items(text, pos + 1, head)
+            yield from _streamed_items(text, head)
         else:
-            head[key], pos = _DECODER.raw_decode(text, pos)
-        pos = _skip(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-        elif text.startswith("}", pos):
-            return head, pos + 1
-        else:
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
+            text.next_char()
+            head[key] = text.value()
+        separator = text.next_char()
+        if separator not in (",", "}"):
+            raise text.error("Expecting ',' delimiter")
+        text.pos += 1
+        if separator == "}":
+            return head
 
 
-def _streamed_items(text: str, pos: int, head: dict[str, Any]) -> Generator[Parsed, None, int]:
-    pos = _skip(text, pos)
-    if text.startswith("]", pos):
-        return pos + 1
+def _streamed_items(text: _Window, head: dict[str, Any]) -> Generator[Parsed, None, None]:
+    if text.next_char() == "]":
+        text.pos += 1
+        return
     index = 0
     while True:
-        value, pos = _DECODER.raw_decode(text, pos)
-        yield Parsed(0, value, index, head)
+        text.next_char()
+        yield Parsed(0, text.value(), index, head)
         index += 1
-        pos = _skip(text, pos)
-        if text.startswith(",", pos):
-            pos = _skip(text, pos + 1)
-        elif text.startswith("]", pos):
-            return pos + 1
-        else:
-            raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
-
-
-def _skip(text: str, pos: int) -> int:
-    return _SPACE.match(text, pos).end()  # type: ignore[union-attr]  # matches the empty string
+        separator = text.next_char()
+        if separator not in (",", "]"):
+            raise text.error("Expecting ',' delimiter")
+        text.pos += 1
+        if separator == "]":
+            return
