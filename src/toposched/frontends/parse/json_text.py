@@ -1,10 +1,11 @@
 """JSON text → plain values with the standard library's C decoder, many times faster than reading
 the same text as YAML (``kubectl ... -o json`` dumps).
 
-This is a fast path only: text that is not strict JSON within the bounds raises ``NotJsonError`` and
-is then read as YAML (JSON is YAML), which also names the line of a duplicate key or of too
-deep a nesting. Nesting is measured on the text before decoding (the decoder recurses); keys
-are checked for duplicates as each object is decoded.
+This is a fast path only: text that is not strict JSON within the bounds raises
+``NotJsonError`` and is then read as YAML (JSON is YAML), which also names the line of a
+duplicate key or of too deep a nesting. Nesting is measured on the bytes before decoding (the
+decoder recurses); keys are checked for duplicates as each object is decoded; the text is
+decoded a window at a time, so a large dump is held once, as bytes.
 """
 
 from __future__ import annotations
