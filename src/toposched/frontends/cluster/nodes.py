@@ -9,6 +9,7 @@ Kueue treats a missing Ready condition) and a warning says so. Allocatable resou
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -74,7 +75,7 @@ def _labels(raw: object, path: str, problems: list[Problem]) -> dict[str, str]:
     for key, value in _mapping(raw, path, problems).items():
         # YAML reads unquoted 7 as a number; Kubernetes label values are always strings.
         if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-            labels[str(key)] = str(value)
+            labels[sys.intern(str(key))] = str(value)  # one copy of each key across all nodes
         else:
             problems.append(
                 Problem(f"{path}[{key}]", f"label value {value!r} is not a string", "quote the value in YAML")
