@@ -1,11 +1,9 @@
 """Input is parsed once, at the edge: a submission's YAML is parsed exactly once on its way through
 the API into the store, and not again when the loop admits it; ``toposched place`` parses each
-file it reads once. Every YAML parser entry point is counted, not only the project's own (the
-one parser's depth pre-scan of the same text counts as part of its one parse)."""
+file it reads once. Every YAML parser entry point is counted, not only the project's own."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,8 +14,8 @@ import yaml
 from fastapi.testclient import TestClient
 
 from toposched.api import AuthConfig, Limits, create_app
-from toposched.frontends import parse
 from toposched.frontends.cluster import load_cluster
+from toposched.frontends.parse import yaml_events
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore, WorkloadState
 
@@ -42,18 +40,17 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     """How often each YAML parser entry point ran."""
     counts: Counter[str] = Counter()
 
-    class Counting(parse._Loader):  # type: ignore[misc,name-defined]  # the loader under count
+    class Counting(yaml_events._Loader):  # type: ignore[misc,name-defined]  # the loader under count
         def __init__(self, stream: Any) -> None:
             counts["toposched.frontends.parse"] += 1
             super().__init__(stream)
 
-    monkeypatch.setattr(parse, "_Loader", Counting)
+    monkeypatch.setattr(yaml_events, "_Loader", Counting)
     for name in ("load", "load_all", "safe_load", "safe_load_all", "compose", "compose_all", "parse"):
         original = getattr(yaml, name)
 
         def counted(*args: Any, _name: str = name, _original: Any = original, **kwargs: Any) -> Any:
-            if sys._getframe(1).f_code.co_filename != parse.__file__:  # the parser's own bound check
-                counts[f"yaml.{_name}"] += 1
+            counts[f"yaml.{_name}"] += 1
             return _original(*args, **kwargs)
 
         monkeypatch.setattr(yaml, name, counted)

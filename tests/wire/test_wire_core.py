@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from toposched.frontends.cluster import cluster_from_documents
+from toposched.frontends.cluster import load_cluster
 from toposched.model import Resources, Taint, TaintEffect
 from toposched.model.podspec import parse_tolerations
 from toposched.wire.core import list_object, node_object, pod_object, toleration_for
@@ -25,7 +27,7 @@ def test_node_and_running_pod_read_back() -> None:
         node_name="n1",
         phase="Running",
     )
-    cluster, _ = cluster_from_documents([list_object([node, pod])])
+    cluster = load_cluster(json.dumps(list_object([node, pod])))
     (read,) = cluster.nodes
     assert read.name == "n1" and dict(read.labels) == {"rack": "r1"}
     assert read.allocatable == Resources.parse({GPU: "4", "cpu": "64"})

@@ -16,7 +16,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import cluster_of, pool_option, read_documents
+from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
 from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.registry import CompileContext
@@ -53,7 +53,7 @@ def _topologies(cluster: str | None, topology: str | None = None) -> tuple[Topol
     """The topologies of the cluster file and of a topology file."""
     found: list[Topology] = []
     if cluster is not None:
-        found += cluster_of(read_documents(cluster, what="cluster"), source=cluster)[0].topologies
+        found += read_cluster(cluster)[0].topologies
     if topology is not None:
         found += topologies_from_documents(read_documents(topology, what="topology"), source=topology)
     return tuple(found)

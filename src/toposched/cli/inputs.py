@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from toposched.frontends import osmo
-from toposched.frontends.cluster import cluster_from_documents, topologies_from_documents
+from toposched.frontends.cluster import load_cluster_report, topologies_from_documents
 from toposched.frontends.parse import parse_documents, read_file
 from toposched.frontends.registry import PoolEntry
 from toposched.model import (
@@ -70,10 +70,11 @@ def parse_search(value: str) -> Search:
         ) from None
 
 
-def cluster_of(documents: list[Any], *, source: str) -> tuple[Cluster, list[str]]:
-    """A cluster file (a v1 List or a multi-document stream of Nodes, Pods and Topologies) and the
-    loader's warnings (skipped objects, nodes missing some level labels)."""
-    return cluster_from_documents(documents, source=source)
+def read_cluster(path: str) -> tuple[Cluster, list[str]]:
+    """A cluster file (YAML or JSON: a v1 List or a multi-document stream of Nodes, Pods and
+    Topologies) and the loader's warnings (skipped objects, nodes missing some level labels).
+    Its List items become nodes and pods as they are parsed, so a large dump is never held whole."""
+    return load_cluster_report(read_file(path, what="cluster"), source=path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +112,7 @@ def topology_option(cluster: Cluster, value: str | None) -> TopologyChoice:
 def cluster_topologies(path: str, value: str | None) -> tuple[Cluster, list[Topology]]:
     """``--cluster`` and ``--topology`` for commands about the topologies themselves: the one
     named (or given as a file), else every topology of the cluster."""
-    cluster, _ = cluster_of(read_documents(path, what="cluster"), source=path)
+    cluster, _ = read_cluster(path)
     choice = topology_option(cluster, value)
     name = choice.requested or choice.default
     if name is not None:

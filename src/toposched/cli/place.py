@@ -15,11 +15,11 @@ from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import (
     POLICIES,
     SEARCHES,
-    cluster_of,
     parse_policy,
     parse_search,
     pool_option,
     read_all,
+    read_cluster,
     topology_option,
 )
 from toposched.cli.output import to_json, to_yaml
@@ -59,7 +59,7 @@ ClusterOption = Annotated[
         "--cluster",
         "-c",
         metavar="FILE",
-        help="Nodes, Pods and Topologies, as a v1 List or a multi-document YAML stream.",
+        help="Nodes, Pods and Topologies, as a v1 List (YAML or JSON) or a multi-document YAML stream.",
     ),
 ]
 TopologyOption = Annotated[
@@ -175,10 +175,16 @@ def attempt_placement(
             problems.append(
                 Problem("--cluster", "is missing", "give the cluster file: --cluster CLUSTER.yaml")
             )
-        documents = read_all({"job": job, "cluster": cluster}, problems)
-        if problems or cluster is None:
+        documents = read_all({"job": job}, problems)
+        cluster_read: tuple[Cluster, list[str]] | None = None
+        if cluster is not None:
+            try:
+                cluster_read = read_cluster(cluster)
+            except SpecError as exc:
+                problems.extend(exc.problems)
+        if problems or cluster_read is None or cluster is None:
             raise SpecError(problems)
-        loaded, warnings = cluster_of(documents["cluster"], source=cluster)
+        loaded, warnings = cluster_read
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])

@@ -83,7 +83,7 @@ def serve_command(
     # Imported here so the other commands start fast and do not need the server libraries.
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
-    from toposched.cli.inputs import cluster_of, parse_search, read_documents
+    from toposched.cli.inputs import parse_search, read_cluster
     from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
@@ -95,7 +95,7 @@ def serve_command(
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock(), config)
         if cluster is not None:
-            parsed, warnings = cluster_of(read_documents(cluster, what="cluster"), source=cluster)
+            parsed, warnings = read_cluster(cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
             for warning in report.warnings:

@@ -1,50 +1,56 @@
-"""A cluster dump (YAML) → ``Cluster``: Nodes, the Pods using their capacity, Topology objects."""
+"""A cluster dump (YAML or JSON) → ``Cluster``: Nodes, the Pods using their capacity, Topology
+objects. Each List item becomes a ``Node`` or ``RunningPod`` as soon as it is parsed and its
+mapping is dropped, so a large dump is never held as a whole document tree."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable
 
-from toposched.frontends.cluster.documents import Located, parse_yaml, read_objects
+from toposched.frontends.cluster.documents import Located, located_objects
 from toposched.frontends.cluster.nodes import parse_node
 from toposched.frontends.cluster.pods import parse_pod
 from toposched.frontends.cluster.topology import topology_located
-from toposched.model import Cluster, ClusterSpecError, Node, RunningPod, Topology
+from toposched.frontends.parse import Parsed, parse_stream
+from toposched.model import Cluster, ClusterSpecError, Node, Problem, RunningPod, SpecError, Topology
 from toposched.model.cluster import duplicate_names
 from toposched.model.labels import label_problems
 
 
-def load_cluster(text: str, *, source: str = "cluster") -> Cluster:
+def load_cluster(text: str | bytes, *, source: str = "cluster") -> Cluster:
     """Load a cluster dump; see ``load_cluster_report``, which also returns warnings."""
     return load_cluster_report(text, source=source)[0]
 
 
-def load_cluster_report(text: str, *, source: str = "cluster") -> tuple[Cluster, list[str]]:
+def load_cluster_report(text: str | bytes, *, source: str = "cluster") -> tuple[Cluster, list[str]]:
     """Load a cluster dump and say what was skipped or looks wrong.
 
-    ``text`` is YAML or JSON: a ``v1 List`` as ``kubectl get nodes,pods -A -o yaml`` prints it, a
-    multi-document stream, or a mix. Nodes, Pods and Topology objects (Kueue ``kueue.x-k8s.io``
-    v1alpha1 / v1beta1 / v1beta2, KAI ``kai.scheduler/v1alpha1``) are read; other kinds are
-    skipped and counted in the warnings, as are pods on unknown nodes and label problems
-    (``model.labels``). ``source`` names the text in YAML syntax errors (``<source>:<line>:<col>``).
+    ``text`` is YAML or JSON (told apart by content): a ``v1 List`` as ``kubectl get nodes,pods -A
+    -o yaml`` (or ``-o json``) prints it, a multi-document stream, or a mix. Nodes, Pods and
+    Topology objects (Kueue ``kueue.x-k8s.io`` v1alpha1 / v1beta1 / v1beta2, KAI
+    ``kai.scheduler/v1alpha1``) are read; other kinds are skipped and counted in the warnings, as
+    are pods on unknown nodes and label problems (``model.labels``). ``source`` names the text in syntax errors (``<source>:<line>:<col>``).
 
     Raises ``ClusterSpecError`` listing every problem, each with its field path.
     """
-    documents, problems = parse_yaml(text, source=source)
-    if problems:
-        raise ClusterSpecError(problems)
-    return cluster_from_documents(documents, source=source)
+    try:
+        return _cluster(parse_stream(text, source=source), source)
+    except ClusterSpecError:
+        raise
+    except SpecError as exc:  # the text itself: syntax, bounds
+        raise ClusterSpecError(exc.problems) from None
 
 
-def cluster_from_documents(documents: list[Any], *, source: str = "cluster") -> tuple[Cluster, list[str]]:
-    """``load_cluster_report`` for documents parsed at the edge."""
-    objects, problems = read_objects(documents)
+def _cluster(values: Iterable[Parsed], source: str) -> tuple[Cluster, list[str]]:
+    problems: list[Problem] = []
     warnings: list[str] = []
     nodes: list[Node] = []
     pods: list[RunningPod] = []
     topologies: list[Topology] = []
     ignored: Counter[str] = Counter()
-    for located in objects:
+    objects = 0
+    for located in located_objects(values, problems):
+        objects += 1
         if located.kind == "Node":
             node = parse_node(located, problems, warnings)
             if node is not None:

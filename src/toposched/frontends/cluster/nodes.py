@@ -9,7 +9,9 @@ Kueue treats a missing Ready condition) and a warning says so. Allocatable resou
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from toposched.frontends.cluster.documents import Located, at
@@ -73,7 +75,7 @@ def _labels(raw: object, path: str, problems: list[Problem]) -> dict[str, str]:
     for key, value in _mapping(raw, path, problems).items():
         # YAML reads unquoted 7 as a number; Kubernetes label values are always strings.
         if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
-            labels[str(key)] = str(value)
+            labels[sys.intern(str(key))] = str(value)  # one copy of each key across all nodes
         else:
             problems.append(
                 Problem(f"{path}[{key}]", f"label value {value!r} is not a string", "quote the value in YAML")
@@ -97,10 +99,21 @@ def _allocatable(
         problems.append(Problem(path, f"expected a mapping of resource quantities, got {raw!r}", ""))
         return EMPTY
     try:
+        return _same_resources(tuple(raw.items()))
+    except (TypeError, SpecError):  # a value that is not a quantity: parsed again below to name the node
+        pass
+    try:
         return Resources.parse(raw, path=path)
     except SpecError as exc:
         problems.extend(exc.problems)
         return EMPTY
+
+
+@lru_cache(maxsize=1024)
+def _same_resources(quantities: tuple[tuple[str, Any], ...]) -> Resources:
+    """Nodes of one pool report the same allocatable quantities: parse them once and share the
+    (immutable) result."""
+    return Resources.parse(dict(quantities))
 
 
 def _taints(raw: object, path: str, problems: list[Problem]) -> tuple[Taint, ...]:

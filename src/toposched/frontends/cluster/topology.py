@@ -8,8 +8,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.frontends.cluster.documents import Located, at, parse_yaml, read_objects
-from toposched.model import Problem, Topology, TopologySpecError, is_label_key
+from toposched.frontends.cluster.documents import Located, at, read_objects
+from toposched.frontends.parse import parse_documents
+from toposched.model import Problem, SpecError, Topology, TopologySpecError, is_label_key
 
 KUEUE_VERSIONS = ("kueue.x-k8s.io/v1alpha1", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
 KAI_VERSIONS = ("kai.scheduler/v1alpha1",)
@@ -29,11 +30,12 @@ def parse_topology_object(obj: Mapping[str, Any], *, path: str = "") -> Topology
     return topology
 
 
-def load_topology(text: str, *, source: str = "topology") -> Topology:
-    """The one topology of a YAML file (see ``topologies_from_documents``)."""
-    documents, problems = parse_yaml(text, source=source)
-    if problems:
-        raise TopologySpecError(problems)
+def load_topology(text: str | bytes, *, source: str = "topology") -> Topology:
+    """The one topology of a YAML or JSON file (see ``topologies_from_documents``)."""
+    try:
+        documents = parse_documents(text, source=source)
+    except SpecError as exc:
+        raise TopologySpecError(exc.problems) from None
     found = topologies_from_documents(documents, source=source)
     if len(found) != 1:
         raise TopologySpecError(
