@@ -140,3 +140,10 @@ def test_gpu_counts_become_gangs_of_node_wide_pods(
     if gpus == 76:  # 19 pods: the largest slice size dividing 19 that fits a rack of 18 is 1
         annotations = job.document["spec"]["template"]["metadata"]["annotations"]
         assert annotations["kueue.x-k8s.io/podset-slice-size"] == "1"
+
+
+def test_the_example_config_is_valid() -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "sim" / "config.yaml"
+    config = load_config(str(example))
+    assert config.requests[1].mode is Mode.PREFERRED
+    assert config.failures.node_failures_per_day == 0.05
