@@ -1,0 +1,139 @@
+"""The simulation's one configuration file (YAML), validated with pydantic.
+
+Every field has a default, so an empty file (or none) is a valid configuration::
+
+    traces:
+      directory: /data/traces     # where ``--trace philly`` / ``--trace alibaba`` are found
+      max_bytes: 67108864         # a trace file larger than this is refused
+      max_rows: 1000000           # ...and so is one with more job rows
+    gangs:
+      gpus_per_node: null         # pod width; null = the cluster's most common GPUs per node
+    requests:                     # first rule whose ``wider_than`` the job exceeds wins;
+                                  # a job no rule matches is unconstrained
+      - {wider_than: rack, mode: required, level: block, slice_level: rack}
+      - {wider_than: node, mode: required, level: rack}
+      - {wider_than: none, mode: preferred, level: rack}
+    scheduler:
+      search: complete            # faithful | complete (the service's default)
+      backoff_seconds: 0          # retry unschedulable jobs at every event (like a requeue)
+      node_grace_seconds: 30
+    failures:
+      node_failures_per_day: 0    # per node; 0 = no failure injection
+      recovery_seconds: 3600      # mean time until a failed node is Ready again
+      seed: 0
+
+Levels are named ``host`` (the topology's last level), ``rack`` (the one above), ``block`` (the
+one above that) or by a label key of the topology. Bad values raise a ``SpecError`` whose
+problems name the field, e.g. ``requests[0].mode``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toposched.frontends.osmo.errors import problems_from
+from toposched.frontends.parse import InputLimits, parse_documents, read_file
+from toposched.model import Problem, Search, SpecError
+
+_LIMITS = InputLimits(max_bytes=1024 * 1024)  # a configuration is a few lines
+
+
+class Width(StrEnum):
+    """How wide a job must be for a request rule to apply."""
+
+    NONE = "none"  # every job
+    NODE = "node"  # more than one pod
+    RACK = "rack"  # more pods than a rack has nodes
+
+
+class Mode(StrEnum):
+    """The kind of topology request a rule puts on the job's PodSet."""
+
+    REQUIRED = "required"
+    PREFERRED = "preferred"
+    UNCONSTRAINED = "unconstrained"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TraceLimits(_Strict):
+    """Where named traces live and how large a trace may be."""
+
+    directory: Path | None = None
+    max_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+    max_rows: int = Field(default=1_000_000, gt=0)
+
+
+class GangShape(_Strict):
+    """How a job's GPU count becomes pods: pods of at most ``gpus_per_node`` GPUs each."""
+
+    gpus_per_node: int | None = Field(default=None, gt=0)
+
+
+class RequestRule(_Strict):
+    """A topology request for jobs wider than ``wider_than``."""
+
+    wider_than: Width = Width.NONE
+    mode: Mode = Mode.PREFERRED
+    level: str = "rack"
+    slice_level: str | None = None  # slices of one ``slice_level`` domain's worth of pods
+
+
+def _default_rules() -> tuple[RequestRule, ...]:
+    return (
+        RequestRule(wider_than=Width.RACK, mode=Mode.REQUIRED, level="block", slice_level="rack"),
+        RequestRule(wider_than=Width.NODE, mode=Mode.REQUIRED, level="rack"),
+        RequestRule(wider_than=Width.NONE, mode=Mode.PREFERRED, level="rack"),
+    )
+
+
+class SchedulerSettings(_Strict):
+    """The parts of the scheduler's configuration a replay may change (the policy is per run)."""
+
+    search: Search = Search.COMPLETE
+    backoff_seconds: float = Field(default=0.0, ge=0)
+    node_grace_seconds: float = Field(default=30.0, ge=0)
+
+
+class FailureSettings(_Strict):
+    """Node failures injected during the replay (a seeded random schedule)."""
+
+    node_failures_per_day: float = Field(default=0.0, ge=0)
+    recovery_seconds: float = Field(default=3600.0, gt=0)
+    seed: int = 0
+
+
+class SimConfig(_Strict):
+    """The whole simulation configuration."""
+
+    traces: TraceLimits = TraceLimits()
+    gangs: GangShape = GangShape()
+    requests: tuple[RequestRule, ...] = Field(default_factory=_default_rules)  # none: all unconstrained
+    scheduler: SchedulerSettings = SchedulerSettings()
+    failures: FailureSettings = FailureSettings()
+
+
+def parse_config(raw: Any, *, source: str = "") -> SimConfig:
+    """Validate a parsed configuration document; ``SpecError`` naming every bad field."""
+    if raw is None:
+        return SimConfig()
+    try:
+        return SimConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise SpecError(problems_from(exc, raw, prefix=source)) from None
+
+
+def load_config(path: str | None) -> SimConfig:
+    """The configuration in the YAML file ``path``, or the defaults when ``path`` is None."""
+    if path is None:
+        return SimConfig()
+    documents = parse_documents(read_file(path, what="simulation configuration"), source=path, limits=_LIMITS)
+    if len(documents) > 1:
+        raise SpecError([Problem(path, f"has {len(documents)} documents", "keep one configuration per file")])
+    return parse_config(documents[0] if documents else None, source="")

@@ -1,0 +1,56 @@
+"""``toposched simulate``: a small trace replayed under two policies in two processes, writing
+the metrics, the report and the plots; bad options exit 2 naming the option."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .conftest import Invoke
+
+TRACE = """job_id,submit_time_s,duration_s,num_pods,gpus_per_pod
+a,0,100,2,8
+b,0,50,2,8
+c,10,40,1,8
+d,20,10,4,8
+e,120,10,1,8
+"""
+CLUSTER = "dgx:racks=2,nodes_per_rack=2,racks_per_spine=2"
+
+
+def test_simulate_writes_metrics_report_and_plots(invoke: Invoke, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text(TRACE, encoding="utf-8")
+    out = tmp_path / "out"
+    run = invoke(
+        "simulate", "--trace", trace, "--cluster", CLUSTER, "--policy", "bestfit,binpack", "--out", out
+    )
+    assert run.exit_code == 0, run.stderr
+    assert "| bestfit |" in run.stdout and "| binpack |" in run.stdout
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert [p["policy"] for p in metrics["policies"]] == ["bestfit", "binpack"]
+    assert all(p["jobs"] == 5 and p["lost_jobs"] == 0 and p["overcommits"] == 0 for p in metrics["policies"])
+    assert metrics["gpus"] == 32
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "bestfit: no job lost, no node over-committed" in report
+    for name in ("utilisation.png", "wait_cdf.png", "fragmentation.png"):
+        assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"]({name})" in report
+
+
+def test_simulate_names_a_bad_option(invoke: Invoke, tmp_path: Path) -> None:
+    run = invoke(
+        "simulate", "--trace", "philly", "--cluster", CLUSTER, "--policy", "fastest", "--out", tmp_path
+    )
+    assert run.exit_code == 2
+    assert "--policy: unknown policy 'fastest'" in run.stderr
+    run = invoke("simulate", "--trace", "philly", "--cluster", CLUSTER, "--out", tmp_path)
+    assert run.exit_code == 2
+    assert run.stderr.startswith("traces.directory:")
+    assert not (tmp_path / "metrics.json").exists()
+
+
+def test_simulate_help(invoke: Invoke) -> None:
+    run = invoke("simulate", "--help")
+    assert run.exit_code == 0
+    assert "--limit-jobs" in run.stdout and "--until" in run.stdout
