@@ -20,7 +20,8 @@ leaf group over the group's own topology.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from operator import attrgetter
 
 import numpy as np
@@ -35,9 +36,9 @@ from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
-from toposched.model.placement import Placement
+from toposched.model.placement import LazyRecords, Placement
 from toposched.snapshot import BoolArray, Snapshot
-from toposched.topology import IntArray
+from toposched.topology import IntArray, TopologyTree
 
 MAX_TRIES = 20_000  # candidate sets tried per attempt before giving up (bounded backtracking)
 
@@ -311,8 +312,10 @@ def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:
 
 
 def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
+    """The placement: assignments now (they need only the leaves' rows), pod records on first read."""
     views = {leaf.leaf: _view_of(space, leaf) for leaf in solver.leaves}
-    pods: list[PodPlacement] = []
+    builders: list[Callable[[], list[PodPlacement]]] = []
+    size = 0
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():
         view = views.get(leaf.name) or space.views[space.default]
@@ -325,14 +328,28 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
         placed = [row for row in found if row is not None]
         rows = np.asarray(placed, dtype=np.int64)
         domains = view.codes[-1][rows]
-        if view.bounds is not None and ordered is leaf.pods:
-            pods += place_on_rows(tree, leaf, rows)  # the main topology's rows are its tree's nodes
+        if view.bounds is not None and ordered is leaf.pods:  # the main topology's rows are its tree's nodes
+            builders.append(partial(place_on_rows, tree, leaf, rows))
         else:
-            paths = tree.paths[tree.leaf_level]
-            pods += [
-                PodPlacement(pod.name, leaf.name, pod.index, space.names[row], paths[d] if d >= 0 else ())
-                for pod, row, d in zip(ordered, placed, domains.tolist(), strict=True)
-            ]
+            builders.append(partial(_records, tree, space.names, leaf.name, list(ordered), placed, domains))
+        size += len(placed)
         leaves, counts = np.unique(domains[domains >= 0], return_counts=True)
         assignments[leaf.name] = leaf_assignment(tree, leaves, counts.astype(np.int64))
-    return Placement(gang.name, space.default, solver.policy, tuple(pods), assignments)
+    pods = LazyRecords(lambda: [pod for build in builders for pod in build()], size)
+    return Placement(gang.name, space.default, solver.policy, pods, assignments)
+
+
+def _records(
+    tree: TopologyTree,
+    names: Sequence[str],
+    group: str,
+    pods: Sequence[PodSpec],
+    rows: Sequence[int],
+    domains: IntArray,
+) -> list[PodPlacement]:
+    """Pod records on rows of the node space (a topology other than the main one)."""
+    paths = tree.paths[tree.leaf_level]
+    return [
+        PodPlacement(pod.name, group, pod.index, names[row], paths[d] if d >= 0 else ())
+        for pod, row, d in zip(pods, rows, domains.tolist(), strict=True)
+    ]
