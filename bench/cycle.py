@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -36,17 +37,16 @@ from typing import Any
 import numpy as np
 
 from toposched.engine import SearchBudget, place_gang, usage_of
-from toposched.model import HOSTNAME, Cluster, Node, Placement, Resources, RunningPod, Topology
+from toposched.model import Cluster, Placement, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig, Submission
 from toposched.snapshot import Snapshot
 from toposched.store import MemoryStore, SqliteStore, Store
 from toposched.topology import TopologyTree
 
-ZONE, BLOCK, RACK = "example.com/zone", "example.com/block", "example.com/rack"
-LEVELS = (ZONE, BLOCK, RACK, HOSTNAME)
-NODES_PER_RACK, RACKS_PER_BLOCK, BLOCKS_PER_ZONE = 16, 16, 8
-GPU = "nvidia.com/gpu"
-POD = Resources.parse({GPU: "1", "cpu": "8", "memory": "64Gi"})
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the placement benchmark's cluster
+from place import BLOCK, GPU, LEVELS, RACK, ZONE
+from place import cluster as placement_cluster
+
 SIZES = (8, 16, 32, 64, 128, 256, 512)
 SIZE_WEIGHTS = (0.30, 0.25, 0.20, 0.12, 0.07, 0.04, 0.02)
 # (annotation, level, rack slice size or 0), equally likely
@@ -66,21 +66,9 @@ TOPOLOGY = Topology.create("bench", LEVELS)
 
 
 def cluster(size: int, seed: int = 7) -> Cluster:
-    """``size`` nodes, 4 GPUs each, with 0-4 GPUs (and matching cpu/memory) already in use."""
-    rng = np.random.default_rng(seed)
-    used = rng.integers(0, 5, size=size)
-    allocatable = Resources.parse({GPU: "4", "cpu": "64", "memory": "512Gi", "pods": "110"})
-    nodes: list[Node] = []
-    pods: list[RunningPod] = []
-    for i in range(size):
-        rack, node = divmod(i, NODES_PER_RACK)
-        block, rack_in_block = divmod(rack, RACKS_PER_BLOCK)
-        zone = block // BLOCKS_PER_ZONE
-        name = f"z{zone}-b{block}-r{rack_in_block}-n{node}"
-        labels = {ZONE: f"z{zone}", BLOCK: f"b{block}", RACK: f"r{rack_in_block}", HOSTNAME: name}
-        nodes.append(Node.create(name, labels, allocatable))
-        if used[i]:
-            pods.append(RunningPod(f"other-{i}", "default", name, POD.scaled(int(used[i]))))
+    """``size`` nodes, 4 GPUs each, with 0-4 GPUs (and matching cpu/memory) already in use: the
+    placement benchmark's cluster, with its topology."""
+    nodes, pods = placement_cluster(size, seed)
     return Cluster.create(nodes, pods, [TOPOLOGY])
 
 
