@@ -20,7 +20,7 @@ from toposched.api.auth import AuthConfig
 from toposched.api.errors import CatchAllMiddleware, install_error_handlers
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
-from toposched.api.routes import events, explanations, nodes, pools, topologies, view, workloads
+from toposched.api.routes import defrag, events, explanations, nodes, pools, topologies, view, workloads
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
@@ -85,7 +85,7 @@ def create_app(
     app.state.submissions = submissions
     app.state.commits = commits
     install_error_handlers(app)
-    for module in (workloads, explanations, nodes, topologies, pools, events, view):
+    for module in (workloads, explanations, nodes, topologies, pools, events, defrag, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure

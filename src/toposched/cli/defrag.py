@@ -3,7 +3,7 @@ to move so that N whole domains of a level become free, and where each pod would
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -12,8 +12,9 @@ from rich.table import Table
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
 from toposched.cli.output import to_json
-from toposched.engine.defrag import DefragPlan, plan_defrag
-from toposched.model import Problem, SpecError, Topology, ToposchedError
+from toposched.emit.result import defrag_to_json
+from toposched.engine.defrag import plan_defrag
+from toposched.model import DefragPlan, Problem, SpecError, Topology, ToposchedError
 
 
 def defrag_command(
@@ -44,51 +45,18 @@ def defrag_command(
                 [Problem("--topology", f"the cluster has several topologies ({names})", "name one")]
             )
         chosen = topologies[0]
-        plan = plan_defrag(chosen, loaded.nodes, loaded.pods, level_index(chosen, level), count)
+        key = chosen.level_named(level, path="--level")
+        plan = plan_defrag(chosen, loaded.nodes, loaded.pods, chosen.levels.index(key), count)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
     if output == "json":
-        typer.echo(to_json(plan_document(plan)))
+        typer.echo(to_json(defrag_to_json(plan)))
     else:
         _print_plan(Console(highlight=False), chosen, plan)
     if not plan.complete:
         raise typer.Exit(ExitCode.UNSCHEDULABLE)
-
-
-def level_index(topology: Topology, value: str) -> int:
-    """The index of the level named by its node label or its short name (``rack``)."""
-    for index, key in enumerate(topology.levels):
-        if value in (key, topology.short_name(key)):
-            return index
-    known = ", ".join(f"{topology.short_name(k)} ({k})" for k in topology.levels)
-    raise SpecError(
-        [Problem("--level", f"topology {topology.name!r} has no level {value!r}", f"use one of {known}")]
-    )
-
-
-def plan_document(plan: DefragPlan) -> dict[str, Any]:
-    return {
-        "level": plan.level,
-        "wanted": plan.wanted,
-        "freed": ["/".join(path) for path in plan.freed],
-        "alreadyFree": plan.already_free,
-        "complete": plan.complete,
-        "reason": plan.reason,
-        "workloadsMoved": len(plan.moves),
-        "podsMoved": plan.pods_moved,
-        "moves": [
-            {
-                "workload": move.workload,
-                "pods": [
-                    {"namespace": p.namespace, "name": p.pod, "from": p.source, "to": p.target}
-                    for p in move.pods
-                ],
-            }
-            for move in plan.moves
-        ],
-    }
 
 
 def _print_plan(console: Console, topology: Topology, plan: DefragPlan) -> None:

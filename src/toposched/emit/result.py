@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toposched.model import (
+    DefragPlan,
     DomainCount,
     Exclusion,
     Explanation,
@@ -209,3 +210,27 @@ def _exclusion_document(exclusion: Exclusion) -> dict[str, Any]:
     if exclusion.resource is not None:
         document["resource"] = exclusion.resource
     return document
+
+
+def defrag_to_json(plan: DefragPlan) -> dict[str, Any]:
+    """Defragmentation advice as the CLI and the API print it."""
+    return {
+        "level": plan.level,
+        "wanted": plan.wanted,
+        "freed": ["/".join(path) for path in plan.freed],
+        "alreadyFree": plan.already_free,
+        "complete": plan.complete,
+        "reason": plan.reason,
+        "workloadsMoved": len(plan.moves),
+        "podsMoved": plan.pods_moved,
+        "moves": [
+            {
+                "workload": move.workload,
+                "pods": [
+                    {"namespace": p.namespace, "name": p.pod, "from": p.source, "to": p.target}
+                    for p in move.pods
+                ],
+            }
+            for move in plan.moves
+        ],
+    }

@@ -7,66 +7,53 @@ stay, since nothing in a cluster dump says those workloads must move as a whole.
 of one workload are re-placed together, all or nothing, by the engine on the nodes outside the
 freed domains, taking the capacity left after the pods that stay.
 
+Workloads given with their gang (the service's own) move whole instead: all their pods leave,
+wherever they run, and the gang is placed again by the engine under its own constraints.
+
 Choosing the domains is greedy: each step adds the domain that moves the fewest new workloads
 (then the fewest pods, then the lowest domain rank) among those whose moved pods still fit
-elsewhere. Moved pods only go to nodes with no NoSchedule or NoExecute taint: a dump's running
-pods carry no tolerations the engine could check.
+elsewhere. Moved pods only go to nodes of the topology with no NoSchedule or NoExecute taint: a
+dump's running pods carry no tolerations the engine could check.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from toposched.engine.place import place_gang, usage_of
-from toposched.model import HOSTNAME, Gang, Group, Node, Placement, PodSpec, RunningPod, Topology
+from toposched.model import (
+    DefragPlan,
+    Gang,
+    Group,
+    Node,
+    Placement,
+    PodMove,
+    PodSpec,
+    Policy,
+    RunningPod,
+    Topology,
+    WorkloadMove,
+)
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
 
 Path = tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PodMove:
-    namespace: str
-    pod: str
-    source: str
-    target: str
-
-
-@dataclass(frozen=True, slots=True)
-class WorkloadMove:
-    workload: str  # namespace/owner, or namespace/pod for a pod without an owner
-    pods: tuple[PodMove, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class DefragPlan:
-    """The domains to free (paths of level values) and the moves that free them. ``freed`` may
-    hold fewer domains than asked for; ``reason`` then says why no further domain could be freed."""
-
-    level: str
-    wanted: int
-    freed: tuple[Path, ...]
-    moves: tuple[WorkloadMove, ...]
-    already_free: int
-    reason: str = ""
-
-    @property
-    def complete(self) -> bool:
-        return len(self.freed) == self.wanted
-
-    @property
-    def pods_moved(self) -> int:
-        return sum(len(move.pods) for move in self.moves)
-
-
 def plan_defrag(
-    topology: Topology, nodes: Sequence[Node], pods: Sequence[RunningPod], level: int, count: int
+    topology: Topology,
+    nodes: Sequence[Node],
+    pods: Sequence[RunningPod],
+    level: int,
+    count: int,
+    *,
+    gangs: Mapping[str, Gang] | None = None,
+    policy: Policy = Policy.MIXED,
 ) -> DefragPlan:
     """Free ``count`` domains at ``topology.levels[level]``, moving as few workloads as the greedy
-    choice finds. Only domains whose nodes are all schedulable qualify."""
+    choice finds. Only domains whose nodes are all schedulable qualify. ``gangs`` (by workload,
+    ``namespace/owner``) move whole, placed under ``policy``; their pods are named as in the gang."""
     key = topology.levels[level]
     domains = _whole_domains(topology, nodes, level)
     on_node: dict[str, list[RunningPod]] = defaultdict(list)
@@ -86,7 +73,7 @@ def plan_defrag(
             reason = f"the cluster has only {len(domains)} {key} domain(s) whose nodes can all take pods"
             break
         for path in candidates:
-            found = _relocate(topology, nodes, domains, residents, pods, [*freed, path])
+            found = _relocate(topology, nodes, domains, residents, pods, [*freed, path], gangs or {}, policy)
             if found is not None:
                 freed.append(path)
                 moves = found
@@ -125,16 +112,22 @@ def _relocate(
     residents: dict[Path, list[RunningPod]],
     pods: Sequence[RunningPod],
     freed: Sequence[Path],
+    gangs: Mapping[str, Gang],
+    policy: Policy,
 ) -> tuple[WorkloadMove, ...] | None:
     """The moves that empty ``freed``, or None when some workload's moved pods fit nowhere."""
     emptied = {n.name for path in freed for n in domains[path]}
-    moving = [p for path in freed for p in residents[path]]
+    leaving = {_workload(p) for path in freed for p in residents[path]}
+    moving = [p for p in pods if _workload(p) in gangs and _workload(p) in leaving]
+    moving += [p for path in freed for p in residents[path] if _workload(p) not in gangs]
     targets = [
         n
         for n in nodes
-        if n.name not in emptied and HOSTNAME in n.labels and not any(t.blocks_scheduling for t in n.taints)
+        if n.name not in emptied
+        and all(key in n.labels for key in topology.levels)
+        and not any(t.blocks_scheduling for t in n.taints)
     ]
-    tree = TopologyTree.build(Topology.create("defrag-targets", (HOSTNAME,)), targets)
+    tree = TopologyTree.build(topology, targets)
     moving_ids = {id(p) for p in moving}
     snapshot = Snapshot.build(tree, [p for p in pods if id(p) not in moving_ids])
     by_workload: dict[str, list[RunningPod]] = defaultdict(list)
@@ -143,16 +136,23 @@ def _relocate(
     out: list[WorkloadMove] = []
     # Largest first: they are the hardest to fit once the small ones took the gaps.
     for workload, group in sorted(by_workload.items(), key=lambda item: (-len(item[1]), item[0])):
-        specs = tuple(PodSpec(p.name, i, p.requests) for i, p in enumerate(group))
-        gang = Gang(workload, Group("workload", children=(Group("pods", pods=specs),)))
-        result = place_gang(gang, snapshot)
+        gang = gangs.get(workload) or _loose(workload, group)
+        result = place_gang(
+            gang, snapshot, policy=(gang.policy or policy) if workload in gangs else Policy.MIXED
+        )
         if not isinstance(result, Placement):
             return None
         snapshot.add_usage(workload, usage_of(result, gang))
         target = {pod.pod: pod.node for pod in result.pods}
         out.append(
             WorkloadMove(
-                workload, tuple(PodMove(p.namespace, p.name, p.node, str(target[p.name])) for p in group)
+                workload, tuple(PodMove(p.namespace, p.name, p.node, str(target.get(p.name))) for p in group)
             )
         )
     return tuple(sorted(out, key=lambda move: move.workload))
+
+
+def _loose(workload: str, pods: Sequence[RunningPod]) -> Gang:
+    """A workload known only by its running pods: its moved pods as one unconstrained group."""
+    specs = tuple(PodSpec(p.name, i, p.requests) for i, p in enumerate(pods))
+    return Gang(workload, Group("workload", children=(Group("pods", pods=specs),)))

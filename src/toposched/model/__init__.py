@@ -2,6 +2,7 @@
 results and the error tree. Standard library only."""
 
 from toposched.model.cluster import Cluster
+from toposched.model.defrag import DefragPlan, PodMove, WorkloadMove
 from toposched.model.errors import (
     ClusterSpecError,
     ConflictError,
@@ -47,6 +48,9 @@ __all__ = [
     "MEMORY",
     "PODS",
     "Cluster",
+    "DefragPlan",
+    "PodMove",
+    "WorkloadMove",
     "DomainFit",
     "Exclusion",
     "ExclusionReason",

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from toposched.model.errors import Problem, TopologySpecError
+from toposched.model.errors import Problem, SpecError, TopologySpecError
 
 HOSTNAME = "kubernetes.io/hostname"
 MAX_LEVELS = 8
@@ -96,6 +96,15 @@ class Topology:
             return "node"
         short = key.rsplit("/", 1)[-1]
         return short.removeprefix("topology-") or short
+
+    def level_named(self, value: str, *, path: str) -> str:
+        """The label key of a level given by label key, alias or short name (``rack``);
+        ``SpecError`` at ``path`` listing the levels when there is none."""
+        found = self.resolve(value) or next((k for k in self.levels if self.short_name(k) == value), None)
+        if found is None:
+            known = ", ".join(f"{self.short_name(k)} ({k})" for k in self.levels)
+            raise SpecError([Problem(path, f"topology {self.name!r} has no level {value!r}", f"use one of {known}")])
+        return found
 
     def index(self, level: str) -> int:
         """Depth of a level (0 = coarsest). Raises KeyError for an unknown level."""

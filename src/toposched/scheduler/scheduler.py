@@ -22,6 +22,7 @@ from toposched.frontends.registry import Compiled, Registry, default_registry
 from toposched.model import (
     Cluster,
     ConflictError,
+    DefragPlan,
     Explanation,
     Node,
     NotFoundError,
@@ -34,6 +35,7 @@ from toposched.model import (
 from toposched.scheduler import pools
 from toposched.scheduler.admission import admit
 from toposched.scheduler.clock import Clock
+from toposched.scheduler.defragging import plan_for_service
 from toposched.scheduler.explaining import explain_pending
 from toposched.scheduler.outcome import HOLDING, Outcome
 from toposched.scheduler.registry import check_pool_update, check_topology_update
@@ -215,6 +217,11 @@ class Scheduler:
         """Why a pending workload waits and what would place it, on the current state (see
         ``explaining``); ``viewer`` names the user whose workloads may be named (None: all)."""
         return explain_pending(self._state, workload_id, viewer=viewer)
+
+    def defrag(self, level: str, count: int, topology: str | None = None) -> DefragPlan:
+        """Which workloads to move so ``count`` whole domains of ``level`` become free (see
+        ``defragging``)."""
+        return plan_for_service(self._state, level, count, topology)
 
     def external_pods(self) -> tuple[RunningPod, ...]:
         """The running pods toposched did not place, as the cluster imports left them."""
