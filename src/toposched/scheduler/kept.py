@@ -70,6 +70,46 @@ class KeptSnapshot:
                 self.charge(workload, usage)
 
 
+class KeptTotals:
+    """Every booking summed per node, kept in step with the bookings like ``KeptSnapshot``, so a
+    cycle adds up only the bookings that changed since the last one."""
+
+    def __init__(self) -> None:
+        self.charged: dict[int, Usage] = {}
+        self.per_node: dict[str, dict[str, int]] = {}
+
+    def charge(self, workload: int, usage: Usage) -> None:
+        """Book ``usage`` for ``workload``, replacing what it had."""
+        self.release(workload)
+        self._add(usage, 1)
+        self.charged[workload] = usage
+
+    def release(self, workload: int) -> None:
+        old = self.charged.pop(workload, None)
+        if old is not None:
+            self._add(old, -1)
+
+    def sync(self, booked: Mapping[int, Usage]) -> None:
+        """Make the summed bookings ``booked``: give back the ones gone, charge the changed."""
+        for workload in [w for w in self.charged if w not in booked]:
+            self.release(workload)
+        for workload, usage in booked.items():
+            if self.charged.get(workload) != usage:
+                self.charge(workload, usage)
+
+    def _add(self, usage: Usage, sign: int) -> None:
+        for name, resources in usage.items():
+            into = self.per_node.setdefault(name, {})
+            for resource, amount in resources.items():
+                left = into.get(resource, 0) + sign * amount
+                if left:
+                    into[resource] = left
+                else:
+                    into.pop(resource, None)
+            if not into:
+                del self.per_node[name]
+
+
 class SnapshotCache:
     """The snapshot of each topology, kept from one cycle to the next. Only one cycle uses it at
     a time (``Scheduler.cycle`` holds the cycle lock)."""
@@ -79,6 +119,7 @@ class SnapshotCache:
         self.builds = 0  # how many snapshots were built from scratch (tests read it)
         self._external: tuple[tuple[RunningPod, ...], dict[str, dict[str, int]]] = ((), {})
         self._excess: tuple[tuple[RunningPod, ...], tuple[Node, ...], dict[str, str]] = ((), (), {})
+        self.totals = KeptTotals()
 
     def external_use(self, external: tuple[RunningPod, ...]) -> Mapping[str, Mapping[str, int]]:
         """What the external pods use per node (the ``pods`` slot included), summed once for as

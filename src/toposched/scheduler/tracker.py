@@ -78,11 +78,15 @@ class Tracker:
         self.taints: dict[tuple[str, str], float] = {}
         self.pods: dict[int, dict[str, PodStatus]] = {}
         self.external: tuple[RunningPod, ...] = ()
+        # The node value each name was last observed as: the loop observes every node every
+        # cycle, and a store that hands out the same (immutable) value needs no second look.
+        self._seen: dict[str, Node] = {}
 
     # -- nodes ---------------------------------------------------------------------------------
     def observe(self, name: str, ready: bool | None, taints: Iterable[str], at: float) -> None:
         """Record a node's state as of ``at``; start times are kept while the state lasts.
         ``ready`` None means the node is gone."""
+        self._seen.pop(name, None)
         if ready is False:
             self.not_ready.setdefault(name, at)
         else:
@@ -94,7 +98,10 @@ class Tracker:
             self.taints.setdefault((name, taint), at)
 
     def observe_node(self, node: Node, at: float) -> None:
+        if self._seen.get(node.name) is node:
+            return  # observing the same state again changes no start time
         self.observe(node.name, node.ready, (str(t) for t in node.taints), at)
+        self._seen[node.name] = node
 
     def not_ready_since(self, name: str, now: float) -> float:
         return self.not_ready.get(name, now)

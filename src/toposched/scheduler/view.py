@@ -30,6 +30,7 @@ class CycleView:
         self._snapshots: dict[str, KeptSnapshot] = {}
         self._trees = trees if trees is not None else TreeCache()
         self._cache = snapshots if snapshots is not None else SnapshotCache()
+        self._cache.totals.sync(self._booked)
         self.changes = 0  # bookings charged or given back during the cycle (``shapes.Refusals``)
 
     def snapshot(self, topology: Topology) -> Snapshot:
@@ -45,6 +46,7 @@ class CycleView:
     def charge(self, workload: int, usage: Mapping[str, Resources]) -> None:
         """Book ``usage`` for a workload (replacing what it had) in every snapshot."""
         self._booked[workload] = dict(usage)
+        self._cache.totals.charge(workload, self._booked[workload])
         for kept in self._snapshots.values():
             kept.charge(workload, self._booked[workload])
         self.changes += 1
@@ -52,12 +54,7 @@ class CycleView:
     def overbooked(self) -> dict[str, str]:
         """Nodes whose bookings and external pods exceed what they have now (a node re-imported
         smaller), each with what is over: their gangs count as failed on them."""
-        booked: dict[str, dict[str, int]] = {}
-        for usage in self._booked.values():
-            for name, resources in usage.items():
-                into = booked.setdefault(name, {})
-                for resource, amount in resources.items():
-                    into[resource] = into.get(resource, 0) + amount
+        booked = self._cache.totals.per_node  # kept in step with ``_booked``
         # Nodes without bookings: what the external pods alone do to them (kept between cycles).
         excessive = self._cache.external_excess(self._external, self._node_list)
         over = {name: why for name, why in excessive.items() if name not in booked}
@@ -74,6 +71,7 @@ class CycleView:
     def release(self, workload: int) -> None:
         """Give back everything a workload booked."""
         self._booked.pop(workload, None)
+        self._cache.totals.release(workload)
         for kept in self._snapshots.values():
             kept.release(workload)
         self.changes += 1

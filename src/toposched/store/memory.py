@@ -1,7 +1,10 @@
 """``MemoryStore``: the ``Store`` protocol in memory, for tests and dry runs.
 
 Same rules as the SQLite store (shared through ``toposched.store.rules``); every operation checks
-before it changes anything, under one lock, so a refused call leaves no trace.
+before it changes anything, under one lock, so a refused call leaves no trace. Workload placements
+and explanations are kept frozen (``toposched.store.frozen``), so reads hand out the stored records
+without copying; workload ids are indexed by state, so listing some states never scans the
+finished ones.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from toposched.model import EMPTY, ConflictError, Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
 from toposched.store.codecs import copy_json
+from toposched.store.frozen import freeze
 from toposched.store.records import (
     ACTIVE_STATES,
     Admission,
@@ -35,6 +39,9 @@ class MemoryStore:
         self._topologies: dict[str, Topology] = {}
         self._pools: dict[str, PoolRecord] = {}
         self._workloads: dict[int, WorkloadRecord] = {}
+        self._by_state: dict[WorkloadState, set[int]] = {state: set() for state in WorkloadState}
+        # While ``write_decisions`` runs: each workload's record before the run, to roll back.
+        self._before: dict[int, WorkloadRecord | None] | None = None
         self._reservations: dict[int, dict[str, Resources]] = {}
         # Reservations summed per node, kept in step with ``_reservations``: a capacity check
         # reads only the nodes it books, never every reservation.
@@ -159,7 +166,7 @@ class MemoryStore:
             )
             self._next_id += 1
             self._next_sequence += 1
-            self._workloads[stored.id] = stored
+            self._put(stored)
             if entry is not None:
                 self._events.append(entry)
             return stored
@@ -167,19 +174,15 @@ class MemoryStore:
     def get_workload(self, workload_id: int) -> WorkloadRecord:
         """One workload by id."""
         with self._lock:
-            return _copy(self._get(workload_id))
+            return self._get(workload_id)
 
     def list_workloads(
         self, owner: str | None = None, states: Collection[WorkloadState] | None = None
     ) -> list[WorkloadRecord]:
         """Workloads in arrival order, optionally only one owner's and only some states."""
         with self._lock:
-            found = [
-                w
-                for w in self._workloads.values()
-                if (owner is None or w.owner == owner) and (states is None or w.state in states)
-            ]
-            return [_copy(w) for w in sorted(found, key=lambda w: (w.sequence, w.id))]
+            found = [w for w in self._in_states(states) if owner is None or w.owner == owner]
+            return sorted(found, key=_arrival)
 
     def page_workloads(
         self,
@@ -193,32 +196,34 @@ class MemoryStore:
         with self._lock:
             found = [
                 w
-                for w in sorted(self._workloads.values(), key=lambda w: w.id)
-                if w.id > after and (owner is None or w.owner == owner) and (states is None or w.state in states)
+                for w in sorted(self._in_states(states), key=lambda w: w.id)
+                if w.id > after and (owner is None or w.owner == owner)
             ]
-            return [_copy(w) for w in found[:limit]]
+            return found[:limit]
 
     def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
         """Id, priority and sequence of the workloads in ``states``, in arrival order."""
         with self._lock:
-            found = sorted(
-                (w for w in self._workloads.values() if w.state in states), key=lambda w: (w.sequence, w.id)
-            )
-            return [QueueEntry(w.id, w.priority, w.sequence) for w in found]
+            return [
+                QueueEntry(w.id, w.priority, w.sequence)
+                for w in sorted(self._in_states(states), key=_arrival)
+            ]
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""
         with self._lock:
             return self._write(
-                dataclasses.replace(self._get(workload_id), explanation=copy_json(explanation))
+                dataclasses.replace(self._get(workload_id), explanation=_kept(explanation))
             )
 
     def write_decisions(self, decisions: Sequence[Decision]) -> dict[int, ConflictError]:
         """Write a run of the loop's decisions in order, all or nothing (see ``Store``)."""
         refused: dict[int, ConflictError] = {}
         with self._lock:
-            # Records, bookings and totals are immutable values: shallow copies restore them.
-            saved = (dict(self._workloads), dict(self._reservations), dict(self._booked), len(self._events))
+            # Bookings and totals are immutable values (and few: only holding workloads have
+            # any): shallow copies restore them. Records are restored from ``_before``.
+            saved = (dict(self._reservations), dict(self._booked), len(self._events))
+            self._before = {}
             try:
                 for decision in decisions:
                     if isinstance(decision, Admission):
@@ -232,13 +237,21 @@ class MemoryStore:
                     record = self._workloads.get(decision.workload)
                     if record is None or record.state is not WorkloadState.PENDING:
                         continue  # cancelled meanwhile (or unknown): nothing to explain
-                    self._write(dataclasses.replace(record, explanation=copy_json(decision.explanation)))
+                    self._write(dataclasses.replace(record, explanation=_kept(decision.explanation)))
                     if decision.event is not None:
                         self._events.append(self._event(decision.event, decision.workload))
             except BaseException:
-                self._workloads, self._reservations, self._booked = saved[0], saved[1], saved[2]
-                del self._events[saved[3] :]
+                before, self._before = self._before, None
+                for workload, record in before.items():
+                    if record is None:
+                        self._drop(workload)
+                    else:
+                        self._put(record)
+                self._reservations, self._booked = saved[0], saved[1]
+                del self._events[saved[2] :]
                 raise
+            finally:
+                self._before = None
         return refused
 
     def admit(
@@ -291,10 +304,10 @@ class MemoryStore:
             )
             if admitting:
                 updated = dataclasses.replace(
-                    record, state=WorkloadState.ADMITTED, placement=copy_json(placement), explanation=None
+                    record, state=WorkloadState.ADMITTED, placement=_kept(placement), explanation=None
                 )
             else:
-                updated = dataclasses.replace(record, placement=copy_json(placement))
+                updated = dataclasses.replace(record, placement=_kept(placement))
             entry = self._event(event, workload_id)
             self._free(workload_id)
             self._reserve(workload_id, adding)
@@ -306,7 +319,7 @@ class MemoryStore:
         with self._lock:
             record = self._get(workload_id)
             if not rules.check_start(record):
-                return _copy(record)
+                return record
             return self._transition(record, event, state=WorkloadState.RUNNING, free=False)
 
     def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
@@ -314,7 +327,7 @@ class MemoryStore:
         with self._lock:
             record = self._get(workload_id)
             if not rules.check_release(record, new_state):
-                return _copy(record)
+                return record
             return self._transition(record, event, state=new_state, free=True)
 
     def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
@@ -322,8 +335,8 @@ class MemoryStore:
         with self._lock:
             record = self._get(workload_id)
             if not rules.check_evict(record):
-                return _copy(record)
-            record = dataclasses.replace(record, placement=None, explanation=copy_json(explanation))
+                return record
+            record = dataclasses.replace(record, placement=None, explanation=_kept(explanation))
             return self._transition(record, event, state=WorkloadState.EVICTED, free=True)
 
     def requeue(self, workload_id: int, event: EventRecord, *, to_back: bool = False) -> WorkloadRecord:
@@ -331,7 +344,7 @@ class MemoryStore:
         with self._lock:
             record = self._get(workload_id)
             if not rules.check_requeue(record):
-                return _copy(record)
+                return record
             record = dataclasses.replace(record, placement=None)
             if to_back:
                 record = dataclasses.replace(record, sequence=self._next_sequence)
@@ -409,11 +422,31 @@ class MemoryStore:
                 del self._booked[node]
 
     def _live(self) -> list[WorkloadRecord]:
-        return sorted((w for w in self._workloads.values() if w.state in ACTIVE_STATES), key=lambda w: w.id)
+        return sorted(self._in_states(ACTIVE_STATES), key=lambda w: w.id)
+
+    def _in_states(self, states: Collection[WorkloadState] | None) -> list[WorkloadRecord]:
+        """The workloads in ``states`` (all for None), in no particular order."""
+        if states is None:
+            return list(self._workloads.values())
+        return [self._workloads[i] for state in set(states) for i in self._by_state.get(state, ())]
 
     def _write(self, record: WorkloadRecord) -> WorkloadRecord:
+        """Store a changed record (kept for roll-back while ``write_decisions`` runs)."""
+        if self._before is not None and record.id not in self._before:
+            self._before[record.id] = self._workloads.get(record.id)
+        self._put(record)
+        return record
+
+    def _put(self, record: WorkloadRecord) -> None:
+        """Store a record and keep the state index in step."""
+        self._drop(record.id)
         self._workloads[record.id] = record
-        return _copy(record)
+        self._by_state[record.state].add(record.id)
+
+    def _drop(self, workload: int) -> None:
+        old = self._workloads.pop(workload, None)
+        if old is not None:
+            self._by_state[old.state].discard(workload)
 
     def _event(self, event: EventRecord, workload: int | None) -> EventRecord:
         seq = self._events[-1].seq + 1 if self._events else 1
@@ -429,10 +462,13 @@ class MemoryStore:
         return self._write(dataclasses.replace(record, state=state))
 
 
-def _copy(record: WorkloadRecord) -> WorkloadRecord:
-    return dataclasses.replace(
-        record, placement=copy_json(record.placement), explanation=copy_json(record.explanation)
-    )
+def _kept(value: Json) -> Json:
+    """What the store keeps of a caller's JSON: a checked, frozen deep copy (see ``frozen``)."""
+    return freeze(copy_json(value))
+
+
+def _arrival(record: WorkloadRecord) -> tuple[int, int]:
+    return record.sequence, record.id
 
 
 def _copy_event(event: EventRecord) -> EventRecord:
