@@ -93,15 +93,12 @@ def _whole_domains(topology: Topology, nodes: Sequence[Node], level: int) -> dic
     return {path: members for path, members in by_path.items() if all(n.schedulable for n in members)}
 
 
-def _workload(pod: RunningPod) -> str:
-    return f"{pod.namespace}/{pod.owner or pod.name}"
-
 
 def _cost(
     residents: dict[Path, list[RunningPod]], freed: Sequence[Path], path: Path
 ) -> tuple[int, int, Path]:
-    moved = {_workload(p) for done in freed for p in residents[done]}
-    new = {_workload(p) for p in residents[path]} - moved
+    moved = {p.workload for done in freed for p in residents[done]}
+    new = {p.workload for p in residents[path]} - moved
     return len(new), len(residents[path]), path
 
 
@@ -117,9 +114,9 @@ def _relocate(
 ) -> tuple[WorkloadMove, ...] | None:
     """The moves that empty ``freed``, or None when some workload's moved pods fit nowhere."""
     emptied = {n.name for path in freed for n in domains[path]}
-    leaving = {_workload(p) for path in freed for p in residents[path]}
-    moving = [p for p in pods if _workload(p) in gangs and _workload(p) in leaving]
-    moving += [p for path in freed for p in residents[path] if _workload(p) not in gangs]
+    leaving = {p.workload for path in freed for p in residents[path]}
+    moving = [p for p in pods if p.workload in gangs and p.workload in leaving]
+    moving += [p for path in freed for p in residents[path] if p.workload not in gangs]
     targets = [
         n
         for n in nodes
@@ -132,7 +129,7 @@ def _relocate(
     snapshot = Snapshot.build(tree, [p for p in pods if id(p) not in moving_ids])
     by_workload: dict[str, list[RunningPod]] = defaultdict(list)
     for pod in moving:
-        by_workload[_workload(pod)].append(pod)
+        by_workload[pod.workload].append(pod)
     out: list[WorkloadMove] = []
     # Largest first: they are the hardest to fit once the small ones took the gaps.
     for workload, group in sorted(by_workload.items(), key=lambda item: (-len(item[1]), item[0])):

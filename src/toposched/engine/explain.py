@@ -52,11 +52,6 @@ WORKLOAD_TRIES = 8  # running workloads tried one at a time
 WORKLOAD_SUGGESTIONS = 3
 
 
-def workload_of(pod: RunningPod) -> str:
-    """A running pod's workload: ``namespace/owner``, or ``namespace/pod`` without an owner."""
-    return f"{pod.namespace}/{pod.owner or pod.name}"
-
-
 def explain(
     gang: Gang,
     cluster: Cluster,
@@ -118,7 +113,7 @@ def apply_suggestion(
     """The gang, cluster and search mode the suggestion places (``search``: the one explained)."""
     ended = set(suggestion.ended)
     if ended:
-        cluster = replace(cluster, pods=tuple(p for p in cluster.pods if workload_of(p) not in ended))
+        cluster = replace(cluster, pods=tuple(p for p in cluster.pods if p.workload not in ended))
     mode = Search.COMPLETE if suggestion.kind is SuggestionKind.COMPLETE_SEARCH else search
     return suggestion.gang or gang, cluster, mode
 
@@ -292,7 +287,7 @@ def _after_workloads(
 ) -> list[Suggestion]:
     by_workload: dict[str, list[RunningPod]] = defaultdict(list)
     for pod in cluster.pods:
-        by_workload[workload_of(pod)].append(pod)
+        by_workload[pod.workload].append(pod)
     if not by_workload:
         return []
     domain_of = _node_domains(cluster, topology, level)
@@ -305,7 +300,7 @@ def _after_workloads(
 
     out: list[Suggestion] = []
     for name, _ in sorted(by_workload.items(), key=order)[:WORKLOAD_TRIES]:
-        remaining = replace(cluster, pods=tuple(p for p in cluster.pods if workload_of(p) != name))
+        remaining = replace(cluster, pods=tuple(p for p in cluster.pods if p.workload != name))
         found = places(gang, remaining)
         if found is None:
             continue

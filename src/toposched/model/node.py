@@ -110,3 +110,8 @@ class RunningPod:
     node: str
     requests: Resources = EMPTY
     owner: str = ""
+
+    @property
+    def workload(self) -> str:
+        """The workload the pod belongs to: ``namespace/owner``, or ``namespace/name`` without one."""
+        return f"{self.namespace}/{self.owner or self.name}"

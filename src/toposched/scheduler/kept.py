@@ -8,6 +8,7 @@ every node and booking.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 
 from toposched.model import Node, Resources, RunningPod, Topology
@@ -42,7 +43,30 @@ class TreeCache:
 Usage = Mapping[str, Resources]
 
 
-class KeptSnapshot:
+class KeptBookings(ABC):
+    """Bookings by workload kept in step with the store's: subclasses say how to charge and
+    release one; ``sync`` applies only what changed."""
+
+    charged: dict[int, Usage]
+
+    @abstractmethod
+    def charge(self, workload: int, usage: Usage) -> None:
+        """Book ``usage`` for ``workload``, replacing what it had."""
+
+    @abstractmethod
+    def release(self, workload: int) -> None:
+        """Give back what ``workload`` had booked."""
+
+    def sync(self, booked: Mapping[int, Usage]) -> None:
+        """Make the charged bookings ``booked``: give back the ones gone, charge the changed."""
+        for workload in [w for w in self.charged if w not in booked]:
+            self.release(workload)
+        for workload, usage in booked.items():
+            if self.charged.get(workload) != usage:
+                self.charge(workload, usage)
+
+
+class KeptSnapshot(KeptBookings):
     """A snapshot and the bookings charged on it, by workload: always exactly what it holds."""
 
     def __init__(self, tree: TopologyTree, external: tuple[RunningPod, ...]) -> None:
@@ -61,16 +85,8 @@ class KeptSnapshot:
         self.charged.pop(workload, None)
         self.snapshot.remove_usage(str(workload))
 
-    def sync(self, booked: Mapping[int, Usage]) -> None:
-        """Make the charged bookings ``booked``: give back the ones gone, charge the changed."""
-        for workload in [w for w in self.charged if w not in booked]:
-            self.release(workload)
-        for workload, usage in booked.items():
-            if self.charged.get(workload) != usage:
-                self.charge(workload, usage)
 
-
-class KeptTotals:
+class KeptTotals(KeptBookings):
     """Every booking summed per node, kept in step with the bookings like ``KeptSnapshot``, so a
     cycle adds up only the bookings that changed since the last one."""
 
@@ -89,13 +105,6 @@ class KeptTotals:
         if old is not None:
             self._add(old, -1)
 
-    def sync(self, booked: Mapping[int, Usage]) -> None:
-        """Make the summed bookings ``booked``: give back the ones gone, charge the changed."""
-        for workload in [w for w in self.charged if w not in booked]:
-            self.release(workload)
-        for workload, usage in booked.items():
-            if self.charged.get(workload) != usage:
-                self.charge(workload, usage)
 
     def _add(self, usage: Usage, sign: int) -> None:
         for name, resources in usage.items():
