@@ -50,6 +50,10 @@ class Semantics(StrEnum):
 
     KUEUE = "kueue"  # Kueue TAS: PodSets and PodSet groups in order, each placed whole
     HIERARCHY = "hierarchy"  # KAI's group tree with minimums (KAI, OSMO and Grove schedule this way)
+    # kube-scheduler's PodGroups: each child of the root is placed on its own, one candidate per
+    # value of its constraint's label, at least ``min_member`` pods; a CompositePodGroup is a child
+    # with children of its own, placed greedily in order.
+    KUBE = "kube"
 
 
 class Role(StrEnum):

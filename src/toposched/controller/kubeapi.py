@@ -1,0 +1,148 @@
+"""The few Kubernetes API calls the controller makes, as one small protocol.
+
+The reconcilers talk to a ``KubeApi``; the REST client (the official ``kubernetes`` library) and
+the in-memory object store the reconcile tests use both implement it, so the logic is tested
+without a cluster and the client is tested against an HTTP server without the logic.
+
+Objects are plain dicts as the API server returns them. Failures the controller must tell apart
+are typed: ``ApiConflictError`` (409, a stale ``resourceVersion`` or an apply conflict: retry),
+``WatchExpiredError`` (410 on a watch: relist), ``ApiNotFoundError`` (404), ``KubeApiError``
+(anything else).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Protocol
+
+from toposched.model import ToposchedError
+
+Object = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """One API resource: where it lives and what it is called."""
+
+    group: str  # "" for the core group
+    version: str
+    plural: str
+    kind: str
+    namespaced: bool = True
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        """The REST path: ``/api/v1/namespaces/ns/pods/name``, ``/apis/g/v/plural`` ..."""
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace is not None:
+            base += f"/namespaces/{namespace}"
+        base += f"/{self.plural}"
+        return f"{base}/{name}" if name is not None else base
+
+
+NODES = Resource("", "v1", "nodes", "Node", namespaced=False)
+PODS = Resource("", "v1", "pods", "Pod")
+LEASES = Resource("coordination.k8s.io", "v1", "leases", "Lease")
+KAI_TOPOLOGIES = Resource("kai.scheduler", "v1alpha1", "topologies", "Topology", namespaced=False)
+KAI_PODGROUPS = Resource("scheduling.run.ai", "v2alpha2", "podgroups", "PodGroup")
+KUEUE_TOPOLOGIES = Resource("kueue.x-k8s.io", "v1beta2", "topologies", "Topology", namespaced=False)
+GROVE_CLUSTER_TOPOLOGIES = Resource(
+    "grove.io", "v1alpha1", "clustertopologies", "ClusterTopology", namespaced=False
+)
+
+
+class EventType(StrEnum):
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+    BOOKMARK = "BOOKMARK"  # carries only metadata.resourceVersion: where to resume
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    type: EventType
+    object: Object
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A list response: the items and the resourceVersion to watch from."""
+
+    items: tuple[Object, ...]
+    resource_version: str
+
+
+class PatchType(StrEnum):
+    MERGE = "application/merge-patch+json"
+    STRATEGIC = "application/strategic-merge-patch+json"
+    JSON = "application/json-patch+json"
+
+
+class KubeApiError(ToposchedError):
+    """The API server refused or failed a call."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        super().__init__(f"{status}: {message}")
+
+
+class ApiConflictError(KubeApiError):
+    """409: the object changed since it was read (or an apply conflicts); read again and retry."""
+
+
+class WatchExpiredError(KubeApiError):
+    """410: the watch's resourceVersion is too old; list again."""
+
+
+class ApiNotFoundError(KubeApiError):
+    """404: the object (or its kind) does not exist."""
+
+
+class KubeApi(Protocol):
+    """The calls the controller makes. Every method raises ``KubeApiError`` (or a subclass)."""
+
+    def list(
+        self, resource: Resource, namespace: str | None = None, *, label_selector: str | None = None
+    ) -> Listing: ...
+
+    def watch(
+        self,
+        resource: Resource,
+        resource_version: str,
+        namespace: str | None = None,
+        *,
+        timeout_seconds: int = 300,
+    ) -> Iterator[WatchEvent]:
+        """Events after ``resource_version``, bookmarks included; raises ``WatchExpiredError`` on 410."""
+        ...
+
+    def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object: ...
+
+    def create(self, resource: Resource, obj: Mapping[str, Any]) -> Object: ...
+
+    def replace(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+        """PUT; ``metadata.resourceVersion`` in ``obj`` makes it conditional (``ApiConflictError``)."""
+        ...
+
+    def patch(
+        self,
+        resource: Resource,
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+    ) -> Object: ...
+
+    def apply(
+        self, resource: Resource, obj: Mapping[str, Any], *, field_manager: str, force: bool = False
+    ) -> Object:
+        """Server-side apply of ``obj`` (named by its metadata) as ``field_manager``."""
+        ...
+
+    def delete(self, resource: Resource, name: str, namespace: str | None = None) -> None: ...
