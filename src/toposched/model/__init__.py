@@ -39,6 +39,7 @@ from toposched.model.placement import (
 from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
 from toposched.model.resources import EMPTY, Resources
 from toposched.model.topology import HOSTNAME, Topology, is_label_key
+from toposched.model.translation import Translation
 
 __all__ = [
     "CPU",
@@ -48,6 +49,7 @@ __all__ = [
     "MEMORY",
     "PODS",
     "Cluster",
+    "Translation",
     "DefragPlan",
     "PodMove",
     "WorkloadMove",
