@@ -158,3 +158,14 @@ def test_probe_says_the_complete_search_would_place_it() -> None:
     )
     assert isinstance(result, Unschedulable)
     assert result.note == "a complete search would place it (--search complete)"
+
+
+def test_complete_search_moves_an_earlier_pod_group_the_later_one_needed() -> None:
+    # Independent PodGroups in order: A takes r1 (the fullest after its pods), where B's "fast"
+    # nodes are; the complete search puts A in r2.
+    a = pod_group("a", 2, required=RACK, min_count=2, gpu=4)
+    b = pod_group("b", 2, required=RACK, min_count=2, gpu=4, selector={"accel": "fast"})
+    refusal = run(kube_gang(a, b), GREEDY_NODES, GREEDY_USED)
+    assert isinstance(refusal, Unschedulable) and refusal.group == "b"
+    result = placed(run(kube_gang(a, b), GREEDY_NODES, GREEDY_USED, search=Search.COMPLETE))
+    assert (racks_of(result, "a"), racks_of(result, "b")) == ({"r2"}, {"r1"})

@@ -4,9 +4,11 @@ the basic policy and the refusal messages."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from builders import BLOCK, RACK, kube_gang, node, pod_group, running, topology
+from builders import BLOCK, HOST, RACK, kube_gang, node, pod_group, running, topology
 from toposched.engine import place
 from toposched.model import Cluster, Gang, Node, Placement, RunningPod, Unschedulable
 
@@ -15,7 +17,11 @@ BLOCK_RACK = topology("block", "rack", "host")
 
 
 def rack_nodes(racks: dict[str, list[int]]) -> list[Node]:
-    """Nodes ``<rack>-<i>`` with the given GPUs, under the rack label only."""
+    """Nodes ``<rack>-<i>`` with the given GPUs, under the rack label only; the tables below
+    write racks this way. ``{"r1": [8, 8], "r2": [8]}`` is
+
+        r1: r1-1 (8 GPUs) r1-2 (8 GPUs)     r2: r2-1 (8 GPUs)
+    """
     return [
         node(f"{rack}-{i}").at(rack=rack).alloc(gpu=gpu).build()
         for rack, gpus in racks.items()
@@ -50,7 +56,10 @@ def racks_of(result: Placement | Unschedulable, group: str | None = None) -> set
 # Three racks of two 4-GPU nodes; node "loose" (16 GPUs) carries no rack label.
 #
 #   r1: r1-1 r1-2     r2: r2-1 r2-2     r3: r3-1 r3-2     (no rack): loose
-THREE_RACKS = [*rack_nodes({"r1": [4, 4], "r2": [4, 4], "r3": [4, 4]}), node("loose").alloc(gpu=16).build()]
+THREE_RACKS = [
+    *rack_nodes({"r1": [4, 4], "r2": [4, 4], "r3": [4, 4]}),
+    node("loose").labels({HOST: "loose"}).alloc(gpu=16).build(),
+]
 
 
 def test_one_placement_per_label_value_and_unlabelled_nodes_never_used() -> None:
@@ -159,6 +168,8 @@ def test_pods_spread_inside_the_rack_by_least_allocated() -> None:
 
 def test_bound_pods_pin_the_group_and_count_toward_min_count() -> None:
     # workers-0 already runs on r2-1: the group stays in r2 though r1 would hold more pods.
+    #
+    #   r1: r1-1 (8) r1-2 (8)     r2: r2-1 (4, workers-0) r2-2 (4) r2-3 (4)
     nodes = rack_nodes({"r1": [8, 8], "r2": [4, 4, 4]})
     group = pod_group("workers", 4, required=RACK, min_count=3, gpu=4, bound={0: "r2-1"})
     result = placed(run(kube_gang(group), nodes))
@@ -192,3 +203,23 @@ def test_a_pod_bound_outside_the_topology_is_refused() -> None:
 def test_a_key_the_topology_lacks_is_refused() -> None:
     result = refused(run(kube_gang(pod_group("workers", 2, required=BLOCK, gpu=4)), THREE_RACKS))
     assert result.message == f"no requested topology level: {BLOCK}"
+
+
+# -- groups naming another topology ------------------------------------------------------------------
+
+HOSTS = topology("host", name="hosts")
+
+
+def test_a_group_on_a_topology_without_the_rack_may_use_nodes_without_a_rack_label() -> None:
+    # The workers name the hostname-only topology, which holds "loose"; the leader keeps the
+    # gang's rack topology, where "loose" does not exist.
+    workers = replace(pod_group("workers", 1, gpu=16), topology="hosts")
+    gang = replace(kube_gang(pod_group("leader", 1, required=RACK, gpu=4), workers), topology=RACK_HOST.name)
+    result = place(gang, Cluster.create(THREE_RACKS, [], [RACK_HOST, HOSTS]), topology=RACK_HOST)
+    assert nodes_of(result) == {"leader-0": "r1-1", "workers-0": "loose"}
+    assert placed(result).assignments["workers"].domains[0].values == ("loose",)
+
+
+def test_a_lone_pod_group_may_be_the_root() -> None:
+    gang = replace(kube_gang(), root=pod_group("workers", 2, required=RACK, min_count=2, gpu=4))
+    assert racks_of(run(gang, THREE_RACKS)) == {"r1"}
