@@ -48,7 +48,8 @@ class Scenario:
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
     """Racks named r0, r1, ... in every zone (one label value under two zones is one kube
-    placement), PodGroups and CompositePodGroups with random keys, minimums and bound pods."""
+    placement), PodGroups and (nested) CompositePodGroups with random keys, minimums and bound
+    pods."""
     nodes: list[Node] = []
     others: list[RunningPod] = []
     for z in range(draw(st.integers(1, 2))):
@@ -74,10 +75,10 @@ def scenarios(draw: st.DrawFn) -> Scenario:
         key = draw(st.sampled_from([None, ZONE, RACK]))
         return Group(name, required=key, min_member=draw(st.integers(1, count)), pods=tuple(pods))
 
-    def unit() -> Group:
-        if draw(st.booleans()):
+    def unit(depth: int = 0) -> Group:
+        if depth == 2 or draw(st.booleans()):
             return pod_group()
-        kids = tuple(pod_group() for _ in range(draw(st.integers(1, 3))))
+        kids = tuple(unit(depth + 1) for _ in range(draw(st.integers(1, 3))))
         key = draw(st.sampled_from([None, ZONE, RACK]))
         need = draw(st.sampled_from([None, *range(1, len(kids) + 1)]))
         return Group(f"c{next(counter)}", required=key, min_sub_group=need, children=kids)
