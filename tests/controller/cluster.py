@@ -1,12 +1,12 @@
 """Cluster objects for the controller's tests, put into a ``FakeKubeApi``.
 
-The cluster: zone z, racks r0 (n0, n1) and r1 (n2, n3), 8 GPUs per node::
+The cluster: zone z, racks of three nodes (r0: n0-n2, r1: n3-n5), 8 GPUs per node::
 
-            z
-          /   \\
-        r0     r1
-       /  \\   /  \\
-      n0  n1 n2  n3
+               z
+           /       \\
+         r0         r1
+       / | \\      / | \\
+     n0 n1 n2   n3 n4 n5
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ TOPOLOGY = Topology.create("default", [ZONE, RACK, HOST])
 
 
 def node(i: int, *, ready: bool = True, taints: tuple[Taint, ...] = ()) -> dict[str, Any]:
-    labels = {ZONE: "z", RACK: f"r{i // 2}", HOST: f"n{i}"}
+    labels = {ZONE: "z", RACK: f"r{i // 3}", HOST: f"n{i}"}
     return node_object(
         f"n{i}", labels, {"nvidia.com/gpu": "8", "cpu": "64", "pods": "110"}, ready=ready, taints=taints
     )
@@ -57,7 +57,7 @@ def kueue_pod(
     )
 
 
-def cluster(nodes: int = 4) -> FakeKubeApi:
+def cluster(nodes: int = 6) -> FakeKubeApi:
     api = FakeKubeApi()
     api.put(KUEUE_TOPOLOGIES, topology_object(TOPOLOGY))
     for i in range(nodes):

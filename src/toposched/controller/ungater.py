@@ -64,6 +64,8 @@ class Ungater:
     workloads: dict[GangKey, int] = field(default_factory=dict)
     refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # spec errors, by pod versions
     ungated: int = 0  # pods ungated so far (metrics read it)
+    whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
+    latencies: list[float] = field(default_factory=list)  # whole -> fully ungated, drained by metrics
 
     # -- start -----------------------------------------------------------------------------------
     def restore(self, gangs: Mapping[GangKey, GangPods], now: float) -> list[GangKey]:
@@ -124,6 +126,7 @@ class Ungater:
                 continue
             self.refused.pop(key, None)
             self.workloads[key] = record.id
+            self.whole_at[key] = now
 
     def ungate(
         self,
@@ -248,9 +251,13 @@ class Ungater:
             pods.append(pod._replace(pod=name, domain=_domain(node, topology)))
         patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
         by_name = {name_of(p): p for p in gang.pods}
-        for name, patch in sorted(patches.items()):
-            if self._write(key, by_name[name], patch, now, PatchType.STRATEGIC):
-                self.ungated += 1
+        written = [
+            self._write(key, by_name[name], patch, now, PatchType.STRATEGIC)
+            for name, patch in sorted(patches.items())
+        ]
+        self.ungated += sum(written)
+        if len(patches) == len(gated) and all(written) and key in self.whole_at:
+            self.latencies.append(now - self.whole_at.pop(key))
 
     def _report_statuses(
         self, record: WorkloadRecord, filled: Mapping[Slot, str], pods: Mapping[str, Object]

@@ -4,18 +4,18 @@ A step pumps every informer (one watch call each), mirrors Nodes, bound pods and
 objects into the scheduler, queues the gangs that became whole, runs one scheduler cycle,
 acts on its evictions, then records and ungates the pods of admitted gangs. The first step
 rebuilds the scheduler's state from the pods' recorded assignments before anything is placed.
-``run`` is the thin loop around ``step`` (the leader-election loop decides whether it runs).
+``leader.lead`` is the thin loop around ``step``: it steps only while this replica holds the lease.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import group_pods
 from toposched.controller.informer import Change, Informer
+from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
@@ -25,8 +25,10 @@ from toposched.controller.kubeapi import (
     PODS,
     ApiNotFoundError,
     KubeApi,
+    KubeApiError,
     Resource,
 )
+from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
 from toposched.controller.retry import Retry
 from toposched.controller.ungater import Ungater
@@ -57,6 +59,7 @@ class UngaterController:
         retry: Retry | None = None,
         topology: str | None = None,
         namespace: str | None = None,
+        metrics: ControllerMetrics | None = None,
     ) -> None:
         self.api = api
         self.scheduler = scheduler
@@ -67,6 +70,7 @@ class UngaterController:
         self.topologies = [Informer(api, r) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         self.ungater = Ungater(api, scheduler, retry or Retry(), Expectations(), topology)
+        self.metrics = metrics or ControllerMetrics()
         self._started = False
         self.missing_kinds: set[Resource] = set()  # Topology CRDs not installed in this cluster
 
@@ -75,13 +79,30 @@ class UngaterController:
         return [*self.topologies, self.nodes, self.pods, self.podgroups]
 
     def step(self) -> StepReport:
-        """One reconcile pass (see the module docstring)."""
+        """One reconcile pass (see the module docstring); failed API calls are counted by status."""
+        ungater = self.ungater
+        ungated, conflicts = ungater.ungated, ungater.retry.conflicts
+        try:
+            return self._step()
+        except KubeApiError as exc:
+            self.metrics.api_errors.labels(str(exc.status)).inc()
+            raise
+        finally:
+            self.metrics.ungated_pods.inc(ungater.ungated - ungated)
+            if ungater.retry.conflicts > conflicts:
+                self.metrics.api_errors.labels("409").inc(ungater.retry.conflicts - conflicts)
+            for latency in ungater.latencies:
+                self.metrics.placement_latency.observe(latency)
+            ungater.latencies.clear()
+
+    def _step(self) -> StepReport:
         changes: list[Change] = []
         for informer in self.informers():
             changes += self._pump(informer)
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         now = self.clock.now()
         gangs = group_pods(self.pods.objects.values(), self.podgroups.objects)
+        self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
         if not self._started:
             restored = tuple(str(k) for k in self.ungater.restore(gangs, now))
@@ -93,15 +114,6 @@ class UngaterController:
         nodes = {n.name: n for n in self.scheduler.store.get_nodes()}
         self.ungater.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
-
-    def run(self, stop: threading.Event, interval: float = 1.0) -> None:
-        """Step until ``stop`` is set; a failed step is logged and the next one retries."""
-        while not stop.is_set():
-            try:
-                self.step()
-            except Exception:  # a controller loop must survive a bad pass
-                log.exception("controller step failed; retrying")
-            stop.wait(interval)
 
     def _pump(self, informer: Informer) -> list[Change]:
         if informer.resource in self.missing_kinds:
