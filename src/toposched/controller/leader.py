@@ -114,16 +114,28 @@ class LeaderElector:
 
 
 def lead(
-    elector: LeaderElector, step: Callable[[], object], stop: threading.Event, retry_period: float = 2.0
+    elector: LeaderElector,
+    make_step: Callable[[], Callable[[], object]],
+    stop: threading.Event,
+    retry_period: float = 2.0,
+    *,
+    on_tick: Callable[[], None] = lambda: None,
 ) -> None:
-    """Run ``step`` once per ``retry_period`` while this replica leads; release the lease on stop."""
+    """Tick once per ``retry_period`` and, while leading, step. Each time this replica becomes
+    the leader it starts from a fresh step (``make_step``), rebuilt from the cluster, since
+    another replica may have acted meanwhile. The lease is released on stop."""
+    step: Callable[[], object] | None = None
     try:
         while not stop.is_set():
             if elector.tick():
+                step = step or make_step()
                 try:
                     step()
                 except Exception:  # a controller loop must survive a bad pass; the next one retries
                     log.exception("controller step failed; retrying")
+            else:
+                step = None
+            on_tick()
             stop.wait(retry_period)
     finally:
         elector.release()

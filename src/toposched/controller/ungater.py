@@ -93,14 +93,16 @@ class Ungater:
         record = self.scheduler.commit(submission)
         placement = placement_json(topology, first.policy, sorted(records.items()))
         usage = usage_of(placement_from_json(placement, gang=submission.gang.name), submission.gang)
-        self.scheduler.store.admit(
-            record.id,
-            placement,
-            usage,
-            EventRecord(
-                str(EventType.ADMITTED), "restored from the pods' recorded assignments", now, record.id
-            ),
+        event = EventRecord(
+            str(EventType.ADMITTED), "restored from the pods' recorded assignments", now, record.id
         )
+        try:
+            self.scheduler.store.admit(record.id, placement, usage, event)
+        except ConflictError:
+            # The recorded bookings no longer fit (nodes shrank): never place it anew behind the
+            # pods' backs; the operator sees the error and the gang stays as the pods say.
+            self.scheduler.cancel(record.id, actor=OWNER, admin=True)
+            raise
         self.workloads[key] = record.id
 
     # -- the reconcile pass ----------------------------------------------------------------------
