@@ -112,3 +112,19 @@ def test_a_short_not_ready_spell_changes_nothing() -> None:
     clock.advance(60.0)
     settle(ctl)
     assert placed(api, ["p0", "p1"]) == where
+
+
+def test_a_restart_in_the_middle_of_a_repair_starts_the_gang_over() -> None:
+    api, clock, ctl, where = running_gang(2)
+    deleted(api, where["p0"])
+    ctl.step()  # replaced; p0 deleted for its owner to recreate
+    assert ctl.ungater.workloads
+    again = controller(api, clock)  # the controller restarts before p0 is back
+    report = again.step()
+    assert report.restored == ()
+    assert not any(k[0] == "pods" for k in api.objects)  # p1 deleted too: the gang starts over
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    clock.advance(120.0)
+    settle(again)
+    assert len(placed(api, ["p0", "p1"])) == 2

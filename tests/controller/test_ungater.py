@@ -22,6 +22,7 @@ from toposched.controller.keys import ASSIGNMENT, GATE, is_gated
 from toposched.controller.kubeapi import KAI_PODGROUPS, PODS, KubeApiError
 from toposched.controller.records import record_of
 from toposched.store import WorkloadState
+from toposched.wire.core import pod_object
 
 
 def patches(api: FakeKubeApi) -> int:
@@ -155,3 +156,43 @@ def test_a_kai_podgroup_waits_for_its_podgroup_and_min_member_pods() -> None:
         ctl.step()
     hosts = [pod(api, n)["spec"]["nodeSelector"][HOST] for n in ("w0", "w1", "w2")]
     assert len({ctl.scheduler.store.get_node(h).labels[RACK] for h in hosts}) == 1
+
+
+def test_pods_other_schedulers_bound_use_capacity() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for i in (0, 1, 2):  # rack r0 is full of someone else's pods
+        other = pod_object(
+            f"other-{i}",
+            "default",
+            spec={"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "8"}}}]},
+            node_name=f"n{i}",
+            phase="Running",
+        )
+        api.put(PODS, other)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    for _ in range(3):
+        ctl.step()
+    hosts = {pod(api, n)["spec"]["nodeSelector"][HOST] for n in ("p0", "p1")}
+    assert {ctl.scheduler.store.get_node(h).labels[RACK] for h in hosts} == {"r1"}
+
+
+def test_a_gang_that_does_not_compile_is_not_retried_until_its_pods_change() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name, level="example.com/no-such-level"))
+    for _ in range(3):
+        ctl.step()
+    assert ctl.scheduler.list() == []
+    assert "kueue:default/g" in {str(k) for k in ctl.ungater.refused}
+    fixed = pod(api, "p0")
+    fixed["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] = RACK
+    api.put(PODS, fixed)
+    fixed = pod(api, "p1")
+    fixed["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] = RACK
+    api.put(PODS, fixed)
+    for _ in range(3):
+        ctl.step()
+    assert not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1"))

@@ -9,7 +9,8 @@ Writes to a gang's pods happen in two phases, so a restart never assigns a pod t
 
 So an ungated pod implies a fully recorded gang, and on start the placement is rebuilt from the
 pods (``restore``) before anything new is placed. A gang whose records are all on gated pods
-(a restart during phase 1) is simply placed again and recorded anew.
+(a restart during phase 1) is simply placed again and recorded anew; one caught in the middle of
+a node repair (a pod missing or not recorded) is evicted, as below.
 
 Slots are matched to pods by name, then in order: after a node failure the scheduler moves some
 slots; the pods pinned to the old slots are deleted (their owner recreates them, gated) and the
@@ -69,17 +70,24 @@ class Ungater:
 
     # -- start -----------------------------------------------------------------------------------
     def restore(self, gangs: Mapping[GangKey, GangPods], now: float) -> list[GangKey]:
-        """Re-admit the gangs that have ungated pods with their recorded placement; returns them."""
+        """Re-admit the gangs that have ungated pods with their recorded placement; returns them.
+        A gang caught in the middle of a node repair (a pod missing, or recreated and not
+        recorded yet) has lost its new slot with the process, so it starts over as an eviction."""
         restored: list[GangKey] = []
         for key, gang in sorted(gangs.items()):
             records = gang.records()
             if not records or all(is_gated(p) for p in gang.pods if name_of(p) in records):
                 continue  # nothing ungated: placing it again is safe
+            if gang.missing() is not None or len(records) < len(gang.pods):
+                log.warning("gang %s was being repaired when the controller stopped: evicted", key)
+                self._evict_pods(key, gang, now)
+                continue
             try:
                 self._restore_one(key, gang, records, now)
-                restored.append(key)
             except (SpecError, NotFoundError, ConflictError) as exc:
                 log.error("gang %s cannot be restored from its pods: %s", key, exc)
+                continue
+            restored.append(key)
         return restored
 
     def _restore_one(
@@ -153,21 +161,23 @@ class Ungater:
             self._reconcile(key, gang, record, nodes, now)
 
     def evict(self, workload_ids: set[int], gangs: Mapping[GangKey, GangPods], now: float) -> None:
-        """The scheduler evicted these workloads: delete their ungated pods (their owners recreate
-        them, gated), clear the records of the gated ones and cancel the workload."""
+        """The scheduler evicted these workloads: evict their pods and cancel the workloads."""
         for key, workload_id in sorted(self.workloads.items()):
-            if workload_id not in workload_ids:
-                continue
-            gang = gangs.get(key) or GangPods(key)
-            for pod in gang.pods:
-                if is_gated(pod):
-                    self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
-                else:
-                    self._delete(pod)
-            self.scheduler.cancel(workload_id, actor=OWNER, admin=True)
-            del self.workloads[key]
+            if workload_id in workload_ids:
+                self._evict_pods(key, gangs.get(key) or GangPods(key), now)
+                self.scheduler.cancel(workload_id, actor=OWNER, admin=True)
+                del self.workloads[key]
 
     # -- helpers ---------------------------------------------------------------------------------
+    def _evict_pods(self, key: GangKey, gang: GangPods, now: float) -> None:
+        """Delete the ungated pods (their owners recreate them, gated) and clear the records of
+        the gated ones: the gang is placed afresh once whole again."""
+        for pod in gang.pods:
+            if is_gated(pod):
+                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+            else:
+                self._delete(pod)
+
     def _end(self, key: GangKey, record: WorkloadRecord) -> None:
         """No live pod of the gang is left: it finished (or was deleted)."""
         if record.state.holds_capacity:

@@ -60,14 +60,17 @@ class UngaterController:
         topology: str | None = None,
         namespace: str | None = None,
         metrics: ControllerMetrics | None = None,
+        watch_seconds: int = 1,
     ) -> None:
+        """``watch_seconds`` bounds each informer's watch call, so a step with nothing new waits
+        that long per informer at most: the steps stay short enough to renew the Lease."""
         self.api = api
         self.scheduler = scheduler
         self.clock = clock
-        self.nodes = Informer(api, NODES)
-        self.pods = Informer(api, PODS, namespace)
-        self.podgroups = Informer(api, KAI_PODGROUPS, namespace)
-        self.topologies = [Informer(api, r) for r in TOPOLOGY_RESOURCES]
+        self.nodes = Informer(api, NODES, timeout_seconds=watch_seconds)
+        self.pods = Informer(api, PODS, namespace, timeout_seconds=watch_seconds)
+        self.podgroups = Informer(api, KAI_PODGROUPS, namespace, timeout_seconds=watch_seconds)
+        self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         self.ungater = Ungater(api, scheduler, retry or Retry(), Expectations(), topology)
         self.metrics = metrics or ControllerMetrics()
