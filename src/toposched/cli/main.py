@@ -9,6 +9,7 @@ import typer
 
 from toposched.cli.client import cancel_command, get_command, list_command, submit_command
 from toposched.cli.compile import compile_app
+from toposched.cli.controller import controller_command
 from toposched.cli.defrag import defrag_command
 from toposched.cli.demo import demo_command
 from toposched.cli.explain import explain_command
@@ -35,6 +36,7 @@ topology_app.command("show")(show_command)
 app.add_typer(topology_app, name="topology")
 app.command("defrag")(defrag_command)
 app.command("serve")(serve_command)
+app.command("controller")(controller_command)
 app.command("submit")(submit_command)
 app.command("get")(get_command)
 app.command("list")(list_command)

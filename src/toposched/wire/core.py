@@ -66,6 +66,11 @@ def pod_object(
     return pod
 
 
+def annotations_patch(annotations: Mapping[str, str | None]) -> dict[str, Any]:
+    """The merge patch that sets (or, for None, removes) some of an object's annotations."""
+    return {"metadata": {"annotations": dict(annotations)}}
+
+
 def taint_entry(taint: Taint) -> dict[str, str]:
     """One ``spec.taints`` entry of a Node."""
     entry = {"key": taint.key}

@@ -69,14 +69,14 @@ def workload_admission(
     }
 
 
-def ungate_patch(node_selector: Mapping[str, str]) -> dict[str, Any]:
+def ungate_patch(node_selector: Mapping[str, str], *, gate: str = TOPOLOGY_GATE) -> dict[str, Any]:
     """The strategic merge patch (``kubectl patch --type strategic``) the topology ungater applies
     to a pod: ``nodeSelector`` merges key by key and the gate entry carries ``$patch: delete``,
-    which removes just the ``kueue.x-k8s.io/topology`` gate."""
+    which removes just ``gate`` (Kueue's ``kueue.x-k8s.io/topology``, or toposched's own)."""
     return {
         "spec": {
             "nodeSelector": dict(node_selector),
-            "schedulingGates": [{"$patch": "delete", "name": TOPOLOGY_GATE}],
+            "schedulingGates": [{"$patch": "delete", "name": gate}],
         }
     }
 
