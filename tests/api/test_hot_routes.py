@@ -215,3 +215,15 @@ def test_plain_id_gives_what_the_path_parameter_gives(text: str) -> None:
         assert value == WORKLOAD_ID.validate_python(text)
     except ValidationError:
         pytest.fail(f"plain_id accepted {text!r}, which the route refuses")
+
+
+@pytest.mark.parametrize("hot_routes", [True, False])
+def test_cancelling_another_users_workload_is_not_found_like_reading_it(hot_routes: bool) -> None:
+    with served(hot_routes=hot_routes) as (client, scheduler):
+        alice, bob = {"Authorization": f"Bearer {ALICE}"}, {"Authorization": f"Bearer {BOB}"}
+        submitted = client.post("/v1/workloads", json={"spec": job_yaml()}, headers=alice).json()
+        cancel = client.delete(f"/v1/workloads/{submitted['id']}", headers=bob)
+        read = client.get(f"/v1/workloads/{submitted['id']}", headers=bob)
+        assert cancel.status_code == read.status_code == 404
+        assert cancel.json() == read.json()
+        assert scheduler.get(submitted["id"]).state == "pending"

@@ -24,6 +24,7 @@ from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
 from toposched.api.routes import defrag, events, explanations, nodes, pools, topologies, view, workloads
 from toposched.api.verbs import WorkloadVerbs
+from toposched.api.viewcache import ViewCache
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
@@ -69,7 +70,7 @@ def create_app(
     # time from the event loop (measured: 2-3 is best for 100 clients on 2 cores). Submissions
     # then wait for their group commit on ``commits``: sleeping threads, many so that a burst
     # joins one batch instead of batches capped at the compile pool's size.
-    offload, submissions = Offload("toposched-api", 4), Offload("toposched-submit", 3)
+    offload, submissions = Offload("toposched-api", 4), Offload("toposched-submit", 1)
     commits = Offload("toposched-commit", 64)
 
     @asynccontextmanager
@@ -108,6 +109,7 @@ def create_app(
     app.state.offload = offload
     verbs = WorkloadVerbs(scheduler, compiling=submissions, waiting=commits, reading=offload)
     app.state.verbs = verbs
+    app.state.view_cache = ViewCache()
     install_error_handlers(app)
     for module in (workloads, explanations, nodes, topologies, pools, events, defrag, view):
         app.include_router(module.router)

@@ -20,7 +20,7 @@ from toposched.api.auth import User
 from toposched.api.bodies import SubmitFields, workload_json
 from toposched.api.offload import Offload
 from toposched.frontends.parse import parse_documents
-from toposched.model import NotFoundError
+from toposched.model import NotFoundError, PermissionDeniedError
 from toposched.scheduler import Scheduler, Submission
 from toposched.store import WorkloadRecord
 
@@ -57,8 +57,11 @@ class WorkloadVerbs:
         )
 
     def _cancel(self, user: User, workload_id: int) -> WorkloadRecord:
-        owned(self.scheduler.get(workload_id), user)  # 404 for another user's workload, before any change
-        return self.scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin)
+        try:
+            return self.scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin)
+        except PermissionDeniedError:
+            # Refused before any change, as another user's workload: not found, as ``owned`` says.
+            raise NotFoundError("workload", str(workload_id)) from None
 
 
 def owned(record: WorkloadRecord, user: User) -> WorkloadRecord:
