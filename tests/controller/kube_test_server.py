@@ -75,6 +75,7 @@ class _Request:
     query: dict[str, str]
     content_type: str
     user_agent: str
+    authorization: str
 
     @property
     def verb(self) -> str:
@@ -94,7 +95,8 @@ class KubeTestServer:
     def __init__(self) -> None:
         self.store = ObjectStore()
         self._calls: list[Call] = []
-        self._failures: list[tuple[str, str, int]] = []
+        self.authorizations: list[str] = []  # the Authorization header of each request ("" if none)
+        self._failures: list[tuple[str, Resource, int]] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -157,16 +159,25 @@ class KubeTestServer:
         spec: Object = {"containers": [container]}
         if gates:
             spec["schedulingGates"] = [{"name": gate} for gate in gates]
-        meta = {
-            "name": name,
-            "namespace": namespace,
-            "labels": dict(labels or {}),
-            "annotations": dict(annotations or {}),
-        }
+        meta: Object = {"name": name, "namespace": namespace}
+        if labels:
+            meta["labels"] = dict(labels)
+        if annotations:
+            meta["annotations"] = dict(annotations)
         return self.add(PODS, {"metadata": meta, "spec": spec, "status": {"phase": "Pending"}})
 
     def object(self, resource: Resource, name: str, namespace: str = "default") -> Object:
         return self.store.get(resource, namespace if resource.namespaced else "", name)
+
+    def change(
+        self, resource: Resource, name: str, change: Callable[[Object], Object], namespace: str = "default"
+    ) -> Object:
+        """Change an object as another client would (a node going NotReady, a pod starting)."""
+        return self.store.update(resource, namespace if resource.namespaced else "", name, change, manager="")
+
+    def remove(self, resource: Resource, name: str, namespace: str = "default") -> None:
+        """Delete an object as another client would (a node leaving the cluster)."""
+        self.store.delete(resource, namespace if resource.namespaced else "", name)
 
     def bookmark(self, resource: Resource) -> None:
         self.store.bookmark(resource)
@@ -177,7 +188,7 @@ class KubeTestServer:
     def fail_next(self, verb: str, resource: Resource, status: int) -> None:
         """The next ``verb`` on ``resource`` answers ``status`` (a watch: before the stream starts)."""
         with self._lock:
-            self._failures.append((verb, resource.plural, status))
+            self._failures.append((verb, resource, status))
 
     @property
     def calls(self) -> list[Call]:
@@ -218,13 +229,16 @@ class KubeTestServer:
         )
         with self._lock:
             self._calls.append(call)
+            self.authorizations.append(request.authorization)
 
     def _injected_failure(self, request: _Request) -> None:
         with self._lock:
-            for index, (verb, plural, status) in enumerate(self._failures):
-                if verb == request.verb and plural == request.resource.plural:
+            for index, (verb, resource, status) in enumerate(self._failures):
+                if (verb, resource) == (request.verb, request.resource):
                     del self._failures[index]
-                    raise StatusError(status, "Injected", f"{verb} {plural}: failure injected by the test")
+                    raise StatusError(
+                        status, "Injected", f"{verb} {resource.plural}: failure injected by the test"
+                    )
 
     def _answer(self, request: _Request, body: Any) -> Object:
         store, resource, namespace = self.store, request.resource, request.namespace or ""
@@ -382,6 +396,7 @@ def _parse(handler: BaseHTTPRequestHandler, method: str) -> _Request:
         dict(parse_qsl(url.query)),
         handler.headers.get("Content-Type", ""),
         handler.headers.get("User-Agent", ""),
+        handler.headers.get("Authorization", ""),
     )
 
 

@@ -28,20 +28,21 @@ def of_kind(kind: str, root: Path = DEPLOY) -> list[dict[str, Any]]:
     return [document for _, document in documents(root) if document["kind"] == kind]
 
 
-def deployment(mode: Mode) -> dict[str, Any]:
-    """The one Deployment whose controller runs ``--mode=<mode>``."""
+def controller(mode: Mode) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The one Deployment with a container running ``--mode=<mode>``, and that container."""
     found = [
-        d
-        for d in of_kind("Deployment")
-        if f"--mode={mode}" in d["spec"]["template"]["spec"]["containers"][0]["args"]
+        (pod, container)
+        for pod in of_kind("Deployment")
+        for container in pod["spec"]["template"]["spec"]["containers"]
+        if f"--mode={mode}" in container.get("args", ())
     ]
-    assert len(found) == 1, f"expected one Deployment running --mode={mode}, found {len(found)}"
+    assert len(found) == 1, f"expected one container running --mode={mode}, found {len(found)}"
     return found[0]
 
 
 def granted(mode: Mode) -> frozenset[Permission]:
     """Every (group, resource, verb) the mode's ServiceAccount is bound to, with its scope."""
-    pod = deployment(mode)
+    pod, _ = controller(mode)
     account = (pod["spec"]["template"]["spec"]["serviceAccountName"], pod["metadata"]["namespace"])
     roles = {
         (d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]): d

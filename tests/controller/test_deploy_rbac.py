@@ -4,6 +4,8 @@ serve the resources the code names, and the manifests hang together."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,8 +15,8 @@ from tests.controller.kube_test_server import Call, KubeTestServer
 from tests.controller.rbac import (
     DEPLOY,
     NAMESPACE,
+    controller,
     crd_serves,
-    deployment,
     documents,
     granted,
     of_kind,
@@ -88,7 +90,15 @@ def run_ungater(server: KubeTestServer, api: RestKubeApi) -> None:
 def run_sync(server: KubeTestServer, api: RestKubeApi) -> None:
     elect(server, api)
     levels = {"levels": [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]}
-    api.apply(KAI_TOPOLOGIES, {"metadata": {"name": "pool-a"}, "spec": levels}, field_manager="toposched")
+    server.add(KAI_TOPOLOGIES, {"metadata": {"name": "pool-old"}, "spec": levels})
+    api.list(KAI_TOPOLOGIES)
+    api.delete(KAI_TOPOLOGIES, "pool-old")  # a changed Topology: deleted, then written again
+    api.apply(
+        KAI_TOPOLOGIES,
+        {"metadata": {"name": "pool-a"}, "spec": levels},
+        field_manager="toposched",
+        force=True,
+    )
     group = {"metadata": {"name": "wf-1", "namespace": "team-a"}, "spec": {"minMember": 2}}
     api.apply(KAI_PODGROUPS, group, field_manager="toposched")
     grove = {
@@ -126,20 +136,30 @@ def test_a_namespaced_grant_does_not_cover_other_namespaces() -> None:
 
 
 @pytest.mark.parametrize("mode", list(Mode))
-def test_each_deployment_runs_two_replicas_with_leader_election_health_and_metrics(mode: Mode) -> None:
-    pod = deployment(mode)
-    container = pod["spec"]["template"]["spec"]["containers"][0]
-    port = next(
-        p["containerPort"]
-        for p in container["ports"]
-        if p["name"] == container["livenessProbe"]["httpGet"]["port"]
-    )
+def test_each_controller_elects_a_leader_in_its_namespace_and_serves_health_and_metrics(mode: Mode) -> None:
+    pod, container = controller(mode)
+    probe = container["livenessProbe"]["httpGet"]
+    port = next(p["containerPort"] for p in container["ports"] if p["name"] == probe["port"])
+    env = {e["name"]: e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") for e in container["env"]}
 
-    assert pod["spec"]["replicas"] == 2
-    assert "--leader-elect" in container["args"]
-    assert f"--port={port}" in container["args"]
-    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert f"--metrics-port={port}" in container["args"]
+    assert probe["path"] == "/healthz"
     assert pod["spec"]["template"]["metadata"]["annotations"]["prometheus.io/path"] == "/metrics"
+    assert "--lease-namespace=$(POD_NAMESPACE)" in container["args"]
+    assert env["POD_NAMESPACE"] == "metadata.namespace"
+    assert "--identity=$(POD_NAME)" in container["args"]
+
+
+def test_the_ungater_runs_two_replicas_and_sync_one_on_the_services_store() -> None:
+    ungater, _ = controller(Mode.UNGATER)
+    sync, sync_controller = controller(Mode.SYNC)
+    service = next(c for c in sync["spec"]["template"]["spec"]["containers"] if c["args"][0] == "serve")
+
+    assert ungater["spec"]["replicas"] == 2  # safe: only the Lease holder acts
+    assert (sync["spec"]["replicas"], sync["spec"]["strategy"]["type"]) == (1, "Recreate")
+    assert [a for a in sync_controller["args"] if a.startswith("--db=")] == [
+        a for a in service["args"] if a.startswith("--db=")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -186,3 +206,21 @@ def test_the_examples_parse_as_kubernetes_objects() -> None:
     for path in sorted((DEPLOY / "examples").glob("*.yaml")):
         for document in yaml.safe_load_all(path.read_text()):
             assert {"apiVersion", "kind"} <= set(document), path
+
+
+@pytest.mark.skipif(
+    shutil.which("kubectl") is None, reason="kubectl is not installed: the kustomizations are not built"
+)
+@pytest.mark.parametrize("directory", ["", "ungater", "sync", "crds"])
+def test_each_kustomization_builds(directory: str) -> None:
+    built = subprocess.run(
+        ["kubectl", "kustomize", str(DEPLOY / directory)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+    assert built.returncode == 0, built.stderr
+    kinds = [document["kind"] for document in yaml.safe_load_all(built.stdout)]
+    assert kinds and all(kinds)

@@ -209,6 +209,7 @@ def test_connect_reads_a_kubeconfig(kube_test_server: KubeTestServer, tmp_path: 
     api = connect(str(kubeconfig))
 
     assert [n["metadata"]["name"] for n in api.list(NODES).items] == ["n1"]
+    assert kube_test_server.authorizations == ["Bearer secret-token"]
 
 
 def test_connect_without_a_kubeconfig_outside_a_cluster_says_what_to_pass(

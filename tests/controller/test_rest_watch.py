@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 from tests.controller.kube_test_server import Call, KubeTestServer
@@ -127,3 +128,27 @@ def test_stopping_a_watch_early_leaves_the_client_usable(
     stream.close()
 
     assert kube_api.get(NODES, "n1")["metadata"]["name"] == "n1"
+
+
+def test_changes_by_other_clients_reach_the_watch(
+    kube_test_server: KubeTestServer, kube_api: RestKubeApi
+) -> None:
+    kube_test_server.add_node("n1", {"rack": "r1"})
+    kube_test_server.add_node("n2", {"rack": "r1"})
+    listing = kube_api.list(NODES)
+
+    def not_ready(node: dict[str, Any]) -> dict[str, Any]:
+        node["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+        return node
+
+    kube_test_server.change(NODES, "n1", not_ready)
+    kube_test_server.remove(NODES, "n2")
+    kube_test_server.bookmark(NODES)
+    events = until(kube_api.watch(NODES, listing.resource_version, timeout_seconds=30), is_bookmark)
+
+    assert [(e.type, e.object["metadata"].get("name")) for e in events] == [
+        (EventType.MODIFIED, "n1"),
+        (EventType.DELETED, "n2"),
+        (EventType.BOOKMARK, None),
+    ]
+    assert events[0].object["status"]["conditions"] == [{"type": "Ready", "status": "False"}]

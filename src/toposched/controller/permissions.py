@@ -65,7 +65,7 @@ PERMISSIONS: dict[Mode, frozenset[Permission]] = {
     | grants(KUEUE_TOPOLOGIES, READ)
     | grants(GROVE_CLUSTER_TOPOLOGIES, READ),
     Mode.SYNC: _LEASES
-    | grants(KAI_TOPOLOGIES, APPLY)
+    | grants(KAI_TOPOLOGIES, (*APPLY, "list", "delete"))  # immutable levels: a changed one is replaced
     | grants(KAI_PODGROUPS, APPLY)
     | grants(GROVE_CLUSTER_TOPOLOGIES, APPLY),
 }

@@ -73,7 +73,10 @@ def connect(kubeconfig: str | None = None, *, context: str | None = None) -> Res
 
 
 class RestKubeApi:
-    """The controller's ``KubeApi`` against a real (or test) API server."""
+    """The controller's ``KubeApi`` against a real (or test) API server.
+
+    ``configuration`` (see ``connect``) is used as given, with urllib3's retries turned off;
+    ``request_timeout`` bounds the wait for each response, watches excepted (see the module)."""
 
     def __init__(self, configuration: Configuration, *, request_timeout: float = 30.0) -> None:
         # Retries are the reconcilers' decision; urllib3 must not repeat a PATCH behind their back.
@@ -112,7 +115,7 @@ class RestKubeApi:
         try:
             for line in _stream_lines(response, call):
                 if line:
-                    yield _event(json.loads(line), resource, call)
+                    yield _event(line, resource, call)
         finally:
             # Left early or not, the stream's connection cannot be reused: close it.
             response.response.close()
@@ -231,7 +234,11 @@ def _stream_lines(response: RESTResponse, call: str) -> Iterator[str]:
         raise KubeApiError(0, f"{call}: the stream broke: {exc}") from exc
 
 
-def _event(raw: Mapping[str, Any], resource: Resource, call: str) -> WatchEvent:
+def _event(line: str, resource: Resource, call: str) -> WatchEvent:
+    try:
+        raw = json.loads(line)
+    except ValueError as exc:
+        raise KubeApiError(0, f"{call}: a watch event is not JSON: {exc}") from exc
     kind = str(raw.get("type", ""))
     obj = raw.get("object") or {}
     if kind == "ERROR":  # the API server reports an expired resourceVersion in the stream
