@@ -92,7 +92,9 @@ class _Request:
 class KubeTestServer:
     """The test double; ``start()`` it, point a client at ``url``, ``stop()`` it."""
 
-    def __init__(self) -> None:
+    def __init__(self, resources: tuple[Resource, ...] = RESOURCES) -> None:
+        """``resources``: the APIs this server serves; the others are 404, as when a CRD is not installed."""
+        self.resources = resources
         self.store = ObjectStore()
         self._calls: list[Call] = []
         self.authorizations: list[str] = []  # the Authorization header of each request ("" if none)
@@ -201,7 +203,7 @@ class KubeTestServer:
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""  # read first: the connection stays in step
         try:
-            request = _parse(handler, method)
+            request = _parse(handler, method, self.resources)
             self._record(request)
             self._injected_failure(request)
             body = _decode(raw, request.content_type)
@@ -370,7 +372,7 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: the recorded calls are the log."""
 
 
-def _parse(handler: BaseHTTPRequestHandler, method: str) -> _Request:
+def _parse(handler: BaseHTTPRequestHandler, method: str, served: tuple[Resource, ...]) -> _Request:
     url = urlsplit(handler.path)
     parts = url.path.strip("/").split("/")
     not_found = StatusError(404, "NotFound", f"the server could not find the requested resource ({url.path})")
@@ -383,9 +385,7 @@ def _parse(handler: BaseHTTPRequestHandler, method: str) -> _Request:
     namespace = None
     if rest[0] == "namespaces" and len(rest) >= 3:
         namespace, rest = rest[1], rest[2:]
-    resource = next(
-        (r for r in RESOURCES if (r.group, r.version, r.plural) == (group, version, rest[0])), None
-    )
+    resource = next((r for r in served if (r.group, r.version, r.plural) == (group, version, rest[0])), None)
     if resource is None or len(rest) > 2 or (namespace is not None and not resource.namespaced):
         raise not_found
     return _Request(

@@ -224,3 +224,14 @@ def test_connect_without_a_kubeconfig_outside_a_cluster_says_what_to_pass(
 def test_connect_with_a_missing_kubeconfig_names_it(tmp_path: Path) -> None:
     with pytest.raises(ToposchedError, match="missing-config"):
         connect(str(tmp_path / "missing-config"))
+
+
+def test_a_kind_the_cluster_does_not_serve_is_not_found() -> None:
+    server = KubeTestServer(resources=(NODES, PODS)).start()
+    api = RestKubeApi(Configuration(host=server.url))
+    try:
+        with pytest.raises(ApiNotFoundError, match="list clustertopologies"):
+            api.list(GROVE_CLUSTER_TOPOLOGIES)
+    finally:
+        api.close()
+        server.stop()
