@@ -9,11 +9,12 @@ import pytest
 from tests.controller.cluster import cluster, kueue_pod, pod
 
 from polling import wait_until
-from toposched.controller.app import Mode, Options, run, step_factory
+from toposched.controller.app import Options, run, step_factory
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import LEASES, PODS
 from toposched.controller.leader import lead
 from toposched.controller.metrics import ControllerMetrics
+from toposched.controller.modes import Mode
 from toposched.model import SpecError
 from toposched.scheduler import ManualClock
 from toposched.wire.lease import parse_lease
@@ -66,7 +67,7 @@ def test_the_controller_ungates_while_it_leads_and_releases_the_lease_on_stop() 
     finally:
         stop.set()
         runner.join(timeout=30)
-    assert parse_lease(api.obj(LEASES, "toposched-controller", "toposched-system")).holder == ""
+    assert parse_lease(api.obj(LEASES, "toposched-ungater", "toposched-system")).holder == ""
 
 
 def test_the_sync_mode_needs_the_service_store() -> None:

@@ -43,6 +43,10 @@ def controller_command(
     lease_namespace: Annotated[
         str, typer.Option("--lease-namespace", help="Namespace of the leader-election Lease.")
     ] = "toposched-system",
+    lease_name: Annotated[
+        str,
+        typer.Option("--lease-name", help="The leader-election Lease; default: toposched-MODE."),
+    ] = "",
     identity: Annotated[
         str, typer.Option("--identity", help="This replica's name in the Lease; default: the host name.")
     ] = "",
@@ -74,6 +78,7 @@ def controller_command(
             mode=mode_of(mode),
             namespace=namespace,
             topology=topology,
+            lease_name=lease_name,
             lease_namespace=lease_namespace,
             identity=identity,
             metrics_port=metrics_port,
@@ -82,7 +87,7 @@ def controller_command(
         )
         store = SqliteStore(db) if db is not None else None
         check(options, store)
-        from toposched.controller.rest import connect  # type: ignore[import-not-found, unused-ignore]  # lands with the REST client
+        from toposched.controller.rest import connect
 
         run(connect(kubeconfig, context=context), options, stop, store=store)
     except ToposchedError as exc:

@@ -10,11 +10,11 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 
 from toposched.controller.kubeapi import KubeApi
 from toposched.controller.leader import LeaderElector, lead
 from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
+from toposched.controller.modes import Mode
 from toposched.controller.sync import SyncController
 from toposched.controller.ungating import UngaterController
 from toposched.model import Problem, SpecError
@@ -22,17 +22,12 @@ from toposched.scheduler import Clock, Scheduler, SchedulerConfig, SystemClock
 from toposched.store import MemoryStore, Store
 
 
-class Mode(StrEnum):
-    UNGATER = "ungater"  # place whole gangs, record and ungate their pods
-    SYNC = "sync"  # keep KAI Topology / PodGroup and Grove ClusterTopology objects in the cluster
-
-
 @dataclass(frozen=True, slots=True)
 class Options:
     mode: Mode = Mode.UNGATER
     namespace: str | None = None  # the pods and PodGroups watched (None: every namespace)
     topology: str | None = None  # the topology of gangs whose spec names none
-    lease_name: str = "toposched-controller"
+    lease_name: str = ""  # "" = the mode's own (toposched-ungater, toposched-sync)
     lease_namespace: str = "toposched-system"
     identity: str = ""  # "" = the host name (the pod's name in a Deployment)
     metrics_host: str = "0.0.0.0"
@@ -95,7 +90,8 @@ def run(
     make_step = step_factory(api, options, store, clock, metrics)
     heartbeat = Heartbeat(clock.now, stale_after=max(30.0, 10 * options.interval))
     identity = options.identity or socket.gethostname()
-    elector = LeaderElector(api, options.lease_name, options.lease_namespace, identity, clock)
+    lease = options.lease_name or options.mode.lease_name
+    elector = LeaderElector(api, lease, options.lease_namespace, identity, clock)
     server = (
         serve(metrics, heartbeat, options.metrics_host, options.metrics_port)
         if options.metrics_port
