@@ -340,10 +340,9 @@ class KubeTestServer:
                     if event.type == "ERROR":
                         position = -1
                         break
-            handler.wfile.write(b"0\r\n\r\n")
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client stopped watching
-        handler.close_connection = True
+            handler.wfile.write(b"0\r\n\r\n")  # the stream ends; the connection stays open, as
+        except (BrokenPipeError, ConnectionResetError):  # the API server's does, for the next request
+            handler.close_connection = True  # the client stopped watching
 
 
 class _Handler(BaseHTTPRequestHandler):
