@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 
 # The quantity of some rows (all of them for ``slice(None)``) as a new array, read from the ledger.
 RowValues = Callable[[IntArray | slice], IntArray]
+_PENDING = 64  # changes kept as they came before they are merged into one set of rows
 
 
 class DomainSums:
     """One per-row quantity (``per_row``) and its sums per domain, for the root and the levels
-    asked for so far (the deeper levels of a big topology are asked for rarely)."""
+    asked for so far (the deeper levels of a big topology are asked for rarely), kept in one
+    array (root, then level 0, 1, ...) so that callers compute on every level at once."""
 
     def __init__(self, view: TopoView, values: RowValues) -> None:
         self._view = view
@@ -34,30 +36,69 @@ class DomainSums:
         members = (
             self._per_row[: view.bounds[0][-1]] if view.bounds is not None else self._per_row[view.member]
         )
-        self._levels = [np.asarray([members.sum()], dtype=np.int64)]
+        sizes = [1, *(view.tree.count(level) for level in range(view.tree.depth))]
+        self._starts: list[int] = np.cumsum([0, *sizes]).tolist()  # level k starts at [k + 1]
+        self._flat = np.asarray([members.sum()], dtype=np.int64)
+        self._codes = np.zeros((len(self._per_row), 0), dtype=np.int64)  # per row, its flat index per level
         self._changed: list[IntArray] = []  # rows charged or given back since the sums were read
+        self._moved = 0  # how often the sums moved: a checkpoint tells whether they still hold
+        self._checkpoint: int | None = None
+        self._most = int(self._per_row.max(initial=0))  # never below the largest per-row value
+
+    def exceeds(self, limit: int) -> bool:
+        """Whether some row's value is above ``limit`` (a bound answers unless it is above too)."""
+        self._refresh()
+        if self._most > limit:
+            self._most = int(self._per_row.max(initial=0))
+        return self._most > limit
 
     @property
     def per_row(self) -> IntArray:
         self._refresh()
         return self._per_row
 
-    def down_to(self, deepest: int) -> list[IntArray]:
-        """Sums per domain of the root (one domain) and of levels 0..``deepest``. They are kept
-        current: copy what must not change."""
+    def start(self, level: int) -> int:
+        """Where ``level`` (the root is -1) starts in ``flat``."""
+        return self._starts[level + 1]
+
+    def flat(self, deepest: int) -> IntArray:
+        """Sums per domain of the root (one domain) and of levels 0..``deepest``, in one array
+        (``start`` gives each level's place). Kept current: copy what must not change."""
         self._refresh()
-        if deepest + 1 >= len(self._levels):
+        end = self._starts[deepest + 2]
+        if end > len(self._flat):
             # Summing the rows into any level is one pass, and a level above costs little more:
             # down to the level above the leaves at once, so that groups asking for different
             # levels share the pass (the leaves, often single nodes, only when asked for).
             lowest = max(deepest, self._view.tree.depth - 2)
-            self._levels[1:] = sum_levels(self._view, self._per_row, lowest)
-        return self._levels[: deepest + 2]
+            self._flat = np.concatenate([self._flat[:1], *sum_levels(self._view, self._per_row, lowest)])
+            codes = self._view.codes[: lowest + 1]
+            self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
+        return self._flat[:end]
+
+    def down_to(self, deepest: int) -> list[IntArray]:
+        """``flat`` cut into one array per level: the root, then levels 0..``deepest``."""
+        flat = self.flat(deepest)
+        return [flat[self._starts[k] : self._starts[k + 1]] for k in range(deepest + 2)]
 
     def changed(self, rows: IntArray) -> None:
         """The free amounts of ``rows`` changed: read them again before the sums are next read
         (a placement's last charges are never read)."""
         self._changed.append(rows)
+        if len(self._changed) > _PENDING:  # a sum nobody reads for long: keep its rows bounded
+            self._changed = [np.unique(np.concatenate(self._changed))]
+
+    def checkpoint(self) -> None:
+        """The ledger is at a point it will be rolled back to (``rolled_back``)."""
+        self._refresh()
+        self._checkpoint = self._moved
+
+    def rolled_back(self) -> None:
+        """The ledger is back at the checkpoint: when the sums have not moved since, every
+        change since cancels out and nothing needs to be read again."""
+        if self._checkpoint is not None and self._checkpoint == self._moved:
+            self._changed.clear()
+        self._checkpoint = None
 
     def _refresh(self) -> None:
         """Read the changed rows again and move the sums by the difference."""
@@ -69,12 +110,14 @@ class DomainSums:
         delta = fresh - self._per_row[rows]
         if not delta.any():
             return
+        self._moved += 1
         self._per_row[rows] = fresh
+        self._most = max(self._most, int(fresh.max()))
         inside = self._view.member[rows]
         rows, delta = rows[inside], delta[inside]
-        self._levels[0][0] += delta.sum()
-        for level, sums in enumerate(self._levels[1:]):
-            np.add.at(sums, self._view.codes[level][rows], delta)
+        self._flat[0] += delta.sum()
+        codes = self._codes[rows]
+        np.add.at(self._flat, codes.ravel(), np.repeat(delta, codes.shape[1]))
 
 
 def sum_levels(view: TopoView, per_row: IntArray, deepest: int) -> list[IntArray]:

@@ -94,24 +94,23 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
         if not rep:
             return level_fits_direct(space, view, pods, deepest)
         whole = space.sums(view, ("whole", rep), _whole_pods(ledger, rep))
-        if int(whole.per_row.max(initial=0)) > n:
+        if whole.exceeds(n):
             return level_fits_direct(space, view, pods, deepest)
-    free = [
-        (want, space.sums(view, ("free", r), _free(ledger, r)).down_to(deepest)) for r, want in total.items()
-    ]
-    capacities = whole.down_to(deepest) if whole is not None else None
+    # Every level at once: the sums of the root and of levels 0..deepest sit in one array.
+    ratio: FloatArray | None = None
+    for resource, want in total.items():
+        have = space.sums(view, ("free", resource), _free(ledger, resource)).flat(deepest)
+        part = np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE)
+        ratio = part if ratio is None else np.maximum(ratio, part)
+    starts = [0, *np.cumsum([1, *(view.tree.count(level) for level in range(deepest + 1))]).tolist()]
+    if ratio is None:
+        ratio = np.zeros(starts[-1], dtype=np.float64)
+    capacity = whole.flat(deepest).copy() if whole is not None else None
+    fits = capacity >= n if capacity is not None else ratio <= 1.0
     out: dict[int, LevelFit] = {}
     for level in range(-1, deepest + 1):
-        ratio = np.zeros(1 if level < 0 else view.tree.count(level), dtype=np.float64)
-        for want, sums in free:
-            have = sums[level + 1].astype(np.float64)
-            ratio = np.maximum(ratio, np.where(have > 0, want / np.where(have > 0, have, 1.0), NOTHING_FREE))
-        if capacities is not None:
-            capacity: IntArray | None = capacities[level + 1].copy()
-            fits = capacities[level + 1] >= n
-        else:
-            capacity, fits = None, ratio <= 1.0
-        out[level] = LevelFit(ratio, capacity, fits)
+        at = slice(starts[level + 1], starts[level + 2])
+        out[level] = LevelFit(ratio[at], None if capacity is None else capacity[at], fits[at])
     return out
 
 
