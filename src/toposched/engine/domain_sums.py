@@ -25,7 +25,7 @@ _PENDING = 64  # changes kept as they came before they are merged into one set o
 
 
 class DomainSums:
-    """One per-row quantity (``per_row``) and its sums per domain, for the root and the levels
+    """One per-row quantity (``per_row``: a value or a row of values) and its sums per domain, for the root and the levels
     asked for so far (the deeper levels of a big topology are asked for rarely), kept in one
     array (root, then level 0, 1, ...) so that callers compute on every level at once."""
 
@@ -38,19 +38,22 @@ class DomainSums:
         )
         sizes = [1, *(view.tree.count(level) for level in range(view.tree.depth))]
         self._starts: list[int] = np.cumsum([0, *sizes]).tolist()  # level k starts at [k + 1]
-        self._flat = np.asarray([members.sum()], dtype=np.int64)
+        self._flat: IntArray = members.sum(axis=0, keepdims=True).astype(np.int64)
         self._codes = np.zeros((len(self._per_row), 0), dtype=np.int64)  # per row, its flat index per level
         self._changed: list[IntArray] = []  # rows charged or given back since the sums were read
-        self._moved = 0  # how often the sums moved: a checkpoint tells whether they still hold
-        self._checkpoint: int | None = None
-        self._most = int(self._per_row.max(initial=0))  # never below the largest per-row value
+        # Since the checkpoint, each move of the sums: its rows, their values before, the flat
+        # indices and amounts added, and the root's change (None: no rollback to rewind to).
+        self._moves: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] | None = None
+        self._most: IntArray = self._per_row.max(axis=0, initial=0)  # per column, never below its largest value
 
-    def exceeds(self, limit: int) -> bool:
-        """Whether some row's value is above ``limit`` (a bound answers unless it is above too)."""
+    def exceeds(self, limit: int, column: int = -1) -> bool:
+        """Whether some row's value (in ``column`` for rows of values) is above ``limit``; a
+        bound answers unless it is above too."""
         self._refresh()
-        if self._most > limit:
-            self._most = int(self._per_row.max(initial=0))
-        return self._most > limit
+        at = () if self._per_row.ndim == 1 else (column,)
+        if self._most[at] > limit:
+            self._most = self._per_row.max(axis=0, initial=0)
+        return bool(self._most[at] > limit)
 
     @property
     def per_row(self) -> IntArray:
@@ -72,6 +75,7 @@ class DomainSums:
             # levels share the pass (the leaves, often single nodes, only when asked for).
             lowest = max(deepest, self._view.tree.depth - 2)
             self._flat = np.concatenate([self._flat[:1], *sum_levels(self._view, self._per_row, lowest)])
+            self._moves = None  # the new levels hold the moves already: read the rows again instead
             codes = self._view.codes[: lowest + 1]
             self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
         return self._flat[:end]
@@ -91,14 +95,20 @@ class DomainSums:
     def checkpoint(self) -> None:
         """The ledger is at a point it will be rolled back to (``rolled_back``)."""
         self._refresh()
-        self._checkpoint = self._moved
+        self._moves = []
 
     def rolled_back(self) -> None:
-        """The ledger is back at the checkpoint: when the sums have not moved since, every
-        change since cancels out and nothing needs to be read again."""
-        if self._checkpoint is not None and self._checkpoint == self._moved:
-            self._changed.clear()
-        self._checkpoint = None
+        """The ledger is back at the checkpoint: take back the moves since (cheaper than reading
+        the changed rows again); every change since then cancels out."""
+        if self._moves is None:
+            return  # the changed rows are read again when the sums are next read
+        for rows, before, codes, amounts, root in reversed(self._moves):
+            self._per_row[rows] = before
+            self._most = np.maximum(self._most, before.max(axis=0))  # still a bound
+            self._flat[0] -= root
+            np.subtract.at(self._flat, codes, amounts)
+        self._changed.clear()
+        self._moves = None
 
     def _refresh(self) -> None:
         """Read the changed rows again and move the sums by the difference."""
@@ -107,17 +117,21 @@ class DomainSums:
         rows = np.unique(np.concatenate(self._changed))
         self._changed.clear()
         fresh = self._values(rows)
-        delta = fresh - self._per_row[rows]
+        before = self._per_row[rows]
+        delta = fresh - before
         if not delta.any():
             return
-        self._moved += 1
         self._per_row[rows] = fresh
-        self._most = max(self._most, int(fresh.max()))
+        self._most = np.maximum(self._most, fresh.max(axis=0))
         inside = self._view.member[rows]
-        rows, delta = rows[inside], delta[inside]
-        self._flat[0] += delta.sum()
-        codes = self._codes[rows]
-        np.add.at(self._flat, codes.ravel(), np.repeat(delta, codes.shape[1]))
+        moved, delta = rows[inside], delta[inside]
+        root = delta.sum(axis=0)
+        self._flat[0] += root
+        codes = self._codes[moved].ravel()
+        amounts = np.repeat(delta, self._codes.shape[1], axis=0)
+        np.add.at(self._flat, codes, amounts)
+        if self._moves is not None:
+            self._moves.append((rows, before, codes, amounts, root))
 
 
 def sum_levels(view: TopoView, per_row: IntArray, deepest: int) -> list[IntArray]:
@@ -127,7 +141,7 @@ def sum_levels(view: TopoView, per_row: IntArray, deepest: int) -> list[IntArray
         return sum_levels_by_code(view, per_row, deepest)
     tree, bounds = view.tree, view.bounds[deepest]
     if bounds[-1] == 0:
-        return [np.zeros(tree.count(level), dtype=np.int64) for level in range(deepest + 1)]
+        return [np.zeros((tree.count(level), *per_row.shape[1:]), dtype=np.int64) for level in range(deepest + 1)]
     sums = [np.add.reduceat(per_row[: bounds[-1]], bounds[:-1])]
     for level in range(deepest - 1, -1, -1):
         sums.insert(0, np.add.reduceat(sums[0], tree.child_start[level]))
@@ -139,7 +153,7 @@ def sum_levels_by_code(view: TopoView, per_row: IntArray, deepest: int) -> list[
     rows = np.flatnonzero(view.member)
     out: list[IntArray] = []
     for level in range(deepest + 1):
-        sums = np.zeros(view.tree.count(level), dtype=np.int64)
+        sums = np.zeros((view.tree.count(level), *per_row.shape[1:]), dtype=np.int64)
         np.add.at(sums, view.codes[level][rows], per_row[rows])
         out.append(sums)
     return out

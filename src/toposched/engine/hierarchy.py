@@ -31,7 +31,7 @@ from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
 from toposched.engine.output import leaf_assignment, place_on_rows
-from toposched.engine.policies.binpack import fill_nodes, pack_resource
+from toposched.engine.policies.binpack import fill_rows, pack_resource
 from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
@@ -178,12 +178,11 @@ class Solver:
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
             strategy = self.strategy[node.name]
             if strategy is None:
-                fill = fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run)
+                at, takes = fill_rows(space, rows, vec, allowed, scores, pack_resource(first), run)
             else:
-                fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
-            if fill:
-                pairs = np.asarray(fill, dtype=np.int64)
-                at, takes = pairs[:, 0], pairs[:, 1]
+                pairs = np.asarray(fill_greedy(space, rows, vec, allowed, scores, strategy, run), dtype=np.int64)
+                at, takes = pairs.reshape(-1, 2).T
+            if len(at):
                 space.ledger.charge(at, takes, vec)
                 placed = int(takes.sum())
                 self._record(node, positions[i : i + placed], np.repeat(at, takes))
@@ -288,7 +287,7 @@ def place_hierarchical(
 
 def _place(gang: Gang, space: NodeSpace, policy: Policy) -> Placement | Unschedulable:
     reasons = Reasons(gang.name, space.default, policy)
-    root = build(gang.root, gang.topology)
+    root = build(gang.root, gang.topology, running=gang.needs_hierarchy)  # Kueue-shaped: none runs
     solver = Solver(space, root, reasons)
     solver.pin()
     progress = solver.progress
@@ -325,19 +324,20 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
     views = {leaf.leaf: _view_of(space, leaf) for leaf in solver.leaves}
     # An IR leaf's pods in index order are its solver leaves' pods, in walk order (slices).
     parts: dict[str, list[IntArray]] = {}
+    in_order: dict[str, bool] = {}
     for part in solver.leaves:
         rows = solver.rows.get(part.name)
         parts.setdefault(part.leaf, []).append(
             rows if rows is not None else np.full(len(part.pods), -1, dtype=np.int64)
         )
+        in_order[part.leaf] = part.in_order
     builders: list[Callable[[], list[PodPlacement]]] = []
     size = 0
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():
         view = views.get(leaf.name) or space.views[space.default]
         tree = view.tree
-        indices = list(map(attrgetter("index"), leaf.pods))
-        ordered = leaf.pods if indices == sorted(set(indices)) else sorted(leaf.pods, key=_pod_order)
+        ordered = leaf.pods if in_order.get(leaf.name, True) else sorted(leaf.pods, key=_pod_order)
         found = parts.get(leaf.name, [])
         rows = np.concatenate(found) if len(found) != 1 else found[0]
         placed = rows >= 0

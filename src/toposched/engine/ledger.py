@@ -32,6 +32,7 @@ class Ledger:
         self._owned = owned
         self._scratch: IntArray | None = None
         self._journal: list[tuple[IntArray, IntArray]] = []
+        self._vectors: dict[Resources, IntArray] = {}  # ``vector``'s answers for the current columns
         self._watchers: list[Callable[[IntArray], None]] = []
 
     def watch(self, changed: Callable[[IntArray], None]) -> None:
@@ -48,10 +49,14 @@ class Ledger:
         self.columns = dict(columns)
         self._owned = False
         self._journal.clear()
+        self._vectors.clear()
 
     def vector(self, requests: Resources) -> IntArray:
         """One pod's charge (``pods`` slot included) per column. A resource no node has gets a
-        column of zeros, so nothing fits a pod that asks for it."""
+        column of zeros, so nothing fits a pod that asks for it. Read-only (shared)."""
+        known = self._vectors.get(requests)
+        if known is not None:
+            return known
         charged = per_slot_requests(requests)
         missing = [resource for resource in charged if resource not in self.columns]
         if missing:
@@ -60,9 +65,12 @@ class Ledger:
             zeros = np.zeros((self.free.shape[0], len(missing)), dtype=np.int64)
             self.free = np.concatenate([self.free, zeros], axis=1)
             self._owned = True
+            self._vectors.clear()  # shorter than the columns now
         vec = np.zeros(len(self.columns), dtype=np.int64)
         for resource, amount in charged.items():
             vec[self.columns[resource]] = amount
+        vec.setflags(write=False)
+        self._vectors[requests] = vec
         return vec
 
     def column(self, resource: str) -> IntArray:

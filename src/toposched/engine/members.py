@@ -14,6 +14,7 @@ that requires one domain of the layer's level.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -40,6 +41,7 @@ class SNode:
     parent_topology: str | None = None  # nearest ancestor's topology, for reporting domains
     same_shape: bool = False  # every pod has the first one's shape (the IR leaf's fact)
     running: bool = False  # some pod already runs (``PodSpec.node``)
+    in_order: bool = True  # the IR leaf lists its pods in index order (``pods`` is that list)
 
     @property
     def is_leaf(self) -> bool:
@@ -56,12 +58,12 @@ class SNode:
         return out
 
 
-def build(group: Group, inherited: str | None = None) -> SNode:
-    """The solver tree of an IR group (pods in index order)."""
+def build(group: Group, inherited: str | None = None, *, running: bool = True) -> SNode:
+    """The solver tree of an IR group (pods in index order). ``running`` False: the caller
+    knows no pod of the group runs yet."""
     topo = group.topology if group.topology is not None else inherited
     if group.is_leaf:
-        indices = list(map(attrgetter("index"), group.pods))
-        in_order = indices == sorted(set(indices))  # distinct and ascending: the usual case
+        in_order = in_index_order(group.pods)
         pods = list(group.pods) if in_order else sorted(group.pods, key=lambda p: (p.index, p.name))
         node = SNode(
             group.name,
@@ -73,12 +75,13 @@ def build(group: Group, inherited: str | None = None) -> SNode:
             leaf=group.name,
             parent_topology=topo,
             same_shape=group.same_shape,
-            running=_any_running(pods),
+            running=running and _any_running(pods),
+            in_order=in_order,
         )
         if group.slices:
             _slice(node, pods, group, 0)
         return node
-    children = [build(child, topo) for child in group.children]
+    children = [build(child, topo, running=running) for child in group.children]
     return SNode(
         group.name,
         group.required,
@@ -108,6 +111,7 @@ def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
             parent_topology=node.parent_topology,
             same_shape=node.same_shape,
             running=node.running and _any_running(chunk),
+            in_order=node.in_order,
         )
         if layer + 1 < len(group.slices):
             _slice(kid, chunk, group, layer + 1)
@@ -115,6 +119,14 @@ def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
     node.children = kids
     node.pods = []
     node.min_member = None
+
+
+def in_index_order(pods: Sequence[PodSpec]) -> bool:
+    """Whether the pods' indices are distinct and ascending (the usual case: 0, 1, 2, ...)."""
+    indices = list(map(attrgetter("index"), pods))
+    if not indices or indices == list(range(indices[0], indices[0] + len(indices))):  # compared in C
+        return True
+    return indices == sorted(set(indices))
 
 
 def _any_running(pods: list[PodSpec]) -> bool:
