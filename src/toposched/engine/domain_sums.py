@@ -44,7 +44,8 @@ class DomainSums:
         # Since the checkpoint, each move of the sums: its rows, their values before, the flat
         # indices and amounts added, and the root's change (None: no rollback to rewind to).
         self._moves: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] | None = None
-        self._most: IntArray = self._per_row.max(axis=0, initial=0)  # per column, never below its largest value
+        # Per column, never below its largest value.
+        self._most: IntArray = self._per_row.max(axis=0, initial=0)
 
     def exceeds(self, limit: int, column: int = -1) -> bool:
         """Whether some row's value (in ``column`` for rows of values) is above ``limit``; a
@@ -74,7 +75,9 @@ class DomainSums:
             # down to the level above the leaves at once, so that groups asking for different
             # levels share the pass (the leaves, often single nodes, only when asked for).
             lowest = max(deepest, self._view.tree.depth - 2)
-            self._flat = np.concatenate([self._flat[:1], *sum_levels(self._view, self._per_row, lowest)])
+            # Column by column (Fortran order): callers compare a resource over every domain.
+            flat = np.concatenate([self._flat[:1], *sum_levels(self._view, self._per_row, lowest)])
+            self._flat = np.asfortranarray(flat)
             self._moves = None  # the new levels hold the moves already: read the rows again instead
             codes = self._view.codes[: lowest + 1]
             self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
@@ -141,7 +144,9 @@ def sum_levels(view: TopoView, per_row: IntArray, deepest: int) -> list[IntArray
         return sum_levels_by_code(view, per_row, deepest)
     tree, bounds = view.tree, view.bounds[deepest]
     if bounds[-1] == 0:
-        return [np.zeros((tree.count(level), *per_row.shape[1:]), dtype=np.int64) for level in range(deepest + 1)]
+        return [
+            np.zeros((tree.count(level), *per_row.shape[1:]), dtype=np.int64) for level in range(deepest + 1)
+        ]
     sums = [np.add.reduceat(per_row[: bounds[-1]], bounds[:-1])]
     for level in range(deepest - 1, -1, -1):
         sums.insert(0, np.add.reduceat(sums[0], tree.child_start[level]))

@@ -180,7 +180,9 @@ class Solver:
             if strategy is None:
                 at, takes = fill_rows(space, rows, vec, allowed, scores, pack_resource(first), run)
             else:
-                pairs = np.asarray(fill_greedy(space, rows, vec, allowed, scores, strategy, run), dtype=np.int64)
+                pairs = np.asarray(
+                    fill_greedy(space, rows, vec, allowed, scores, strategy, run), dtype=np.int64
+                )
                 at, takes = pairs.reshape(-1, 2).T
             if len(at):
                 space.ledger.charge(at, takes, vec)

@@ -35,13 +35,17 @@ from toposched.topology import IntArray
 FloatArray = npt.NDArray[np.float64]
 NOTHING_FREE = 1000.0  # KAI's ratio for a requested resource with no free amount
 _BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
+_FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
+_FOLD_FROM = 512  # rows from which one folded sort key pays for folding
 
 
 def pod_kinds(pods: list[PodSpec]) -> Counter[Resources]:
     """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
     requests = list(map(attrgetter("requests"), pods))
     if requests and requests.count(requests[0]) == len(requests):  # compared in C
-        return Counter({requests[0]: len(requests)})
+        one: Counter[Resources] = Counter()
+        one[requests[0]] = len(requests)
+        return one
     return Counter(requests)
 
 
@@ -97,9 +101,11 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
     if rep is not None and free.exceeds(n):
         return level_fits_direct(space, view, pods, deepest)
     sums = free.flat(deepest)
-    have = sums[:, : len(resources)]
-    want = np.asarray([total[r] for r in resources], dtype=np.int64)
-    ratio = np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE).max(axis=1, initial=0.0)
+    have = sums[:, : len(resources)].T  # a row per resource (the sums are kept column by column)
+    want = np.asarray([total[r] for r in resources], dtype=np.int64)[:, None]
+    ratio = np.maximum.reduce(
+        np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE), axis=0, initial=0.0
+    )
     capacity = sums[:, -1].copy() if rep is not None else None
     fits = capacity >= n if capacity is not None else ratio <= 1.0
     out: dict[int, LevelFit] = {}
@@ -110,7 +116,9 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
 
 
 @lru_cache(maxsize=256)  # gangs have few distinct pod kinds
-def _demand(kinds: tuple[tuple[Resources, int], ...]) -> tuple[dict[str, int], tuple[tuple[str, int], ...] | None]:
+def _demand(
+    kinds: tuple[tuple[Resources, int], ...],
+) -> tuple[dict[str, int], tuple[tuple[str, int], ...] | None]:
     """What pods of ``kinds`` (``pod_kinds`` items) ask for in total, and when they are
     ``homogeneous`` the largest pod's non-zero requests, ``pods`` slot left out (else None)."""
     counted = Counter(dict(kinds))
@@ -120,7 +128,9 @@ def _demand(kinds: tuple[tuple[Resources, int], ...]) -> tuple[dict[str, int], t
     return summed(counted), rep
 
 
-def _fit_values(ledger: Ledger, resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None) -> RowValues:
+def _fit_values(
+    ledger: Ledger, resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None
+) -> RowValues:
     """Per row, the free amount of each of ``resources`` (at least 0), a column each, then with
     ``rep`` ((resource, amount), not empty) the whole copies of that pod that fit."""
 
@@ -269,8 +279,9 @@ def fill_rows(
     count: int,
 ) -> tuple[IntArray, IntArray]:
     """Rows for ``count`` identical pods placed one at a time on the best row among ``rows``
-    (fits and is allowed; highest topology score, then least free ``pack`` resource, then node
-    name), and the pods each takes, in fill order; fewer pods in total when room runs out.
+    (distinct, ascending; fits and is allowed; highest topology score, then least free ``pack``
+    resource, then node name), and the pods each takes, in fill order; fewer pods in total when
+    room runs out.
 
     Charging a pod only lowers its row's free ``pack`` amount, so the row stays the best until
     it is full: one sort gives the order of all of them.
@@ -278,14 +289,30 @@ def fill_rows(
     if len(rows) == 0 or count <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     wanted = np.flatnonzero(vec > 0)
-    room = np.min(space.ledger.free[rows][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
-    ok = allowed[rows] & (room > 0)
+    every = slice(None) if len(rows) == space.size else rows  # distinct ascending rows: all of them
+    room = np.min(space.ledger.free[every][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
+    ok = allowed[every] & (room > 0)
     rows, room = rows[ok], room[ok]
     topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    order = np.lexsort((space.name_rank[rows], space.ledger.column(pack)[rows], -topo))
+    order = _best_first(-topo, space.ledger.column(pack)[rows], space.name_rank[rows])
     reached = np.cumsum(room[order])
     used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
     takes = room[order[:used]].copy()
     if used and int(reached[used - 1]) > count:
         takes[-1] -= int(reached[used - 1]) - count  # the last row takes only what is left
     return rows[order[:used]], takes
+
+
+def _best_first(first: IntArray, second: IntArray, rank: IntArray) -> IntArray:
+    """The order of ``np.lexsort((rank, second, first))`` for distinct ``rank`` values (a total
+    order, so any sort gives it): the three keys folded into one when there are many rows (three
+    short keys sort faster than one folds them) and the folded key stays within int64."""
+    if len(rank) >= _FOLD_FROM:
+        lo1, lo2 = int(first.min()), int(second.min())
+        span1, span2 = int(first.max()) - lo1 + 1, int(second.max()) - lo2 + 1
+        size = int(rank.max()) + 1
+        if span1 * span2 * size < _FOLD_LIMIT:
+            folded: IntArray = np.argsort(((first - lo1) * span2 + (second - lo2)) * size + rank)
+            return folded
+    order: IntArray = np.lexsort((rank, second, first))
+    return order
