@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toposched.model import Taint
+from toposched.model import PodSpec, Taint, Toleration
 
 API_VERSION = "v1"
 
@@ -85,6 +85,34 @@ def toleration_for(taint: Taint) -> dict[str, str]:
     if taint.value:
         return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
     return {"key": taint.key, "operator": "Exists", "effect": str(taint.effect)}
+
+
+def toleration_entry(toleration: Toleration) -> dict[str, Any]:
+    """One pod ``tolerations`` entry, with only the fields that are set."""
+    entry: dict[str, Any] = {"operator": str(toleration.operator)}
+    if toleration.key:
+        entry = {"key": toleration.key, **entry}
+    if toleration.value:
+        entry["value"] = toleration.value
+    if toleration.effect is not None:
+        entry["effect"] = str(toleration.effect)
+    if toleration.toleration_seconds is not None:
+        entry["tolerationSeconds"] = toleration.toleration_seconds
+    return entry
+
+
+def pod_spec_object(pod: PodSpec, *, container: str = "main") -> dict[str, Any]:
+    """A pod ``spec`` carrying what the scheduler reads of ``pod``: one container requesting its
+    resources, its tolerations and node selector. The model keeps no images or commands, so a
+    pod spec written from it has none either."""
+    spec: dict[str, Any] = {
+        "containers": [{"name": container, "resources": {"requests": pod.requests.pretty()}}]
+    }
+    if pod.tolerations:
+        spec["tolerations"] = [toleration_entry(t) for t in pod.tolerations]
+    if pod.node_selector:
+        spec["nodeSelector"] = dict(pod.node_selector)
+    return spec
 
 
 def list_object(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
