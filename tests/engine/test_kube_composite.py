@@ -169,3 +169,13 @@ def test_complete_search_moves_an_earlier_pod_group_the_later_one_needed() -> No
     assert isinstance(refusal, Unschedulable) and refusal.group == "b"
     result = placed(run(kube_gang(a, b), GREEDY_NODES, GREEDY_USED, search=Search.COMPLETE))
     assert (racks_of(result, "a"), racks_of(result, "b")) == ({"r2"}, {"r1"})
+
+
+def test_bound_pods_in_two_racks_refuse_even_where_the_search_could_drop_their_group() -> None:
+    # The outer CompositePodGroup is basic (one child is enough), but the rack-constrained child
+    # already runs in r1 and r2: no placement honours it, faithful or complete.
+    split = composite("split", pod_group("a", 2, bound={0: "r1-1", 1: "r2-2"}), required=RACK)
+    gang = kube_gang(composite("outer", split, pod_group("b", 1)))
+    for search in Search:
+        result = run(gang, LEADER_NODES, search=search)
+        assert isinstance(result, Unschedulable), search

@@ -73,6 +73,8 @@ class ExactSearch:
         if len(self.root.walk()) > MAX_GROUPS:
             return Outcome(False, True, 0, too_large=True)
         self._pin()
+        if self._held_apart():
+            return Outcome(False, False, self.steps.count)
         try:
             found = self._step([(self.root, np.arange(self.space.size, dtype=np.int64))])
         except ExhaustedError:
@@ -112,6 +114,22 @@ class ExactSearch:
                     rows.append(row)
             rows_of[node.name] = rows
             self.held[node.name] = np.unique(np.asarray(rows, dtype=np.int64))
+
+    def _held_apart(self) -> bool:
+        """Whether a group's running pods already span several domains of its required level
+        (or sit outside the level): no placement honours it, even one that drops the group."""
+        for node in self.root.walk():
+            held = self.held[node.name]
+            if node.required is None or not len(held):
+                continue
+            view = self.space.views.get(node.topology if node.topology is not None else self.space.default)
+            level = view.tree.level_index(node.required) if view is not None else None
+            if view is None or level is None:
+                continue  # the faithful refusal names the missing level
+            codes = set(view.codes[level][held].tolist())
+            if len(codes) != 1 or -1 in codes:
+                return True
+        return False
 
     def _wanted(self, node: SNode) -> list[PodSpec]:
         """The pods a leaf must place to reach its minimum (pending ones, in index order)."""
@@ -238,11 +256,8 @@ class ExactSearch:
             return []
         valid = rows[view.member[rows]]
         held = self.held[node.name]
-        if req is not None and len(held):
-            codes = set(view.codes[req][held].tolist())
-            if len(codes) != 1 or -1 in codes:
-                return []  # running pods already span several domains of the level
-            valid = valid[view.codes[req][valid] == codes.pop()]
+        if req is not None and len(held):  # one domain: ``_held_apart`` refused the others
+            valid = valid[view.codes[req][valid] == view.codes[req][held[0]]]
         twin = self.twin.get(node.name)
         if req is not None and twin is not None and pref is None:
             valid = valid[view.codes[req][valid] >= self.code[twin]]  # permutations of twins: skip
