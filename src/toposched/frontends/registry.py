@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from toposched.frontends import grove, kai, kueue, osmo
+from toposched.frontends import grove, kai, kube, kueue, osmo
 from toposched.frontends.cluster import parse_topology_object
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
@@ -124,7 +124,9 @@ class Registry:
             by_kind = [e for e in self._entries if hint in e.kinds]
             if not by_kind:
                 known = ", ".join([*self.names, *sorted({k for e in self._entries for k in e.kinds})])
-                raise WorkloadSpecError([Problem("kind", f"unknown kind hint {hint!r}", f"use one of: {known}")])
+                raise WorkloadSpecError(
+                    [Problem("kind", f"unknown kind hint {hint!r}", f"use one of: {known}")]
+                )
             return next((e for e in by_kind if e.recognises(documents)), by_kind[0])
         return next((e for e in self._entries if e.recognises(documents)), self._entries[-1])
 
@@ -227,7 +229,9 @@ class KueueFrontend:
         return entry is not None and str(doc.get("apiVersion", "")).split("/")[0] == entry[0].split("/")[0]
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        return Compiled(self.name, kueue.compile_workload(documents, context.topology, max_pods=context.max_pods))
+        return Compiled(
+            self.name, kueue.compile_workload(documents, context.topology, max_pods=context.max_pods)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +269,9 @@ class OsmoFrontend:
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
         doc = next((d for d in documents if isinstance(d, Mapping) and "workflow" in d), None)
         if doc is None:
-            raise WorkloadSpecError([Problem("workflow", "is missing", "an OSMO workflow has a workflow: section")])
+            raise WorkloadSpecError(
+                [Problem("workflow", "is missing", "an OSMO workflow has a workflow: section")]
+            )
         entry = _pool_of(doc, context.pools)
         workflow = osmo.parse_workflow(doc, entry.pool, max_pods=context.max_pods)
         priority = context.priority or osmo.Priority.NORMAL
@@ -336,8 +342,26 @@ class GroveFrontend:
         return Compiled(self.name, loaded.gang, objects, brought, tuple(loaded.warnings))
 
 
+@dataclass(frozen=True, slots=True)
+class KubeFrontend:
+    """Upstream Kubernetes: Workload, PodGroup and CompositePodGroup (``scheduling.k8s.io``) with
+    their Pods, and Jobs with ``spec.scheduling``."""
+
+    name: str = "kube"
+    kinds: frozenset[str] = frozenset(["Workload", "PodGroup", "CompositePodGroup"])
+
+    def recognises(self, documents: Documents) -> bool:
+        return kube.is_kube_input(documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        loaded = kube.load_kube(documents, context.catalog, max_pods=context.max_pods)
+        return Compiled(self.name, loaded.gang, loaded.objects, loaded.topologies, loaded.warnings)
+
+
 def default_registry() -> Registry:
     """Every front end: Grove and OSMO (recognised by kind / ``workflow:``), then KAI (before
     Kueue: it recognises the same kinds by their ``kai.scheduler/*`` keys; Grove objects carry KAI
-    queue labels too, hence Grove first), then Kueue, the default."""
-    return Registry((GroveFrontend(), OsmoFrontend(), KaiFrontend(), KueueFrontend()))
+    queue labels too, hence Grove first), then kube (before Kueue, which also reads Jobs and Pods:
+    kube recognises ``scheduling.k8s.io`` objects, a Job with ``spec.scheduling`` and Pods with
+    ``spec.schedulingGroup``), then Kueue, the default."""
+    return Registry((GroveFrontend(), OsmoFrontend(), KaiFrontend(), KubeFrontend(), KueueFrontend()))
