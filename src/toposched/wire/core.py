@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toposched.model import Taint
+from toposched.model import Taint, Toleration
 
 API_VERSION = "v1"
 
@@ -80,6 +80,20 @@ def toleration_for(taint: Taint) -> dict[str, str]:
     if taint.value:
         return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": str(taint.effect)}
     return {"key": taint.key, "operator": "Exists", "effect": str(taint.effect)}
+
+
+def toleration_entry(toleration: Toleration) -> dict[str, Any]:
+    """A pod's ``tolerations`` entry; unset fields are left out."""
+    entry: dict[str, Any] = {"operator": str(toleration.operator)}
+    if toleration.key:
+        entry["key"] = toleration.key
+    if toleration.value:
+        entry["value"] = toleration.value
+    if toleration.effect is not None:
+        entry["effect"] = str(toleration.effect)
+    if toleration.toleration_seconds is not None:
+        entry["tolerationSeconds"] = toleration.toleration_seconds
+    return entry
 
 
 def list_object(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -68,8 +68,9 @@ def choose_levels(keys: Sequence[str], catalog: Sequence[Topology]) -> Levels:
         return Levels(own.name, {}, (own,), (note,))
     for topology in catalog:
         if all(k in topology.levels for k in keys):
-            brought = (topology,) if topology == own_topology(keys[0]) else ()
-            return Levels(topology.name, {}, brought, ())
+            if topology == own_topology(keys[0]):  # ours, chosen when the input was first read
+                return Levels(topology.name, {}, (topology,), (_brought_note(keys[0], topology),))
+            return Levels(topology.name, {}, (), ())
     per_key: dict[str, str] = {}
     brought_list: list[Topology] = []
     warnings: list[str] = []
@@ -78,15 +79,19 @@ def choose_levels(keys: Sequence[str], catalog: Sequence[Topology]) -> Levels:
         if found is None or found == own_topology(key):
             found = own_topology(key)
             brought_list.append(found)
-            warnings.append(
-                f"no known topology has the node label {key!r}; using topology {found.name!r} with levels "
-                f"{', '.join(found.levels)} (nodes without the label are not used)"
-            )
+            warnings.append(_brought_note(key, found))
         per_key[key] = found.name
     names = set(per_key.values())
     if len(names) == 1:
         return Levels(names.pop(), {}, tuple(brought_list), tuple(warnings))
     return Levels(per_key[keys[0]], per_key, tuple(brought_list), tuple(warnings))
+
+
+def _brought_note(key: str, topology: Topology) -> str:
+    return (
+        f"no known topology has the node label {key!r}; using topology {topology.name!r} with levels "
+        f"{', '.join(topology.levels)} (nodes without the label are not used)"
+    )
 
 
 def to_gang(found: KubeDocuments, catalog: Sequence[Topology], kind: str) -> tuple[Gang, Levels]:
@@ -186,7 +191,8 @@ def _index(pod: Mapping[str, Any]) -> int | None:
     metadata = mapping(pod.get("metadata"))
     for key in (JOB_COMPLETION_INDEX, POD_INDEX):
         for source in (mapping(metadata.get("labels")), mapping(metadata.get("annotations"))):
-            value = text(source.get(key)) if not isinstance(source.get(key), int) else str(source.get(key))
+            raw = source.get(key)
+            value = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else text(raw)
             if value.isascii() and value.isdigit():
                 return int(value)
     return None

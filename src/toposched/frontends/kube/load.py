@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toposched.frontends.kube.job import is_scheduling_job, job_documents
+from toposched.frontends.kube.job import job_documents
 from toposched.frontends.kube.rules import (
     Problems,
     at,
@@ -49,6 +49,15 @@ REMOVED_HINT = (
 )
 
 
+PLURALS = {
+    WORKLOAD: "workloads",
+    POD_GROUP: "podGroups",
+    COMPOSITE_POD_GROUP: "compositePodGroups",
+    "Pod": "pods",
+    "Job": "jobs",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class LinkedPod:
     """A pod of the input with the field path it was read at."""
@@ -79,19 +88,23 @@ def read_documents(documents: Sequence[Any], *, max_pods: int) -> KubeDocuments:
     """Check and link ``documents``; ``WorkloadSpecError`` lists every problem."""
     problems: Problems = []
     budget = PodBudget(max_pods)
-    expanded: list[tuple[str, Mapping[str, Any]]] = []
+    expanded: list[tuple[int, Mapping[str, Any]]] = []  # (index of the document read, object)
     for i, doc in enumerate(documents):
-        path = f"documents[{i}]" if len(documents) > 1 else ""
         if not isinstance(doc, Mapping):
-            problems.append(Problem(path, "is not a mapping", "give Kubernetes objects"))
-        elif is_scheduling_job(doc) or doc.get("kind") == "Job":
-            expanded += [(path, obj) for obj in job_documents(doc, path, problems, budget)]
+            problems.append(Problem(f"documents[{i}]", "is not a mapping", "give Kubernetes objects"))
+        elif doc.get("kind") == "Job":
+            path = document_path(doc, i)
+            expanded += [(i, obj) for obj in job_documents(doc, path, problems, budget)]
         else:
-            expanded.append((path, doc))
+            expanded.append((i, doc))
+    given = sum(1 for d in documents if isinstance(d, Mapping) and d.get("kind") == "Pod")
+    if (problem := budget.take("pods", given)) is not None:  # a Job's pods were booked as it was read
+        raise WorkloadSpecError([*problems, problem])
     found = KubeDocuments()
     pods: list[LinkedPod] = []
-    for path, doc in expanded:
+    for i, doc in expanded:
         kind = doc.get("kind")
+        path = document_path(doc, i)
         if kind == "Pod":
             check_metadata(doc, path, problems)
             pods.append(LinkedPod(path, doc))
@@ -107,11 +120,19 @@ def read_documents(documents: Sequence[Any], *, max_pods: int) -> KubeDocuments:
             )
     if problems:
         raise WorkloadSpecError(problems)
-    _link_pods(pods, found, problems, budget)
+    _link_pods(pods, found, problems)
     _check_tree(found, problems)
     if problems:
         raise WorkloadSpecError(problems)
     return found
+
+
+def document_path(doc: Mapping[str, Any], index: int) -> str:
+    """Where a document's fields are reported: ``podGroups[NAME]``, ``pods[NAME]``... by kind
+    and name, else ``documents[INDEX]``."""
+    name = text(mapping(doc.get("metadata")).get("name"))
+    plural = PLURALS.get(text(doc.get("kind")))
+    return f"{plural}[{name}]" if plural and name else f"documents[{index}]"
 
 
 def _read_scheduling_object(
@@ -181,7 +202,7 @@ def _add_name(name: str, path: str, found: KubeDocuments, problems: Problems) ->
     found.order.append(name)
 
 
-def _link_pods(pods: list[LinkedPod], found: KubeDocuments, problems: Problems, budget: PodBudget) -> None:
+def _link_pods(pods: list[LinkedPod], found: KubeDocuments, problems: Problems) -> None:
     """Each pod joins the PodGroup it names; a 1.35 ``workloadRef`` joins the PodGroup stamped from
     that template (made from the Workload's template when the input has none)."""
     by_name = {g.name: g for g in found.pod_groups}
@@ -241,9 +262,6 @@ def _link_pods(pods: list[LinkedPod], found: KubeDocuments, problems: Problems, 
         found.pods[group.name].append(pod)
     for group in found.pod_groups:
         _check_members(group, found.pods[group.name], problems)
-    problem = budget.take("pods", len(pods))
-    if problem is not None:
-        problems.append(problem)
 
 
 def _stamped(
