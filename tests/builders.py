@@ -23,6 +23,7 @@ from toposched.model import (
     Resources,
     Role,
     RunningPod,
+    Semantics,
     SliceLayer,
     Taint,
     TaintEffect,
@@ -187,3 +188,44 @@ def podgroup(spec: dict[str, Any]) -> dict[str, Any]:
         "metadata": {"name": "pg"},
         "spec": spec,
     }
+
+
+def pod_group(
+    name: str,
+    count: int,
+    *,
+    required: str | None = None,
+    min_count: int = 1,
+    gpu: int | Sequence[int] = 1,
+    bound: Mapping[int, str] | None = None,
+    selector: Mapping[str, str] | None = None,
+) -> Group:
+    """A kube-scheduler PodGroup: ``count`` pods of ``gpu`` GPUs each (or one amount per pod),
+    ``min_count`` of them needed (1: basic policy), ``required`` the constraint's label key;
+    ``bound`` pods (by index) already run on a node."""
+    gpus = [gpu] * count if isinstance(gpu, int) else list(gpu)
+    pods = tuple(
+        PodSpec(
+            f"{name}-{i}",
+            i,
+            _resources({"gpu": gpus[i]}),
+            node_selector=dict(selector or {}),
+            node=(bound or {}).get(i),
+        )
+        for i in range(count)
+    )
+    key = None if required is None else SHORT.get(required, required)
+    return Group(name, required=key, min_member=min_count, pods=pods)
+
+
+def composite(
+    name: str, *children: Group, required: str | None = None, min_groups: int | None = None
+) -> Group:
+    """A kube-scheduler CompositePodGroup: ``min_groups`` children needed (None: basic, one)."""
+    key = None if required is None else SHORT.get(required, required)
+    return Group(name, required=key, min_sub_group=min_groups, children=children)
+
+
+def kube_gang(*units: Group, name: str = "job") -> Gang:
+    """A Workload's PodGroups and CompositePodGroups, placed as kube-scheduler places them."""
+    return Gang(name, Group("workload", children=units), kind="Workload", semantics=Semantics.KUBE)

@@ -1,5 +1,6 @@
 """Place gangs on a snapshot: Kueue's topology-aware semantics for Kueue gangs, KAI's group tree
-(``Semantics.HIERARCHY``: subgroups, minimums, several topologies) for the rest.
+(``Semantics.HIERARCHY``: subgroups, minimums, several topologies) for KAI, OSMO and Grove, and
+kube-scheduler's PodGroup placement (``Semantics.KUBE``) for upstream Kubernetes workloads.
 
 ``place_gang`` (on a snapshot, plus ``snapshots`` by topology name for groups naming another
 Topology) and ``place`` (on a cluster) return a ``Placement`` or an ``Unschedulable`` value;

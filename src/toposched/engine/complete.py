@@ -51,7 +51,7 @@ def search_complete(
     space = NodeSpace(snapshot, snapshots)
     outcome = ExactSearch(space, build(root, gang.topology), budget).run()
     if outcome.found:
-        pods, assignments = _output(gang, space, outcome.where)
+        pods, assignments = pods_and_assignments(gang, space, outcome.where)
         note = f"faithful placement failed: {faithful.message}; complete search placed it"
         return Placement(
             gang.name, space.default, policy, pods, assignments, found_by=Search.COMPLETE, note=note
@@ -87,11 +87,11 @@ def _kueue_podsets(root: Group, snapshot: Snapshot, reasons: Reasons) -> Group |
     return Group(f"{root.name}/podsets", children=tuple(children))
 
 
-def _output(
+def pods_and_assignments(
     gang: Gang, space: NodeSpace, where: Mapping[tuple[str, str], int]
 ) -> tuple[tuple[PodPlacement, ...], dict[str, TopologyAssignment]]:
-    """Pods with a node (running ones included) in index order, and pods per leaf domain of the
-    leaf's topology, as the faithful solvers report them."""
+    """Pods with a node (``where``: (leaf, pod) -> row; running ones included) in index order,
+    and pods per leaf domain of the leaf's topology, as the faithful solvers report them."""
     pods: list[PodPlacement] = []
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():

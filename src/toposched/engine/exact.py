@@ -150,7 +150,10 @@ class ExactSearch:
         if node.is_leaf and len(wanted) < self.progress.minimum(node) - self.progress.count(node):
             return False  # fewer pending pods than the minimum needs (the faithful reason says so)
         if node.is_leaf and not wanted:  # nothing to place: a domain only bounds elastic pods
-            for code, option in self._options(node, rows)[:1]:
+            options = self._options(node, rows)
+            if not options and node.required is not None:
+                return False  # its running pods are outside every domain the level allows here
+            for code, option in options[:1]:
                 self.code[node.name], self.leaf_rows[node.name] = code, option
             if self._step(rest):
                 return True

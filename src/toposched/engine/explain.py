@@ -3,7 +3,8 @@ nodes left out and why, and suggestions each checked by placing it.
 
 Suggestions, each kept only when placing it succeeds:
 
-* the same gang preferring the level it requires (the failing group's, else every required one);
+* the same gang preferring the level it requires (the failing group's, else every required one;
+  not for kube-scheduler's PodGroups, which have no preferred constraints);
 * the largest size of the failing group that fits now (a leaf without a minimum);
 * the running workloads whose end would let it place (one workload at a time, those with pods
   in the best candidate domains first, fewest pods first);
@@ -35,6 +36,7 @@ from toposched.model import (
     Policy,
     RunningPod,
     Search,
+    Semantics,
     Suggestion,
     SuggestionKind,
     Taint,
@@ -218,6 +220,8 @@ def _rewrite(root: Group, name: str, change: Callable[[Group], Group]) -> Group:
 def _preferred_level(
     gang: Gang, group: Group | None, topology: Topology, places: Places, landed: Landed
 ) -> list[Suggestion]:
+    if gang.semantics is Semantics.KUBE:
+        return []  # kube-scheduler has no preferred constraints to suggest
     targets = [group] if group is not None and group.required else [g for g in gang.root.walk() if g.required]
     if not targets:
         return []

@@ -10,6 +10,7 @@ import numpy as np
 from toposched.engine.budget import SearchBudget
 from toposched.engine.complete import search_complete
 from toposched.engine.hierarchy import place_hierarchical
+from toposched.engine.kube import place_kube, search_gang
 from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
@@ -23,6 +24,7 @@ from toposched.model import (
     Policy,
     Resources,
     Search,
+    Semantics,
     Topology,
     TopologyAssignment,
     Unschedulable,
@@ -52,7 +54,8 @@ def place_gang(
     gangs, Kueue gangs whose tree needs it (``Gang.needs_hierarchy``: deeper trees, minimums,
     per-group topologies, running pods) and ``Policy.BINPACK`` go to the hierarchical solver
     (``toposched.engine.hierarchy``); groups naming another Topology find its snapshot in
-    ``snapshots`` (by topology name).
+    ``snapshots`` (by topology name). ``Semantics.KUBE`` gangs are placed as kube-scheduler
+    places PodGroups whatever the policy (``toposched.engine.kube``).
 
     ``search=Search.COMPLETE``: when that refuses, an exact search within ``budget``
     (``toposched.engine.complete``). ``probe`` (faithful search only): when the faithful answer
@@ -62,9 +65,16 @@ def place_gang(
     faithful = _faithful(gang, snapshot, policy, snapshots)
     if isinstance(faithful, Placement) or (search is Search.FAITHFUL and not probe):
         return faithful
-    kueue = not hierarchical(gang, policy)
+    kube = gang.semantics is Semantics.KUBE
+    kueue = not kube and not hierarchical(gang, policy)
     found = search_complete(
-        gang, snapshot, faithful, policy=policy, kueue=kueue, snapshots=snapshots, budget=budget
+        search_gang(gang) if kube else gang,
+        snapshot,
+        faithful,
+        policy=policy,
+        kueue=kueue,
+        snapshots=snapshots,
+        budget=budget,
     )
     if search is Search.COMPLETE:
         return found
@@ -76,7 +86,9 @@ def place_gang(
 def _faithful(
     gang: Gang, snapshot: Snapshot, policy: Policy, snapshots: Mapping[str, Snapshot] | None
 ) -> Placement | Unschedulable:
-    """The upstream scheduler's own answer (Kueue's or KAI's)."""
+    """The upstream scheduler's own answer (Kueue's, KAI's or kube-scheduler's)."""
+    if gang.semantics is Semantics.KUBE:
+        return place_kube(gang, snapshot, policy=policy, snapshots=snapshots)
     if hierarchical(gang, policy):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
     tree = snapshot.tree
@@ -144,12 +156,13 @@ def place(
     """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
 
     ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
-    gang's own, else ``Policy.MIXED``. Hierarchical placements get a snapshot of the main
-    topology and of every topology the gang's groups name (as the service gives them).
+    gang's own, else ``Policy.MIXED``. Hierarchical and kube-scheduler placements get a snapshot
+    of the main topology and of every topology the gang's groups name (as the service gives them).
     ``search``, ``budget`` and ``probe`` as for ``place_gang``.
     """
     chosen_policy = policy or gang.policy or Policy.MIXED
-    if hierarchical(gang, chosen_policy) and cluster.topologies:
+    several = hierarchical(gang, chosen_policy) or gang.semantics is Semantics.KUBE
+    if several and cluster.topologies:
         by_name = {t.name: t for t in cluster.topologies}
         if topology is not None:
             by_name[topology.name] = topology
