@@ -33,4 +33,7 @@ def test_json_adds_unschedulable_podgroups(invoke: Invoke, tmp_path: Path) -> No
     (group,) = doc["podGroups"]
     (condition,) = group["status"]["conditions"]
     assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
-    assert condition["message"].startswith("0/3 placements are available, reported placement status: ")
+    assert condition["message"] == (
+        "0/3 placements are available, reported placement status: minCount (12) cannot be satisfied: "
+        "8 scheduled, 3 remaining"
+    )

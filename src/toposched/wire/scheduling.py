@@ -371,6 +371,9 @@ def scheduled_condition(api_version: str, *, scheduled: bool, message: str = "")
     }
 
 
+PLACEMENTS_AVAILABLE = "placements are available, reported placement status: "
+
+
 def unschedulable_message(total: int, statuses: Sequence[str]) -> str:
     """kube-scheduler's message when no placement of a PodGroup is feasible."""
-    return f"0/{total} placements are available, reported placement status: {', '.join(statuses)}"
+    return f"0/{total} {PLACEMENTS_AVAILABLE}{', '.join(statuses)}"

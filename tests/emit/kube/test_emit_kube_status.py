@@ -82,3 +82,14 @@ def test_v1alpha2_names_the_condition_podgroupscheduled() -> None:
         status_objects(gang(), TOPOLOGY, refused, NODES, api_version="scheduling.k8s.io/v1alpha2")
     )
     assert {c["type"] for c in got.values()} == {"PodGroupScheduled"}
+
+
+def test_a_kube_worded_refusal_is_kept_and_other_groups_wait_for_it() -> None:
+    message = "0/2 placements are available, reported placement status: minCount (2) cannot be satisfied"
+    refused = Unschedulable("infer", "t", Policy.BINPACK, message, group="infer-workers")
+    got = conditions(status_objects(gang(), TOPOLOGY, refused, NODES))
+    assert got["infer-workers"]["message"] == message
+    assert got["infer-leader"]["message"] == (
+        "0/1 placements are available, reported placement status: the gang's group infer-workers cannot be "
+        f"placed: {message}"
+    )

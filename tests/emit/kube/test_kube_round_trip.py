@@ -21,7 +21,6 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "src" / "toposched" / "samples" / "cluster.yaml"
 KAI = ROOT / "examples" / "kai"
 V1ALPHA3 = "scheduling.k8s.io/v1alpha3"
-ENGINE = pytest.mark.xfail(reason="needs the kube placement engine", strict=False)
 
 CASES = [
     pytest.param(ROOT / "examples" / "kueue" / "job-rack.yaml", SAMPLE, id="kueue-job-rack"),
@@ -30,11 +29,7 @@ CASES = [
     pytest.param(KAI / "custom-segments.yaml", KAI / "tfjob-cluster.yaml", id="kai-custom-segments"),
     pytest.param(KAI / "podgroup-pods.yaml", KAI / "zone-ab-cluster.yaml", id="kai-podgroup-pods"),
     pytest.param(KAI / "zone-ab-job.yaml", KAI / "zone-ab-cluster.yaml", id="kai-zone-ab-job"),
-    # A required zone over CompositePodGroups: the hierarchical solver does not yet keep a
-    # constrained inner group (under an unconstrained root) in one zone.
-    pytest.param(
-        KAI / "tfjob-segments.yaml", KAI / "tfjob-cluster.yaml", id="kai-tfjob-segments", marks=ENGINE
-    ),
+    pytest.param(KAI / "tfjob-segments.yaml", KAI / "tfjob-cluster.yaml", id="kai-tfjob-segments"),
 ]
 
 

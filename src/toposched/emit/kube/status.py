@@ -17,6 +17,7 @@ from toposched.model import Gang, Node, Placement, Topology, Unschedulable
 from toposched.model.lenient import mapping, text
 from toposched.wire.scheduling import (
     DEFAULT_API_VERSION,
+    PLACEMENTS_AVAILABLE,
     POD_GROUP,
     read_key,
     read_pod_link,
@@ -47,15 +48,12 @@ def status_objects(
             continue
         name = text(mapping(obj.get("metadata")).get("name"))
         pods = members.get(name, [])
-        if (pods and all(p in placed for p in pods)) or (placed and any(p in placed for p in pods)):
+        if any(p in placed for p in pods):
             condition = scheduled_condition(api_version, scheduled=True)
         else:
             total = _placements(read_key(mapping(obj.get("spec"))), nodes)
-            condition = scheduled_condition(
-                api_version,
-                scheduled=False,
-                message=unschedulable_message(total, [_reason(result, len(pods))]),
-            )
+            message = _message(result, name, total, len(pods))
+            condition = scheduled_condition(api_version, scheduled=False, message=message)
         out.append({**obj, "status": {"conditions": [condition]}})
     return tuple(out)
 
@@ -67,7 +65,15 @@ def _placements(key: str | None, nodes: Sequence[Node]) -> int:
     return len({node.labels[key] for node in nodes if key in node.labels})
 
 
-def _reason(result: Placement | Unschedulable, pods: int) -> str:
-    if isinstance(result, Unschedulable):
+def _message(result: Placement | Unschedulable, group: str, total: int, pods: int) -> str:
+    """kube-scheduler's message for a group left unscheduled. The engine already words a kube
+    gang's refusal this way, for the group it names; the gang's other groups wait for it."""
+    if not isinstance(result, Unschedulable):
+        return unschedulable_message(total, [f"none of the group's {pods} pods was placed"])
+    if result.group not in (None, group):
+        return unschedulable_message(
+            total, [f"the gang's group {result.group} cannot be placed: {result.message}"]
+        )
+    if PLACEMENTS_AVAILABLE in result.message:
         return result.message
-    return f"none of the group's {pods} pods was placed"
+    return unschedulable_message(total, [result.message])
