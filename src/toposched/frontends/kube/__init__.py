@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.kube.gang import choose_levels, own_topology, to_gang
+from toposched.frontends.kube.gang import to_gang
 from toposched.frontends.kube.job import is_scheduling_job
 from toposched.frontends.kube.load import read_documents
 from toposched.frontends.kube.update import validate_update
@@ -18,10 +18,8 @@ from toposched.wire.scheduling import is_scheduling_object
 
 __all__ = [
     "KubeInput",
-    "choose_levels",
     "is_kube_input",
     "load_kube",
-    "own_topology",
     "validate_update",
 ]
 
