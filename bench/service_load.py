@@ -5,14 +5,17 @@ Cluster: 1 zone x 2 blocks x 2 racks x 4 nodes, 8 GPUs each; jobs of 1-3 pods x 
 rack-required. Prints request count, p50 / p99 latency, the status mix and the server's CPU time
 per request (read from /proc where there is one). Every client waits for each answer before it
 sends the next request, so latency is about clients / throughput: on a shared machine the CPU time
-per request is the steadier figure. ``--runs N`` starts a fresh server N times and prints the
-medians.
+per request is the steadier figure; throughput is requests per second of the load's wall time.
+``--runs N`` starts a fresh server N times and prints the medians. ``--baseline SRC`` alternates
+each run with a server importing toposched from the source tree SRC (e.g. an older checkout's
+``src``), so load from other processes falls on both alike, and prints the ratios.
 
 ``--client raw`` (default) gives every client its own lean keep-alive HTTP/1.1 connection;
 ``--client httpx`` shares one ``httpx.AsyncClient``, whose own CPU cost (about 10 ms a request)
 dominates what it measures on a small machine.
 
-Run: python bench/service_load.py [--clients 100] [--rounds 3] [--runs 1] [--client raw|httpx] [--quick]
+Run: python bench/service_load.py [--clients 100] [--rounds 3] [--runs 1] [--client raw|httpx]
+[--baseline SRC] [--quick]
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import os
 import statistics
 import sys
 import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # The load driver and the server harness live with the service tests; reuse them.
@@ -43,27 +48,73 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def one_run(clients: int, rounds: int, client: ClientKind) -> tuple[LoadResult, float | None, int]:
-    """One load on a fresh server: the result, server CPU seconds per request, over-commits."""
+@dataclass
+class Figures:
+    """The medians over the runs of one server build."""
+
+    p50s: list[float] = field(default_factory=list)
+    p99s: list[float] = field(default_factory=list)
+    throughputs: list[float] = field(default_factory=list)
+    cpus: list[float] = field(default_factory=list)
+    errors: int = 0
+    overcommits: int = 0
+
+    def add(self, result: LoadResult, seconds: float, per_request: float | None, overcommit: int) -> None:
+        self.p50s.append(result.percentile(0.5))
+        self.p99s.append(result.percentile(0.99))
+        self.throughputs.append(len(result.latencies) / seconds)
+        if per_request is not None:
+            self.cpus.append(per_request)
+        self.errors += result.server_errors + len(result.transport_errors)
+        self.overcommits += overcommit
+
+    @property
+    def cpu(self) -> float | None:
+        return statistics.median(self.cpus) if self.cpus else None
+
+    def summary(self) -> str:
+        cpu = f"{self.cpu * 1000:.2f} ms" if self.cpu is not None else "n/a"
+        return (
+            f"p50 {statistics.median(self.p50s) * 1000:.1f} ms, p99 {statistics.median(self.p99s) * 1000:.1f} ms, "
+            f"throughput {statistics.median(self.throughputs):.0f}/s, server CPU per request {cpu}"
+        )
+
+
+def one_run(
+    clients: int, rounds: int, client: ClientKind, source: str | None
+) -> tuple[LoadResult, float, float | None, int]:
+    """One load on a fresh server (importing toposched from ``source`` when given): the result,
+    its wall seconds, server CPU seconds per request, over-commits."""
+    env = dict(os.environ)
+    if source is not None:  # the server inherits the environment
+        os.environ["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")])
+    try:
+        return _load(clients, rounds, client)
+    finally:
+        os.environ.clear()
+        os.environ.update(env)
+
+
+def _load(clients: int, rounds: int, client: ClientKind) -> tuple[LoadResult, float, float | None, int]:
     with tempfile.TemporaryDirectory() as workdir:
         server = Server(Path(workdir), cluster=cluster_yaml())
         server.start()
         assert server.process is not None
         pid = server.process.pid
         try:
-            before = cpu_seconds(pid)
+            before, started = cpu_seconds(pid), time.perf_counter()
             result = asyncio.run(
                 run_load(
                     server.url, list(USERS.values()), ADMIN, clients=clients, rounds=rounds, client=client
                 )
             )
-            after = cpu_seconds(pid)
+            after, seconds = cpu_seconds(pid), time.perf_counter() - started
         finally:
             server.stop()
         per_request = None
         if before is not None and after is not None and result.latencies:
             per_request = (after - before) / len(result.latencies)
-        return result, per_request, len(overcommitted(server.db))
+        return result, seconds, per_request, len(overcommitted(server.db))
 
 
 def main() -> None:
@@ -72,27 +123,35 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--client", choices=["raw", "httpx"], default="raw")
+    parser.add_argument(
+        "--baseline", metavar="SRC", help="alternate runs with a server from this source tree"
+    )
     parser.add_argument("--quick", action="store_true", help="10 clients, 1 round: checks the script runs")
     args = parser.parse_args()
     clients, rounds = (10, 1) if args.quick else (args.clients, args.rounds)
     print(f"cluster: 16 nodes x 8 GPUs; {clients} clients x {rounds} rounds ({args.client} client)")
-    p50s, p99s, cpus, errors, overcommits = [], [], [], 0, 0
+    figures, baseline = Figures(), Figures()
     for _ in range(args.runs):
-        result, per_request, overcommit = one_run(clients, rounds, args.client)
+        if args.baseline is not None:
+            result, seconds, per_request, overcommit = one_run(clients, rounds, args.client, args.baseline)
+            print(f"baseline: {result.summary()}")
+            baseline.add(result, seconds, per_request, overcommit)
+        result, seconds, per_request, overcommit = one_run(clients, rounds, args.client, None)
         print(result.summary())
         print(result.methods())
-        p50s.append(result.percentile(0.5))
-        p99s.append(result.percentile(0.99))
-        if per_request is not None:
-            cpus.append(per_request)
-        errors += result.server_errors + len(result.transport_errors)
-        overcommits += overcommit
-    cpu = f"{statistics.median(cpus) * 1000:.2f} ms" if cpus else "n/a"
-    print(
-        f"median of {args.runs}: p50 {statistics.median(p50s) * 1000:.1f} ms, "
-        f"p99 {statistics.median(p99s) * 1000:.1f} ms, server CPU per request {cpu}"
-    )
-    print(f"server errors: {errors}; over-commit: {overcommits}")
+        figures.add(result, seconds, per_request, overcommit)
+    print(f"median of {args.runs}: {figures.summary()}")
+    if args.baseline is not None:
+        print(f"baseline median of {args.runs}: {baseline.summary()}")
+        ratios = [
+            ("p50", statistics.median(figures.p50s) / statistics.median(baseline.p50s)),
+            ("p99", statistics.median(figures.p99s) / statistics.median(baseline.p99s)),
+            ("throughput", statistics.median(figures.throughputs) / statistics.median(baseline.throughputs)),
+        ]
+        if figures.cpu is not None and baseline.cpu is not None:
+            ratios.append(("CPU per request", figures.cpu / baseline.cpu))
+        print("ratio to baseline: " + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios))
+    print(f"server errors: {figures.errors}; over-commit: {figures.overcommits}")
 
 
 if __name__ == "__main__":

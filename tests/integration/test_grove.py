@@ -1,4 +1,4 @@
-"""Grove through the CLI: each PodCliqueSet placed where its topology says, `compile grove`,
+"""Grove through the CLI: each PodCliqueSet placed where its topology says, `compile`,
 `topology usage`."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_missing_topology_is_invalid(invoke: Invoke) -> None:
 
 
 def test_compile_grove_emits_podgangs_and_kai_podgroups_matching_the_schemas(invoke: Invoke) -> None:
-    run = invoke("compile", "grove", GROVE / "llama-405b-gb200.yaml", "--topology", TOPOLOGIES)
+    run = invoke("compile", GROVE / "llama-405b-gb200.yaml", "--topology", TOPOLOGIES)
     assert run.exit_code == 0, run.stderr
     docs = list(yaml.safe_load_all(run.stdout))
     gangs = [d for d in docs if d["kind"] == "PodGang"]

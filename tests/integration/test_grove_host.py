@@ -1,5 +1,5 @@
 """One Grove domain rule for every path: ``examples/grove/llama-70b-h100.yaml`` packs its decode
-clique with ``packDomain: host``. ``toposched place``, ``toposched compile grove`` and the service's
+clique with ``packDomain: host``. ``toposched place``, ``toposched compile`` and the service's
 intake all accept it, whether the ClusterTopology is the example's own or the one toposched writes
 for a stored topology whose hostname level has no alias (``kubernetes.io/hostname`` → ``host``)."""
 
@@ -58,7 +58,7 @@ def test_place_packs_the_decode_clique_on_one_host(invoke: Invoke, topologies: P
 
 
 def test_compile_grove_translates_host_to_the_hostname_label(invoke: Invoke, topologies: Path) -> None:
-    run = invoke("compile", "grove", WORKLOAD, "--topology", topologies)
+    run = invoke("compile", WORKLOAD, "--topology", topologies)
     assert run.exit_code == 0, run.stderr
     (gang,) = [d for d in yaml.safe_load_all(run.stdout) if d["kind"] == "PodGang"]
     decode = next(g for g in gang["spec"]["podgroups"] if g["name"] == DECODE)

@@ -1,4 +1,4 @@
-"""KAI through the CLI: `toposched place` on KAI workloads and PodGroup files, `compile kai`."""
+"""KAI through the CLI: `toposched place` on KAI workloads and PodGroup files, `compile`."""
 
 from __future__ import annotations
 
@@ -121,7 +121,7 @@ def test_unschedulable_kai_workload_exits_3(invoke: Invoke, tmp_path: Path) -> N
 
 
 def test_compile_kai_prints_podgroup_and_pod_metadata(invoke: Invoke) -> None:
-    run = invoke("compile", "kai", KAI / "tfjob-segments.yaml", "--cluster", KAI / "tfjob-cluster.yaml")
+    run = invoke("compile", KAI / "tfjob-segments.yaml", "--cluster", KAI / "tfjob-cluster.yaml")
     assert run.exit_code == 0, run.stderr
     docs = list(yaml.safe_load_all(run.stdout))
     (group,) = [d for d in docs if d["kind"] == "PodGroup"]
@@ -144,5 +144,5 @@ def test_compile_kai_rejects_an_unsupported_kind(invoke: Invoke, tmp_path: Path)
         "  annotations: {kai.scheduler/topology: t}\n",
         encoding="utf-8",
     )
-    run = invoke("compile", "kai", spec)
+    run = invoke("compile", spec)
     assert run.exit_code == 2 and "kind:" in run.stderr and "Traceback" not in run.stderr

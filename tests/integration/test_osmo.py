@@ -30,8 +30,8 @@ def place(
 
 
 def podgroup_names(case: str) -> set[str]:
-    """The names of the PodGroups ``compile osmo`` prints for a case and of their subgroups."""
-    run = run_process("compile", "osmo", OSMO / f"{case}.workflow.yaml", "--pool", OSMO / f"{case}.pool.yaml")
+    """The names of the PodGroups ``compile`` prints for a case and of their subgroups."""
+    run = run_process("compile", OSMO / f"{case}.workflow.yaml", "--pool", OSMO / f"{case}.pool.yaml")
     groups = yaml.safe_load(run.stdout)["podGroups"].values()
     return {g["metadata"]["name"] for g in groups} | {
         s["name"] for g in groups for s in g["spec"].get("subGroups", [])
@@ -85,7 +85,7 @@ def test_use_case_4_preferences_relaxed_on_the_second_cluster_still_scheduled(in
 
 @pytest.mark.parametrize("case", CASES)
 def test_compile_osmo_prints_the_seed_podgroup(invoke: Invoke, case: str) -> None:
-    run = invoke("compile", "osmo", OSMO / f"{case}.workflow.yaml", "--pool", OSMO / f"{case}.pool.yaml")
+    run = invoke("compile", OSMO / f"{case}.workflow.yaml", "--pool", OSMO / f"{case}.pool.yaml")
     assert run.exit_code == 0, run.stderr
     (out,) = yaml.safe_load_all(run.stdout)
     group = out["podGroups"]["group1"]

@@ -412,3 +412,41 @@ def test_pages_of_workloads_and_events_by_owner(store: Store) -> None:
     assert [e.workload for e in store.list_events(owner="bob")] == bobs
     first = store.list_events(owner="bob", limit=1)
     assert [e.workload for e in store.list_events(first[0].seq, owner="bob")] == bobs[1:]
+
+
+# -- version -----------------------------------------------------------------------------------------
+WRITES: list[tuple[str, Callable[[Store, int], object]]] = [
+    ("put_nodes", lambda s, _: s.put_nodes([gpu_node("n3")])),
+    ("update_node", lambda s, _: s.update_node("n1", ready=False)),
+    ("delete_node", lambda s, _: s.delete_node("n2")),
+    ("put_topology", lambda s, _: s.put_topology(Topology.create("other", [HOSTNAME]))),
+    ("put_pool", lambda s, _: s.put_pool(PoolRecord("pool-a", topology="default"))),
+    ("submit_workload", lambda s, _: s.submit_workload(workload("w2"), event())),
+    ("set_explanation", lambda s, w: s.set_explanation(w, {"reason": "full"})),
+    ("admit", lambda s, w: s.admit(w, {"pods": []}, {"n1": gpus(2)}, event())),
+    ("release", lambda s, w: s.release(w, S.CANCELLED, event("Cancelled"))),
+    ("append_event", lambda s, w: s.append_event(event("Note"))),
+]
+READS: list[Callable[[Store, int], object]] = [
+    lambda s, _: s.get_nodes(),
+    lambda s, _: s.list_topologies(),
+    lambda s, _: s.list_pools(),
+    lambda s, w: s.get_workload(w),
+    lambda s, _: s.list_workloads(),
+    lambda s, _: s.queue([S.PENDING]),
+    lambda s, _: s.reserved_by_node(),
+    lambda s, _: s.list_events(),
+]
+
+
+@pytest.mark.parametrize(("name", "write"), WRITES, ids=[name for name, _ in WRITES])
+def test_every_change_moves_the_version_and_reads_do_not(
+    store: Store, name: str, write: Callable[[Store, int], object]
+) -> None:
+    pending = store.submit_workload(workload(), event()).id
+    before = store.version()
+    for read in READS:
+        read(store, pending)
+    assert store.version() == before, "a read moved the version"
+    write(store, pending)
+    assert store.version() != before, f"{name} left the version where it was"

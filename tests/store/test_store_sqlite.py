@@ -179,3 +179,11 @@ def test_racing_admits_never_book_twice(tmp_path: Path, connections: int) -> Non
     assert setup.reserved_by_node() == {"n1": gpus(8, pods=2)}
     assert len(setup.list_workloads(states={WorkloadState.ADMITTED})) == 2
     assert len(setup.list_events()) == 2
+
+
+def test_a_commit_by_another_process_moves_the_version(tmp_path: Path) -> None:
+    with SqliteStore(tmp_path / "shared.db") as ours, SqliteStore(tmp_path / "shared.db") as theirs:
+        before = ours.version()
+        theirs.put_nodes([gpu_node("n9")])
+        assert ours.version() != before
+        assert [n.name for n in ours.get_nodes()] == ["n9"]

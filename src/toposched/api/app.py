@@ -4,8 +4,8 @@ The scheduler loop runs in a background thread for the app's lifetime (started a
 lifespan); it is event-driven, woken by the scheduler's own verbs, so ``loop_interval`` only bounds
 how long it sleeps when nothing happens. Routes are thin: they check the caller's role, call the
 scheduler or read the store, and turn records into JSON. The hot routes are ``async`` and hand
-their blocking part to the app's ``Offload`` pool (see ``api.offload``). Every error becomes JSON
-through ``api.errors``.
+their blocking part to the app's ``Offload`` pools (see ``api.verbs``); ``api.hot`` serves them
+without FastAPI's per-request machinery. Every error becomes JSON through ``api.errors``.
 """
 
 from __future__ import annotations
@@ -15,12 +15,16 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.types import Receive, Scope, Send
 
 from toposched.api.auth import AuthConfig
 from toposched.api.errors import CatchAllMiddleware, install_error_handlers
+from toposched.api.hot import HotRoutes
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
 from toposched.api.routes import defrag, events, explanations, nodes, pools, topologies, view, workloads
+from toposched.api.verbs import WorkloadVerbs
+from toposched.api.viewcache import ViewCache
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
@@ -28,6 +32,24 @@ DESCRIPTION = (
     "Topology-aware gang scheduling. Authenticate with `Authorization: Bearer <token>`; "
     "admins manage nodes, topologies and pools, users submit and manage their own workloads."
 )
+
+
+class ServiceApp(FastAPI):
+    """The FastAPI app, with ``HotRoutes`` (when set) taking its requests before FastAPI's own
+    per-request stack (telemetry check, error and body-limit middlewares, router) runs."""
+
+    hot_routes: HotRoutes | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hot = self.hot_routes
+        if hot is not None and hot.takes(scope):
+            await hot(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+    async def without_hot_routes(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The FastAPI app alone: where ``HotRoutes`` sends what it does not serve itself."""
+        await super().__call__(scope, receive, send)
 
 
 def create_app(
@@ -38,14 +60,17 @@ def create_app(
     store: Store | None = None,
     run_loop: bool = True,
     loop_interval: float = 0.2,
+    hot_routes: bool = True,
 ) -> FastAPI:
-    """The service. ``store`` defaults to the scheduler's; ``run_loop=False`` leaves cycles to the caller."""
+    """The service. ``store`` defaults to the scheduler's; ``run_loop=False`` leaves cycles to the
+    caller; ``hot_routes=False`` serves submit, read and cancel through their FastAPI routes only
+    (the reference ``api.hot`` is checked against)."""
     stop = threading.Event()
     # Few threads on purpose: compiling holds the GIL, and every extra compiling thread takes GIL
     # time from the event loop (measured: 2-3 is best for 100 clients on 2 cores). Submissions
     # then wait for their group commit on ``commits``: sleeping threads, many so that a burst
     # joins one batch instead of batches capped at the compile pool's size.
-    offload, submissions = Offload("toposched-api", 4), Offload("toposched-submit", 3)
+    offload, submissions = Offload("toposched-api", 4), Offload("toposched-submit", 1)
     commits = Offload("toposched-commit", 64)
 
     @asynccontextmanager
@@ -69,7 +94,7 @@ def create_app(
 
     # No /docs or /redoc: their pages load scripts from a CDN and render blank offline; the
     # schema is at /openapi.json for any viewer.
-    app = FastAPI(
+    app = ServiceApp(
         title="toposched",
         version="0.1.0",
         description=DESCRIPTION,
@@ -82,11 +107,16 @@ def create_app(
     app.state.auth = auth
     app.state.limits = limits
     app.state.offload = offload
-    app.state.submissions = submissions
-    app.state.commits = commits
+    verbs = WorkloadVerbs(scheduler, compiling=submissions, waiting=commits, reading=offload)
+    app.state.verbs = verbs
+    app.state.view_cache = ViewCache()
     install_error_handlers(app)
     for module in (workloads, explanations, nodes, topologies, pools, events, defrag, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure
+    if hot_routes:
+        app.hot_routes = HotRoutes(
+            verbs, auth, fallback=app.without_hot_routes, max_body_bytes=limits.max_body_bytes
+        )
     return app

@@ -206,7 +206,11 @@ async def current_user(request: Request) -> User:
     """FastAPI dependency: the caller named by the ``Authorization: Bearer`` header. ``async``
     because it never blocks: a sync dependency would cost every request a thread-pool hop."""
     auth: AuthConfig = request.app.state.auth
-    header = request.headers.get("authorization", "")
+    return bearer_user(auth, request.headers.get("authorization", ""))
+
+
+def bearer_user(auth: AuthConfig, header: str) -> User:
+    """The user an ``Authorization`` header value names (UnauthenticatedError for none)."""
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise UnauthenticatedError("missing bearer token")

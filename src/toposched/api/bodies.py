@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -17,13 +17,54 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+MAX_PRIORITY = 10**9
+MAX_TOPOLOGY_NAME = 253
+MAX_KIND = 64
+
+
+class SubmitFields(NamedTuple):
+    """What a submission asks for, once its body is valid."""
+
+    spec: str
+    priority: int
+    topology: str | None
+    kind: str | None
+
+
 class SubmitBody(_Body):
     """A workload spec as text (YAML or JSON), as the user would ``kubectl apply`` it."""
 
     spec: str = Field(min_length=1, description="The workload spec (YAML or JSON text).")
-    priority: int = Field(0, ge=-(10**9), le=10**9)
-    topology: str | None = Field(None, max_length=253, description="Topology name; default: the spec's.")
-    kind: str | None = Field(None, max_length=64, description="Front end hint, e.g. 'kueue' or 'kai'.")
+    priority: int = Field(0, ge=-MAX_PRIORITY, le=MAX_PRIORITY)
+    topology: str | None = Field(
+        None, max_length=MAX_TOPOLOGY_NAME, description="Topology name; default: the spec's."
+    )
+    kind: str | None = Field(None, max_length=MAX_KIND, description="Front end hint, e.g. 'kueue' or 'kai'.")
+
+    def fields(self) -> SubmitFields:
+        return SubmitFields(self.spec, self.priority, self.topology, self.kind)
+
+
+_SUBMIT_KEYS = frozenset(SubmitBody.model_fields)
+
+
+def plain_submit(raw: object) -> SubmitFields | None:
+    """``SubmitBody.model_validate(raw).fields()`` for a parsed JSON body that satisfies it without
+    any conversion (exact types, bounds kept), in a few plain checks; None for every other body,
+    which pydantic must judge (it may convert a value, or refuse the body with its own message)."""
+    if type(raw) is not dict or not raw.keys() <= _SUBMIT_KEYS:
+        return None
+    spec, priority = raw.get("spec"), raw.get("priority", 0)
+    topology, kind = raw.get("topology"), raw.get("kind")
+    if type(spec) is not str or not spec:
+        return None
+    if type(priority) is not int or not -MAX_PRIORITY <= priority <= MAX_PRIORITY:
+        return None
+    if not (topology is None or (type(topology) is str and len(topology) <= MAX_TOPOLOGY_NAME)):
+        return None
+    if not (kind is None or (type(kind) is str and len(kind) <= MAX_KIND)):
+        return None
+    return SubmitFields(spec, priority, topology, kind)
 
 
 class TaintBody(_Body):

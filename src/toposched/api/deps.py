@@ -1,6 +1,6 @@
-"""FastAPI dependencies that hand routes the scheduler, the store, the limits and the offload pool
-of the app. They are ``async`` because none blocks: FastAPI runs a sync dependency in its thread
-pool, one hop per dependency per request."""
+"""FastAPI dependencies that hand routes the scheduler, the store, the limits, the offload pool,
+the workload verbs and the view cache of the app. They are ``async`` because none blocks:
+FastAPI runs a sync dependency in its thread pool, one hop per dependency per request."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from fastapi import Depends, Request
 
 from toposched.api.limits import Limits
 from toposched.api.offload import Offload
+from toposched.api.verbs import WorkloadVerbs
+from toposched.api.viewcache import ViewCache
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
@@ -34,19 +36,19 @@ async def get_offload(request: Request) -> Offload:
     return offload
 
 
-async def get_submissions(request: Request) -> Offload:
-    submissions: Offload = request.app.state.submissions
-    return submissions
+async def get_view_cache(request: Request) -> ViewCache:
+    cache: ViewCache = request.app.state.view_cache
+    return cache
 
 
-async def get_commits(request: Request) -> Offload:
-    commits: Offload = request.app.state.commits
-    return commits
+async def get_verbs(request: Request) -> WorkloadVerbs:
+    verbs: WorkloadVerbs = request.app.state.verbs
+    return verbs
 
 
 SchedulerDep = Annotated[Scheduler, Depends(get_scheduler)]
 StoreDep = Annotated[Store, Depends(get_store)]
 LimitsDep = Annotated[Limits, Depends(get_limits)]
 OffloadDep = Annotated[Offload, Depends(get_offload)]
-SubmissionsDep = Annotated[Offload, Depends(get_submissions)]
-CommitsDep = Annotated[Offload, Depends(get_commits)]
+ViewCacheDep = Annotated[ViewCache, Depends(get_view_cache)]
+VerbsDep = Annotated[WorkloadVerbs, Depends(get_verbs)]

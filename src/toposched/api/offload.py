@@ -60,5 +60,9 @@ class Offload:
 def json_response(body: Any, status_code: int = 200) -> Response:
     """``body`` (plain JSON values already) as a response, skipping FastAPI's re-validation and
     ``jsonable_encoder`` walk of the whole answer."""
-    text = json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return Response(text.encode("utf-8"), status_code=status_code, media_type="application/json")
+    return Response(json_bytes(body), status_code=status_code, media_type="application/json")
+
+
+def json_bytes(body: Any) -> bytes:
+    """``body`` (plain JSON values) encoded as the API answers it."""
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")

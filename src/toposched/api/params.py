@@ -21,6 +21,17 @@ Since = Annotated[int, Query(ge=0, le=MAX_INT, description="Only events with a l
 Limit = Annotated[int | None, Query(ge=1, le=MAX_INT, description="At most this many (capped by the server)")]
 
 
+def plain_id(text: str) -> int | None:
+    """``text`` as the ``WorkloadId`` it gives, when it is a plain decimal in range (ASCII digits,
+    no sign, no leading zero); None for anything else, which FastAPI must judge."""
+    if not (text.isascii() and text.isdigit()) or (text.startswith("0") and text != "0"):
+        return None
+    if len(text) > len(str(MAX_INT)):
+        return None
+    value = int(text)
+    return value if value <= MAX_INT else None
+
+
 def next_link(path: str, query: Mapping[str, object]) -> str:
     """A ``Link`` header value pointing at the next page (parameters that are None are left out)."""
     pairs = [(k, v) for k, v in query.items() if v is not None]

@@ -1,15 +1,20 @@
-"""``toposched compile kai|osmo|grove FILE``: print the objects a front end would create, as YAML.
+"""``toposched compile INPUT [--to TARGET]``: print Kubernetes objects for a workload, as YAML,
+without placing anything.
 
-* ``kai``: the PodGroup(s) the PodGrouper builds and the labels/annotations it writes per pod;
-* ``osmo``: the PodGroup per workflow group, the pod metadata and the pool's Topology;
-* ``grove``: the PodGangs of a PodCliqueSet and their KAI PodGroups.
+* without ``--to``: what the input's own controller would create (the KAI PodGrouper's PodGroup
+  and pod metadata; OSMO's PodGroup per group, pod metadata and pool Topology; Grove's PodGangs
+  and their KAI PodGroups);
+* with ``--to TARGET``: the same gang written for another scheduler (``toposched.emit.targets``),
+  each constraint the target cannot express as a ``warning:`` line on standard error.
 
-Nothing is placed; exit 0 on success, 2 for invalid input.
+Exit 0 on success, 2 for invalid input.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -18,84 +23,120 @@ import yaml
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
+from toposched.emit.targets import TARGETS
 from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.registry import CompileContext
-from toposched.model import Problem, SpecError, Topology, ToposchedError
+from toposched.model import NotFoundError, Problem, SpecError, Topology, ToposchedError
 
-compile_app = typer.Typer(
-    help="Print the Kubernetes objects a front end would create (YAML), without placing anything.",
-    no_args_is_help=True,
-)
-
-ClusterOption = Annotated[
-    str | None,
-    typer.Option(
-        "--cluster", "-c", metavar="FILE", help="Cluster file whose Topologies resolve level aliases."
-    ),
-]
+OPTIONS = {"topology": "--topology", "pool": "--pool", "kind": "--kind"}  # registry fields → options
 
 
-def _run(frontend: str, path: str, what: str, context: Callable[[], CompileContext]) -> None:
-    """Compile the file with ``frontend`` and print the objects as a YAML stream; errors are exit 2."""
+def compile_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            help=(
+                "Workload YAML: a Kueue- or KAI-annotated workload, a KAI PodGroup with its Pods, "
+                "an OSMO workflow (with --pool), a Grove PodCliqueSet."
+            ),
+            show_default=False,
+        ),
+    ],
+    to: Annotated[
+        str | None,
+        typer.Option(
+            "--to",
+            metavar="TARGET",
+            help=f"Write the gang for this scheduler: {', '.join(TARGETS)} (default: the input's own objects).",
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster", "-c", metavar="FILE", help="Cluster file whose Topologies the input may use."
+        ),
+    ] = None,
+    topology: Annotated[
+        str | None,
+        typer.Option(
+            "--topology",
+            "-t",
+            metavar="NAME|FILE",
+            help="A Topology of the cluster file, or a file of Topology / ClusterTopology objects.",
+        ),
+    ] = None,
+    pool: Annotated[
+        str | None,
+        typer.Option("--pool", metavar="FILE", help="OSMO pool (with its backend) for an OSMO workflow."),
+    ] = None,
+    kind: Annotated[
+        str | None,
+        typer.Option(
+            "--kind",
+            metavar="HINT",
+            help="Front end or kind to read INPUT as (kai, osmo, grove, kueue, Job...).",
+        ),
+    ] = None,
+    priority: Annotated[
+        str, typer.Option("--priority", help="OSMO priority: HIGH, NORMAL or LOW.")
+    ] = "NORMAL",
+) -> None:
+    """Print the objects a front end would create for INPUT, or with --to the target's objects for
+    the same gang. Nothing is placed; exit 0, or 2 for invalid input."""
     try:
-        compiled = REGISTRY.compile(read_documents(path, what=what), context(), hint=frontend)
+        documents, warnings = _compile(source, to, cluster, topology, pool, kind, priority)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-    for warning in compiled.warnings:
+    for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
-    documents: Sequence[Mapping[str, Any]] = compiled.objects
     typer.echo(yaml.safe_dump_all([dict(d) for d in documents], sort_keys=False).rstrip("\n"))
 
 
-def _topologies(cluster: str | None, topology: str | None = None) -> tuple[Topology, ...]:
-    """The topologies of the cluster file and of a topology file."""
-    found: list[Topology] = []
-    if cluster is not None:
-        found += read_cluster(cluster)[0].topologies
-    if topology is not None:
-        found += topologies_from_documents(read_documents(topology, what="topology"), source=topology)
-    return tuple(found)
+def _compile(
+    source: str,
+    to: str | None,
+    cluster: str | None,
+    topology: str | None,
+    pool: str | None,
+    kind: str | None,
+    priority: str,
+) -> tuple[Sequence[Mapping[str, Any]], tuple[str, ...]]:
+    """The objects to print and the warnings to say; ``SpecError`` for bad input or options."""
+    if to is not None and to not in TARGETS:
+        raise SpecError([Problem("--to", f"unknown target {to!r}", f"use one of {', '.join(TARGETS)}")])
+    documents = read_documents(source, what="workload")
+    known, requested, default = _topologies(cluster, topology)
+    context = CompileContext(topologies=known, pools=pool_option(pool), priority=priority)
+    try:
+        if to is None:
+            compiled = REGISTRY.compile(documents, context, hint=kind)
+            return compiled.objects, compiled.warnings
+        chosen, compiled = REGISTRY.compile_for(
+            documents, context, topology=requested, default=default, hint=kind
+        )
+    except NotFoundError as exc:
+        raise SpecError([Problem("--topology", f"{exc.kind} {exc.name!r} not found", exc.hint)]) from None
+    except SpecError as exc:  # the registry's "topology" and "pool" are this command's options
+        raise type(exc)([replace(p, path=OPTIONS.get(p.path, p.path)) for p in exc.problems]) from None
+    translation = TARGETS[to](compiled.gang, chosen)
+    return translation.objects, (*compiled.warnings, *translation.unexpressed)
 
 
-@compile_app.command("kai")
-def compile_kai(
-    workload: Annotated[str, typer.Argument(metavar="WORKLOAD", help="KAI-annotated workload YAML.")],
-    cluster: ClusterOption = None,
-) -> None:
-    """The PodGroup(s) and pod metadata the KAI PodGrouper would create for WORKLOAD."""
-    _run("kai", workload, "workload", lambda: CompileContext(topologies=_topologies(cluster)))
-
-
-@compile_app.command("osmo")
-def compile_osmo_command(
-    workflow: Annotated[str, typer.Argument(metavar="WORKFLOW", help="OSMO workflow YAML.")],
-    pool: Annotated[
-        str | None, typer.Option("--pool", metavar="FILE", help="The pool (with its backend).")
-    ] = None,
-    priority: Annotated[str, typer.Option("--priority", help="HIGH, NORMAL or LOW.")] = "NORMAL",
-) -> None:
-    """The PodGroup per group, the pod metadata per task and the pool's KAI Topology."""
-
-    def context() -> CompileContext:
-        if pool is None:
-            raise SpecError([Problem("--pool", "is missing", "give the pool: --pool POOL.yaml")])
-        return CompileContext(pools=pool_option(pool), priority=priority)
-
-    _run("osmo", workflow, "workflow", context)
-
-
-@compile_app.command("grove")
-def compile_grove(
-    pcs: Annotated[str, typer.Argument(metavar="PCS", help="Grove PodCliqueSet YAML.")],
-    topology: Annotated[
-        str | None,
-        typer.Option(
-            "--topology", "-t", metavar="FILE", help="ClusterTopology objects the PodCliqueSet may use."
-        ),
-    ] = None,
-    cluster: ClusterOption = None,
-) -> None:
-    """The PodGangs of a PodCliqueSet and their KAI PodGroups, after admission."""
-    _run("grove", pcs, "PodCliqueSet", lambda: CompileContext(topologies=_topologies(cluster, topology)))
+def _topologies(
+    cluster: str | None, topology: str | None
+) -> tuple[tuple[Topology, ...], str | None, str | None]:
+    """The topologies known (the cluster file's, a Topology file's), the one asked for by name,
+    and the default: a Topology file's only one, else the cluster's only one."""
+    found: list[Topology] = list(read_cluster(cluster)[0].topologies) if cluster is not None else []
+    default = found[0].name if len(found) == 1 else None
+    if topology is None:
+        return tuple(found), None, default
+    if Path(topology).is_file():
+        from_file = topologies_from_documents(read_documents(topology, what="topology"), source=topology)
+        names = {t.name for t in from_file}
+        found = [t for t in found if t.name not in names] + from_file
+        return tuple(found), None, from_file[0].name if len(from_file) == 1 else default
+    return tuple(found), topology, default

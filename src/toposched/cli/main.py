@@ -8,7 +8,8 @@ from typing import Annotated
 import typer
 
 from toposched.cli.client import cancel_command, get_command, list_command, submit_command
-from toposched.cli.compile import compile_app
+from toposched.cli.compile import compile_command
+from toposched.cli.controller import controller_command
 from toposched.cli.defrag import defrag_command
 from toposched.cli.demo import demo_command
 from toposched.cli.explain import explain_command
@@ -28,13 +29,14 @@ app = typer.Typer(
 app.command("place")(place_command)
 app.command("explain")(explain_command)
 app.command("demo")(demo_command)
-app.add_typer(compile_app, name="compile")
+app.command("compile")(compile_command)
 app.add_typer(pool_app, name="pool")
 topology_app.command("lint")(lint_command)
 topology_app.command("show")(show_command)
 app.add_typer(topology_app, name="topology")
 app.command("defrag")(defrag_command)
 app.command("serve")(serve_command)
+app.command("controller")(controller_command)
 app.command("submit")(submit_command)
 app.command("get")(get_command)
 app.command("list")(list_command)

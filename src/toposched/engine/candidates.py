@@ -222,8 +222,16 @@ def _members(view: TopoView, rows: IntArray) -> IntArray:
 
 def _lowest_common(view: TopoView, valid: IntArray, deepest: int) -> tuple[int, int]:
     top, index = -1, 0
-    # With row-range domains, ascending rows have ascending domains: the two ends decide.
-    ends = valid if view.bounds is None or len(valid) < 2 else valid[[0, -1]]
+    if view.bounds is not None and len(valid):
+        # With row-range domains, ascending rows have ascending domains: the two ends decide.
+        first, last = int(valid[0]), int(valid[-1])
+        for level in range(deepest + 1):
+            codes = view.codes[level]
+            if codes[first] != codes[last]:
+                break
+            top, index = level, int(codes[first])
+        return top, index
+    ends = valid
     for level in range(deepest + 1):
         values = view.codes[level][ends]
         if len(values) == 0 or np.any(values != values[0]):

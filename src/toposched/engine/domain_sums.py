@@ -21,11 +21,13 @@ if TYPE_CHECKING:
 
 # The quantity of some rows (all of them for ``slice(None)``) as a new array, read from the ledger.
 RowValues = Callable[[IntArray | slice], IntArray]
+_PENDING = 64  # changes kept as they came before they are merged into one set of rows
 
 
 class DomainSums:
-    """One per-row quantity (``per_row``) and its sums per domain, for the root and the levels
-    asked for so far (the deeper levels of a big topology are asked for rarely)."""
+    """One per-row quantity (``per_row``: a value or a row of values) and its sums per domain, for the root and the levels
+    asked for so far (the deeper levels of a big topology are asked for rarely), kept in one
+    array (root, then level 0, 1, ...) so that callers compute on every level at once."""
 
     def __init__(self, view: TopoView, values: RowValues) -> None:
         self._view = view
@@ -34,30 +36,82 @@ class DomainSums:
         members = (
             self._per_row[: view.bounds[0][-1]] if view.bounds is not None else self._per_row[view.member]
         )
-        self._levels = [np.asarray([members.sum()], dtype=np.int64)]
+        sizes = [1, *(view.tree.count(level) for level in range(view.tree.depth))]
+        self._starts: list[int] = np.cumsum([0, *sizes]).tolist()  # level k starts at [k + 1]
+        self._flat: IntArray = members.sum(axis=0, keepdims=True).astype(np.int64)
+        self._codes = np.zeros((len(self._per_row), 0), dtype=np.int64)  # per row, its flat index per level
         self._changed: list[IntArray] = []  # rows charged or given back since the sums were read
+        # Since the checkpoint, each move of the sums: its rows, their values before, the flat
+        # indices and amounts added, and the root's change (None: no rollback to rewind to).
+        self._moves: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] | None = None
+        # Per column, never below its largest value.
+        self._most: IntArray = self._per_row.max(axis=0, initial=0)
+
+    def exceeds(self, limit: int, column: int = -1) -> bool:
+        """Whether some row's value (in ``column`` for rows of values) is above ``limit``; a
+        bound answers unless it is above too."""
+        self._refresh()
+        at = () if self._per_row.ndim == 1 else (column,)
+        if self._most[at] > limit:
+            self._most = self._per_row.max(axis=0, initial=0)
+        return bool(self._most[at] > limit)
 
     @property
     def per_row(self) -> IntArray:
         self._refresh()
         return self._per_row
 
-    def down_to(self, deepest: int) -> list[IntArray]:
-        """Sums per domain of the root (one domain) and of levels 0..``deepest``. They are kept
-        current: copy what must not change."""
+    def start(self, level: int) -> int:
+        """Where ``level`` (the root is -1) starts in ``flat``."""
+        return self._starts[level + 1]
+
+    def flat(self, deepest: int) -> IntArray:
+        """Sums per domain of the root (one domain) and of levels 0..``deepest``, in one array
+        (``start`` gives each level's place). Kept current: copy what must not change."""
         self._refresh()
-        if deepest + 1 >= len(self._levels):
+        end = self._starts[deepest + 2]
+        if end > len(self._flat):
             # Summing the rows into any level is one pass, and a level above costs little more:
             # down to the level above the leaves at once, so that groups asking for different
             # levels share the pass (the leaves, often single nodes, only when asked for).
             lowest = max(deepest, self._view.tree.depth - 2)
-            self._levels[1:] = sum_levels(self._view, self._per_row, lowest)
-        return self._levels[: deepest + 2]
+            # Column by column (Fortran order): callers compare a resource over every domain.
+            flat = np.concatenate([self._flat[:1], *sum_levels(self._view, self._per_row, lowest)])
+            self._flat = np.asfortranarray(flat)
+            self._moves = None  # the new levels hold the moves already: read the rows again instead
+            codes = self._view.codes[: lowest + 1]
+            self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
+        return self._flat[:end]
+
+    def down_to(self, deepest: int) -> list[IntArray]:
+        """``flat`` cut into one array per level: the root, then levels 0..``deepest``."""
+        flat = self.flat(deepest)
+        return [flat[self._starts[k] : self._starts[k + 1]] for k in range(deepest + 2)]
 
     def changed(self, rows: IntArray) -> None:
         """The free amounts of ``rows`` changed: read them again before the sums are next read
         (a placement's last charges are never read)."""
         self._changed.append(rows)
+        if len(self._changed) > _PENDING:  # a sum nobody reads for long: keep its rows bounded
+            self._changed = [np.unique(np.concatenate(self._changed))]
+
+    def checkpoint(self) -> None:
+        """The ledger is at a point it will be rolled back to (``rolled_back``)."""
+        self._refresh()
+        self._moves = []
+
+    def rolled_back(self) -> None:
+        """The ledger is back at the checkpoint: take back the moves since (cheaper than reading
+        the changed rows again); every change since then cancels out."""
+        if self._moves is None:
+            return  # the changed rows are read again when the sums are next read
+        for rows, before, codes, amounts, root in reversed(self._moves):
+            self._per_row[rows] = before
+            self._most = np.maximum(self._most, before.max(axis=0))  # still a bound
+            self._flat[0] -= root
+            np.subtract.at(self._flat, codes, amounts)
+        self._changed.clear()
+        self._moves = None
 
     def _refresh(self) -> None:
         """Read the changed rows again and move the sums by the difference."""
@@ -66,15 +120,21 @@ class DomainSums:
         rows = np.unique(np.concatenate(self._changed))
         self._changed.clear()
         fresh = self._values(rows)
-        delta = fresh - self._per_row[rows]
+        before = self._per_row[rows]
+        delta = fresh - before
         if not delta.any():
             return
         self._per_row[rows] = fresh
+        self._most = np.maximum(self._most, fresh.max(axis=0))
         inside = self._view.member[rows]
-        rows, delta = rows[inside], delta[inside]
-        self._levels[0][0] += delta.sum()
-        for level, sums in enumerate(self._levels[1:]):
-            np.add.at(sums, self._view.codes[level][rows], delta)
+        moved, delta = rows[inside], delta[inside]
+        root = delta.sum(axis=0)
+        self._flat[0] += root
+        codes = self._codes[moved].ravel()
+        amounts = np.repeat(delta, self._codes.shape[1], axis=0)
+        np.add.at(self._flat, codes, amounts)
+        if self._moves is not None:
+            self._moves.append((rows, before, codes, amounts, root))
 
 
 def sum_levels(view: TopoView, per_row: IntArray, deepest: int) -> list[IntArray]:
@@ -84,7 +144,9 @@ def sum_levels(view: TopoView, per_row: IntArray, deepest: int) -> list[IntArray
         return sum_levels_by_code(view, per_row, deepest)
     tree, bounds = view.tree, view.bounds[deepest]
     if bounds[-1] == 0:
-        return [np.zeros(tree.count(level), dtype=np.int64) for level in range(deepest + 1)]
+        return [
+            np.zeros((tree.count(level), *per_row.shape[1:]), dtype=np.int64) for level in range(deepest + 1)
+        ]
     sums = [np.add.reduceat(per_row[: bounds[-1]], bounds[:-1])]
     for level in range(deepest - 1, -1, -1):
         sums.insert(0, np.add.reduceat(sums[0], tree.child_start[level]))
@@ -96,7 +158,7 @@ def sum_levels_by_code(view: TopoView, per_row: IntArray, deepest: int) -> list[
     rows = np.flatnonzero(view.member)
     out: list[IntArray] = []
     for level in range(deepest + 1):
-        sums = np.zeros(view.tree.count(level), dtype=np.int64)
+        sums = np.zeros((view.tree.count(level), *per_row.shape[1:]), dtype=np.int64)
         np.add.at(sums, view.codes[level][rows], per_row[rows])
         out.append(sums)
     return out

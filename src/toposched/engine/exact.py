@@ -100,11 +100,11 @@ class ExactSearch:
         rows_of: dict[str, list[int]] = {}
         for node in reversed(self.root.walk()):  # children before parents
             rows = [r for child in node.children for r in rows_of[child.name]]
-            for pod in node.pods if node.is_leaf else ():
+            for position, pod in enumerate(node.pods if node.is_leaf else ()):
                 self.ledger.vector(pod.requests)
                 if pod.node is None:
                     continue
-                self.progress.active.setdefault(node.name, set()).add(pod.name)
+                self.progress.add(node, np.asarray([position], dtype=np.int64))
                 row = self.space.row.get(pod.node)
                 if row is not None:
                     self._charge(row, 1, self.ledger.vector(pod.requests))

@@ -31,7 +31,7 @@ from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
 from toposched.engine.output import leaf_assignment, place_on_rows
-from toposched.engine.policies.binpack import fill_nodes, pack_resource
+from toposched.engine.policies.binpack import fill_rows, pack_resource
 from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
@@ -55,8 +55,9 @@ class Solver:
         self._strategies(root, reasons.policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
-        self.where: dict[str, dict[str, int]] = {}  # IR leaf -> pod -> row
-        self.log: list[tuple[str, str, list[str]]] = []  # (solver leaf, IR leaf, pods), newest last
+        # Per solver leaf, the row of each pod (by position in ``SNode.pods``), -1 without one.
+        self.rows: dict[str, IntArray] = {}
+        self.log: list[tuple[SNode, IntArray]] = []  # (solver leaf, positions placed), newest last
         self.failure: Unschedulable | None = None  # the first reason an attempt failed
         self.tries = 0
         self.leaves = [n for n in root.walk() if n.is_leaf]
@@ -73,30 +74,38 @@ class Solver:
     def pin(self) -> None:
         """Charge and count pods that already run; note the groups they pin (a required level
         with such a pod below it, and every group above one)."""
-        running = {
-            leaf.name: [(pod, pod.node) for pod in leaf.pods if pod.node is not None] for leaf in self.leaves
-        }
+        if not any(leaf.running for leaf in self.leaves):
+            return
         for node in self.root.walk():
-            if node.required is not None and any(running[leaf.name] for leaf in self.subtree[node.name]):
+            if node.required is not None and any(leaf.running for leaf in self.subtree[node.name]):
                 self.pinned.add(node.name)
         for node in reversed(self.root.walk()):  # children before parents
             if any(child.name in self.pinned for child in node.children):
                 self.pinned.add(node.name)
         for leaf in self.leaves:
-            for pod, on in running[leaf.name]:
-                self.progress.active.setdefault(leaf.name, set()).add(pod.name)
+            running = [(i, pod.node) for i, pod in enumerate(leaf.pods) if pod.node is not None]
+            if not running:
+                continue
+            self.progress.add(leaf, np.asarray([i for i, _ in running], dtype=np.int64))
+            rows = self._rows(leaf)
+            for (i, on), pod in zip(running, (leaf.pods[i] for i, _ in running), strict=True):
                 row = self.space.row.get(on)
                 if row is not None:
                     ledger = self.space.ledger
                     ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))
-                    self.where.setdefault(leaf.leaf, {})[pod.name] = row
+                    rows[i] = row
 
-    def _record(self, node: SNode, pods: list[PodSpec], rows: list[int]) -> None:
-        """``pods`` placed on ``rows`` (one row per pod)."""
-        names = [pod.name for pod in pods]
-        self.progress.active.setdefault(node.name, set()).update(names)
-        self.where.setdefault(node.leaf, {}).update(zip(names, rows, strict=True))
-        self.log.append((node.name, node.leaf, names))
+    def _rows(self, leaf: SNode) -> IntArray:
+        found = self.rows.get(leaf.name)
+        if found is None:
+            found = self.rows[leaf.name] = np.full(len(leaf.pods), -1, dtype=np.int64)
+        return found
+
+    def _record(self, node: SNode, positions: IntArray, rows: IntArray) -> None:
+        """The pods at ``positions`` placed on ``rows`` (one row per pod)."""
+        self.progress.add(node, positions)
+        self._rows(node)[positions] = rows
+        self.log.append((node, positions))
 
     def mark(self) -> tuple[int, int]:
         return self.space.ledger.mark(), len(self.log)
@@ -104,20 +113,17 @@ class Solver:
     def undo(self, mark: tuple[int, int]) -> None:
         self.space.ledger.undo(mark[0])
         while len(self.log) > mark[1]:
-            name, leaf, pods = self.log.pop()
-            self.progress.active[name].difference_update(pods)
-            where = self.where[leaf]
-            for pod in pods:
-                del where[pod]
+            node, positions = self.log.pop()
+            self.progress.remove(node, positions)
+            self.rows[node.name][positions] = -1
 
     def held(self, node: SNode) -> IntArray:
-        rows = {
-            row
-            for leaf in self.subtree[node.name]
-            for name in self.progress.active.get(leaf.name, ())
-            if (row := self.where.get(leaf.leaf, {}).get(name)) is not None
-        }
-        return np.asarray(sorted(rows), dtype=np.int64)
+        """Rows holding pods of ``node``'s subtree, ascending."""
+        found = [rows for leaf in self.subtree[node.name] if (rows := self.rows.get(leaf.name)) is not None]
+        if not found:
+            return np.zeros(0, dtype=np.int64)
+        rows = np.concatenate(found) if len(found) > 1 else found[0]
+        return np.unique(rows[rows >= 0])
 
     def note(self, failure: Unschedulable) -> None:
         if self.failure is None:
@@ -150,7 +156,7 @@ class Solver:
                 return False
             mark = self.mark()
             if node.is_leaf:
-                ok = self.place_pods(node, pods, chosen, own)
+                ok = self.place_pods(node, pods, attempt.positions[node.name], chosen, own)
             else:
                 ok = all(self.allocate(child, attempt, chosen, own) for child in members)
             if ok:
@@ -158,8 +164,11 @@ class Solver:
             self.undo(mark)
         return False
 
-    def place_pods(self, node: SNode, pods: list[PodSpec], rows: IntArray, scores: RowScores | None) -> bool:
-        """Each pod on the best node of ``rows``, pods of one shape in one go."""
+    def place_pods(
+        self, node: SNode, pods: list[PodSpec], positions: IntArray, rows: IntArray, scores: RowScores | None
+    ) -> bool:
+        """Each pod (``positions``: where they are in ``node.pods``) on the best node of
+        ``rows``, pods of one shape in one go."""
         space = self.space
         i = 0
         while i < len(pods):
@@ -169,15 +178,16 @@ class Solver:
             allowed = space.eligible(first.tolerations, tuple(sorted(first.node_selector.items())))
             strategy = self.strategy[node.name]
             if strategy is None:
-                fill = fill_nodes(space, rows, vec, allowed, scores, pack_resource(first), run)
+                at, takes = fill_rows(space, rows, vec, allowed, scores, pack_resource(first), run)
             else:
-                fill = fill_greedy(space, rows, vec, allowed, scores, strategy, run)
-            if fill:
-                at = np.asarray([row for row, _ in fill], dtype=np.int64)
-                takes = np.asarray([count for _, count in fill], dtype=np.int64)
+                pairs = np.asarray(
+                    fill_greedy(space, rows, vec, allowed, scores, strategy, run), dtype=np.int64
+                )
+                at, takes = pairs.reshape(-1, 2).T
+            if len(at):
                 space.ledger.charge(at, takes, vec)
                 placed = int(takes.sum())
-                self._record(node, pods[i : i + placed], np.repeat(at, takes).tolist())
+                self._record(node, positions[i : i + placed], np.repeat(at, takes))
                 i += placed
                 run -= placed
             if run:
@@ -273,13 +283,13 @@ def place_hierarchical(
     required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
     The result reports ``policy``.
     """
-    with NodeSpace(snapshot, snapshots) as space:
+    with NodeSpace.open(snapshot, snapshots) as space:
         return _place(gang, space, policy)
 
 
 def _place(gang: Gang, space: NodeSpace, policy: Policy) -> Placement | Unschedulable:
     reasons = Reasons(gang.name, space.default, policy)
-    root = build(gang.root, gang.topology)
+    root = build(gang.root, gang.topology, running=gang.needs_hierarchy)  # Kueue-shaped: none runs
     solver = Solver(space, root, reasons)
     solver.pin()
     progress = solver.progress
@@ -314,25 +324,34 @@ def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:
 def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
     """The placement: assignments now (they need only the leaves' rows), pod records on first read."""
     views = {leaf.leaf: _view_of(space, leaf) for leaf in solver.leaves}
+    # An IR leaf's pods in index order are its solver leaves' pods, in walk order (slices).
+    parts: dict[str, list[IntArray]] = {}
+    in_order: dict[str, bool] = {}
+    for part in solver.leaves:
+        rows = solver.rows.get(part.name)
+        parts.setdefault(part.leaf, []).append(
+            rows if rows is not None else np.full(len(part.pods), -1, dtype=np.int64)
+        )
+        in_order[part.leaf] = part.in_order
     builders: list[Callable[[], list[PodPlacement]]] = []
     size = 0
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():
         view = views.get(leaf.name) or space.views[space.default]
         tree = view.tree
-        indices = [pod.index for pod in leaf.pods]
-        ordered = leaf.pods if indices == sorted(set(indices)) else sorted(leaf.pods, key=_pod_order)
-        found = list(map(solver.where.get(leaf.name, {}).get, (pod.name for pod in ordered)))
-        if None in found:  # pods that stay pending (elastic pods without room) are left out
-            ordered = [pod for pod, row in zip(ordered, found, strict=True) if row is not None]
-        placed = [row for row in found if row is not None]
-        rows = np.asarray(placed, dtype=np.int64)
+        ordered = leaf.pods if in_order.get(leaf.name, True) else sorted(leaf.pods, key=_pod_order)
+        found = parts.get(leaf.name, [])
+        rows = np.concatenate(found) if len(found) != 1 else found[0]
+        placed = rows >= 0
+        if not placed.all():  # pods that stay pending (elastic pods without room) are left out
+            ordered = [pod for pod, row in zip(ordered, placed.tolist(), strict=True) if row]
+            rows = rows[placed]
         domains = view.codes[-1][rows]
         if view.bounds is not None and ordered is leaf.pods:  # the main topology's rows are its tree's nodes
             builders.append(partial(place_on_rows, tree, leaf, rows))
         else:
-            builders.append(partial(_records, tree, space.names, leaf.name, list(ordered), placed, domains))
-        size += len(placed)
+            builders.append(partial(_records, tree, space.names, leaf.name, list(ordered), rows, domains))
+        size += len(rows)
         leaves, counts = np.unique(domains[domains >= 0], return_counts=True)
         assignments[leaf.name] = leaf_assignment(tree, leaves, counts.astype(np.int64))
     pods = LazyRecords(lambda: [pod for build in builders for pod in build()], size)
@@ -344,12 +363,12 @@ def _records(
     names: Sequence[str],
     group: str,
     pods: Sequence[PodSpec],
-    rows: Sequence[int],
+    rows: IntArray,
     domains: IntArray,
 ) -> list[PodPlacement]:
     """Pod records on rows of the node space (a topology other than the main one)."""
     paths = tree.paths[tree.leaf_level]
     return [
         PodPlacement(pod.name, group, pod.index, names[row], paths[d] if d >= 0 else ())
-        for pod, row, d in zip(pods, rows, domains.tolist(), strict=True)
+        for pod, row, d in zip(pods, rows.tolist(), domains.tolist(), strict=True)
     ]

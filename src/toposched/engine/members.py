@@ -14,9 +14,15 @@ that requires one domain of the layer's level.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
+
+import numpy as np
 
 from toposched.model import Group, PodSpec
+from toposched.snapshot import BoolArray
+from toposched.topology import IntArray
 
 
 @dataclass(slots=True)
@@ -34,6 +40,8 @@ class SNode:
     leaf: str = ""
     parent_topology: str | None = None  # nearest ancestor's topology, for reporting domains
     same_shape: bool = False  # every pod has the first one's shape (the IR leaf's fact)
+    running: bool = False  # some pod already runs (``PodSpec.node``)
+    in_order: bool = True  # the IR leaf lists its pods in index order (``pods`` is that list)
 
     @property
     def is_leaf(self) -> bool:
@@ -50,12 +58,12 @@ class SNode:
         return out
 
 
-def build(group: Group, inherited: str | None = None) -> SNode:
-    """The solver tree of an IR group (pods in index order)."""
+def build(group: Group, inherited: str | None = None, *, running: bool = True) -> SNode:
+    """The solver tree of an IR group (pods in index order). ``running`` False: the caller
+    knows no pod of the group runs yet."""
     topo = group.topology if group.topology is not None else inherited
     if group.is_leaf:
-        indices = [pod.index for pod in group.pods]
-        in_order = indices == sorted(set(indices))  # distinct and ascending: the usual case
+        in_order = in_index_order(group.pods)
         pods = list(group.pods) if in_order else sorted(group.pods, key=lambda p: (p.index, p.name))
         node = SNode(
             group.name,
@@ -67,11 +75,13 @@ def build(group: Group, inherited: str | None = None) -> SNode:
             leaf=group.name,
             parent_topology=topo,
             same_shape=group.same_shape,
+            running=running and _any_running(pods),
+            in_order=in_order,
         )
         if group.slices:
             _slice(node, pods, group, 0)
         return node
-    children = [build(child, topo) for child in group.children]
+    children = [build(child, topo, running=running) for child in group.children]
     return SNode(
         group.name,
         group.required,
@@ -100,6 +110,8 @@ def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
             leaf=group.name,
             parent_topology=node.parent_topology,
             same_shape=node.same_shape,
+            running=node.running and _any_running(chunk),
+            in_order=node.in_order,
         )
         if layer + 1 < len(group.slices):
             _slice(kid, chunk, group, layer + 1)
@@ -109,18 +121,52 @@ def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
     node.min_member = None
 
 
+def in_index_order(pods: Sequence[PodSpec]) -> bool:
+    """Whether the pods' indices are distinct and ascending (the usual case: 0, 1, 2, ...)."""
+    indices = list(map(attrgetter("index"), pods))
+    if not indices or indices == list(range(indices[0], indices[0] + len(indices))):  # compared in C
+        return True
+    return indices == sorted(set(indices))
+
+
+def _any_running(pods: list[PodSpec]) -> bool:
+    return list(map(attrgetter("node"), pods)).count(None) != len(pods)  # counted in C
+
+
 @dataclass(slots=True)
 class Progress:
-    """Pods with a node so far (running or placed), per solver leaf, by pod name."""
+    """Pods with a node so far (running or placed), per solver leaf: a flag per pod by its
+    position in ``SNode.pods``, and how many are set."""
 
-    active: dict[str, set[str]] = field(default_factory=dict)
+    flags: dict[str, BoolArray] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def add(self, node: SNode, positions: IntArray) -> None:
+        """The pods at ``positions`` (distinct) have a node now."""
+        flags = self.flags.get(node.name)
+        if flags is None:
+            flags = self.flags[node.name] = np.zeros(len(node.pods), dtype=np.bool_)
+        self.counts[node.name] = self.count(node) + int(np.count_nonzero(~flags[positions]))
+        flags[positions] = True
+
+    def remove(self, node: SNode, positions: IntArray) -> None:
+        """The pods at ``positions`` (distinct, each with a node) have none again."""
+        self.flags[node.name][positions] = False
+        self.counts[node.name] -= len(positions)
 
     def count(self, node: SNode) -> int:
-        return len(self.active.get(node.name, ()))
+        return self.counts.get(node.name, 0)
+
+    def pending_positions(self, node: SNode) -> IntArray:
+        """Positions in ``node.pods`` of the pods without a node, ascending."""
+        if not self.count(node):
+            return np.arange(len(node.pods), dtype=np.int64)
+        return np.flatnonzero(~self.flags[node.name])
 
     def pending(self, node: SNode) -> list[PodSpec]:
-        done = self.active.get(node.name, set())
-        return [p for p in node.pods if p.name not in done]
+        if not self.count(node):
+            return list(node.pods)
+        return list(map(node.pods.__getitem__, self.pending_positions(node).tolist()))
 
     def minimum(self, node: SNode) -> int:
         return len(node.pods) if node.min_member is None else node.min_member
@@ -141,7 +187,7 @@ class Progress:
 
     def has_pending(self, node: SNode) -> bool:
         if node.is_leaf:
-            return bool(self.pending(node))
+            return self.count(node) < len(node.pods)
         return any(self.has_pending(child) for child in node.children)
 
     def order(self, node: SNode) -> list[SNode]:
@@ -157,9 +203,11 @@ class Progress:
 
 @dataclass(slots=True)
 class Attempt:
-    """The pods one attempt tries, per solver leaf, and the member order of each inner group."""
+    """The pods one attempt tries, per solver leaf (with their positions in ``SNode.pods``),
+    and the member order of each inner group."""
 
     pods: dict[str, list[PodSpec]] = field(default_factory=dict)
+    positions: dict[str, IntArray] = field(default_factory=dict)
     order: dict[str, list[SNode]] = field(default_factory=dict)
     short: list[tuple[str, int, int]] = field(default_factory=list)  # leaf, missing, pending
 
@@ -186,14 +234,14 @@ def select(root: SNode, progress: Progress) -> Attempt:
 
 def _select(node: SNode, progress: Progress, attempt: Attempt) -> None:
     if node.is_leaf:
-        pending = progress.pending(node)
+        pending = progress.pending_positions(node)
         if progress.satisfied(node):
-            attempt.pods[node.name] = pending[:1]
+            _take(attempt, node, pending[:1])
             return
         missing = progress.minimum(node) - progress.count(node)
         if len(pending) < missing:
             attempt.short.append((node.name, missing, len(pending)))
-        attempt.pods[node.name] = pending[:missing]
+        _take(attempt, node, pending[: max(missing, 0)])
         return
     members = progress.order(node)
     attempt.order[node.name] = members
@@ -206,3 +254,12 @@ def _select(node: SNode, progress: Progress, attempt: Attempt) -> None:
         if progress.has_pending(child):
             _select(child, progress, attempt)
             return
+
+
+def _take(attempt: Attempt, node: SNode, positions: IntArray) -> None:
+    """The attempt tries the pods of leaf ``node`` at ``positions``."""
+    attempt.positions[node.name] = positions
+    if len(positions) == len(node.pods):
+        attempt.pods[node.name] = list(node.pods)
+    else:
+        attempt.pods[node.name] = list(map(node.pods.__getitem__, positions.tolist()))

@@ -16,6 +16,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -66,22 +67,28 @@ class RowScores:
 
 class NodeSpace:
     """Every usable node of several topologies, their capacity (``ledger``) and the topology
-    views over them."""
+    views over them.
+
+    ``NodeSpace.open`` gives one for a placement. The space of a single snapshot is kept with
+    the snapshot for the next placement (``close`` rolls its ledger back to the snapshot's free
+    capacity): what it derives from that capacity, per-domain sums above all, is then computed
+    once per snapshot version instead of once per placement."""
 
     def __init__(self, main: Snapshot, snapshots: Mapping[str, Snapshot] | None = None) -> None:
         by_name: dict[str, Snapshot] = {main.tree.topology.name: main}
         for name, snap in (snapshots or {}).items():
             by_name.setdefault(name, snap)
         others = [s for _, s in sorted(by_name.items()) if s is not main]
-        self._scratch: IntArray | None = None
+        self._version = main.version
+        self._kept: list[NodeSpace] | None = None  # where ``close`` keeps a single snapshot's space
         if others:
             layout = _Layout.joined(main, others)
             self.ledger = Ledger(layout.free(main, others), layout.columns, owned=True)
         else:
             layout = _single(main.tree)
-            self._scratch = layout.borrow(main.free)
-            # Copied on the first charge only, into a matrix an earlier placement gave back.
-            self.ledger = Ledger(main.free, main.columns, scratch=self._scratch)
+            self.ledger = Ledger(main.free, main.columns)  # copied on the first charge only
+        if not others:
+            self._kept = _pool(main)
         self.names: tuple[str, ...] = layout.names
         self.name_rank: IntArray = layout.name_rank  # per row, its name's place in name order
         self._layout = layout
@@ -94,14 +101,40 @@ class NodeSpace:
         self._sums: dict[tuple[int, Hashable], DomainSums] = {}
         self.ledger.watch(self._charged)
 
+    @classmethod
+    def open(cls, main: Snapshot, snapshots: Mapping[str, Snapshot] | None = None) -> NodeSpace:
+        """A space for one placement (use it in ``with``): for a single snapshot one an earlier
+        placement on it closed when there is one, else a new one."""
+        if any(snap is not main for snap in (snapshots or {}).values()):
+            return cls(main, snapshots)
+        try:
+            space = _pool(main).pop()  # atomic: placements in several threads each get their own
+        except IndexError:
+            return cls(main)
+        if space._version != main.version:  # the snapshot changed: start from its capacity again
+            space.ledger.reset(main.free, main.columns)
+            space._sums.clear()
+            space._version = main.version
+        for sums in space._sums.values():
+            sums.checkpoint()
+        return space
+
     def __enter__(self) -> NodeSpace:
         return self
 
     def __exit__(self, *_: object) -> None:
-        """The placement is done: its copy of the free matrix may serve the next one."""
-        if self._scratch is not None:
-            self._layout.give_back(self._scratch)
-            self._scratch = None
+        self.close()
+
+    def close(self) -> None:
+        """The placement is done: give its charges back and keep a single snapshot's space
+        for the next placement on that snapshot."""
+        if self._kept is None:
+            return
+        self.ledger.undo(0)
+        for sums in self._sums.values():
+            sums.rolled_back()
+        if len(self._kept) < _POOLED:
+            self._kept.append(self)
 
     @property
     def row(self) -> dict[str, int]:
@@ -120,6 +153,8 @@ class NodeSpace:
         found = self._sums.get((id(view.tree), key))
         if found is None:
             found = self._sums[(id(view.tree), key)] = DomainSums(view, values)
+            if self.ledger.mark() == 0:  # made from the capacity ``close`` rolls back to
+                found.checkpoint()
         return found
 
     def _charged(self, rows: IntArray) -> None:
@@ -141,6 +176,15 @@ class NodeSpace:
                 cached &= self._layout.label_is(label, value)
             self._eligible[key] = cached
         return cached
+
+
+_POOLED = 2  # spaces kept per snapshot: enough for a placement and a concurrent one
+_POOLS: WeakKeyDictionary[Snapshot, list[NodeSpace]] = WeakKeyDictionary()
+
+
+def _pool(snapshot: Snapshot) -> list[NodeSpace]:
+    """The spaces kept for ``snapshot``; they go with it (they hold no reference to it)."""
+    return _POOLS.setdefault(snapshot, [])
 
 
 def _frozen(array: Shared) -> Shared:
@@ -179,19 +223,6 @@ class _Layout:
         self.parts = parts  # (tree, rows, their rows in that tree)
         self.columns = columns
         self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
-        self._spare: list[IntArray] = []
-
-    def borrow(self, like: IntArray) -> IntArray:
-        """A matrix shaped like ``like``: one a finished placement gave back when there is one."""
-        try:
-            spare = self._spare.pop()  # atomic: placements in several threads each get their own
-        except IndexError:
-            return np.empty_like(like)
-        return spare if spare.shape == like.shape else np.empty_like(like)
-
-    def give_back(self, matrix: IntArray) -> None:
-        if len(self._spare) < 2:
-            self._spare.append(matrix)
 
     @classmethod
     def joined(cls, main: Snapshot, others: Sequence[Snapshot]) -> _Layout:

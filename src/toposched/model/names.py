@@ -17,7 +17,25 @@ from toposched.model.topology import MAX_NAME, OBJECT_NAME, is_label_key
 MAX_LABEL = 63  # a DNS-1123 label: namespaces; names that end up in a label value (a Job's)
 
 _LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_NOT_DNS = re.compile(r"[^a-z0-9-]+")
+_NOT_NAME = re.compile(r"[^a-z0-9.-]+")
 _NAME_HINT = "use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit"
+
+
+def dns_label(name: str, *, fallback: str = "group") -> str:
+    """``name`` made a DNS-1123 label (lower case, runs of other characters as one '-', at most
+    63 characters), for names that become subgroup, clique or replicatedJob names."""
+    cleaned = _NOT_DNS.sub("-", name.lower()).strip("-")
+    return cleaned[:MAX_LABEL].rstrip("-") or fallback
+
+
+def object_name(name: str, *, fallback: str = "object") -> str:
+    """``name`` when it is a valid object name (a DNS-1123 subdomain), else made one the way
+    ``dns_label`` makes a label (dots kept)."""
+    if len(name) <= MAX_NAME and OBJECT_NAME.fullmatch(name):
+        return name
+    cleaned = _NOT_NAME.sub("-", name.lower()).strip("-.")
+    return cleaned[:MAX_NAME].rstrip("-.") or fallback
 
 
 def name_problems(value: object, path: str, *, max_length: int = MAX_NAME) -> list[Problem]:

@@ -12,6 +12,7 @@ every change that may let a workload in wakes it, and a timeout covers backoffs 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -39,7 +40,7 @@ from toposched.scheduler.defragging import plan_for_service
 from toposched.scheduler.explaining import explain_pending
 from toposched.scheduler.outcome import HOLDING, Outcome
 from toposched.scheduler.registry import check_pool_update, check_topology_update
-from toposched.scheduler.state import State, default_of, shared_of, stored_spec
+from toposched.scheduler.state import State, default_of, read_spec, shared_of, stored_spec
 from toposched.scheduler.steps import heal
 from toposched.scheduler.tracker import merge_external, node_event_data, pod_to_json
 from toposched.scheduler.types import (
@@ -212,6 +213,16 @@ class Scheduler:
             if value is PodStatus.RUNNING and record.state is WorkloadState.ADMITTED:
                 return state.store.start(workload_id, state.event(EventType.STARTED, "running", workload_id))
             return state.store.get_workload(workload_id)
+
+    def compiled(self, workload_id: int) -> Compiled:
+        """A stored workload's spec compiled again against its topology and the stored pools:
+        its gang and the objects its upstream controller would create (``SpecError`` when the
+        spec no longer compiles). The controller's sync mode writes those objects."""
+        state = self._state
+        record = state.store.get_workload(workload_id)
+        frontend, documents = read_spec(record)
+        context = dataclasses.replace(state.context(), topology=state.topology_of(record))
+        return state.registry.compile(documents, context, hint=frontend)
 
     def explain(self, workload_id: int, *, viewer: str | None = None) -> Explanation:
         """Why a pending workload waits and what would place it, on the current state (see

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -32,15 +33,20 @@ class PodShape:
 
 def per_slot_requests(requests: Resources) -> dict[str, int]:
     """The requests the scheduler charges for one pod: non-zero requests plus one ``pods`` unit."""
+    return dict(_per_slot(requests))
+
+
+@lru_cache(maxsize=1024)  # a cycle sees few distinct request maps, each many times
+def _per_slot(requests: Resources) -> tuple[tuple[str, int], ...]:
     charged = {name: amount for name, amount in requests.items() if amount > 0 and name != PODS}
     charged[PODS] = 1 + max(0, requests[PODS])
-    return charged
+    return tuple(charged.items())
 
 
 def fits_count(free: IntArray, columns: Mapping[str, int], requests: Resources) -> IntArray:
     """Per row of ``free``, how many pods with ``requests`` (plus the pods slot) fit; at least 0."""
     result: IntArray | None = None
-    for name, amount in per_slot_requests(requests).items():
+    for name, amount in _per_slot(requests):
         col = columns.get(name)
         if col is None:
             return np.zeros(free.shape[0], dtype=np.int64)

@@ -34,10 +34,12 @@ class Snapshot:
     """Free resources per member node: allocatable - running pods - one ``pods`` unit per pod.
 
     Rows follow ``tree.nodes``; columns are resource names (``resources``). Workload usage is
-    added and removed by key, idempotently, so what-if and commit/rollback stay cheap.
+    added and removed by key, idempotently, so what-if and commit/rollback stay cheap. ``free``
+    changes through those methods only: ``version`` counts the changes, so that what a placement
+    derives from ``free`` (the engine keeps a node space per snapshot) knows when it is stale.
     """
 
-    __slots__ = ("_columns", "_usage", "free", "tree")
+    __slots__ = ("__weakref__", "_columns", "_usage", "free", "tree", "version")
 
     tree: TopologyTree
     free: IntArray
@@ -54,6 +56,7 @@ class Snapshot:
         self._columns = dict(columns)
         self.free = free
         self._usage: dict[str, tuple[IntArray, Mapping[str, IntArray]]] = dict(usage or {})
+        self.version = 0
 
     @classmethod
     def build(cls, tree: TopologyTree, pods: Sequence[RunningPod] = ()) -> Snapshot:
@@ -114,6 +117,7 @@ class Snapshot:
         for resource, values in matrix.items():
             np.subtract.at(self.free[:, self._columns[resource]], index, values)
         self._usage[key] = (index, matrix)
+        self.version += 1
 
     def remove_usage(self, key: str) -> None:
         """Give back a workload's usage; unknown keys are ignored."""
@@ -123,6 +127,7 @@ class Snapshot:
         index, matrix = entry
         for resource, values in matrix.items():
             np.add.at(self.free[:, self._columns[resource]], index, values)
+        self.version += 1
 
     def usage_keys(self) -> tuple[str, ...]:
         return tuple(self._usage)
@@ -154,6 +159,7 @@ class Snapshot:
             return
         self._columns = {**self._columns, resource: len(self._columns)}
         self.free = np.concatenate([self.free, np.zeros((self.free.shape[0], 1), dtype=np.int64)], axis=1)
+        self.version += 1
 
     def __repr__(self) -> str:
         return f"Snapshot({self.tree!r}, resources={list(self.resources)})"

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 from toposched.model import EMPTY, ConflictError, Node, NotFoundError, Resources, Taint, Topology
 from toposched.store import rules
@@ -49,12 +50,24 @@ class MemoryStore:
         self._events: list[EventRecord] = []
         self._next_id = 1
         self._next_sequence = 1
+        self._version = 0  # moves on with every call that may change what is stored
+
+    def version(self) -> int:
+        """A number that moves on whenever what is stored may have changed."""
+        return self._version
+
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """The lock, for a call that may change what is stored (``version`` moves on)."""
+        with self._lock:
+            self._version += 1
+            yield
 
     # -- nodes ---------------------------------------------------------------------------------
     def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
         """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
         batch = {node.name: node for node in nodes}
-        with self._lock:
+        with self._changing():
             if replace:
                 self._nodes.clear()
             self._nodes.update(batch)
@@ -82,21 +95,21 @@ class MemoryStore:
         allocatable: Resources | None = None,
     ) -> Node:
         """Change the given fields of one node; returns the stored node."""
-        with self._lock:
+        with self._changing():
             node = rules.updated_node(self.get_node(name), ready, unschedulable, taints, labels, allocatable)
             self._nodes[name] = node
             return node
 
     def delete_node(self, name: str) -> None:
         """Forget a node. Its reservations stay with their workloads until released."""
-        with self._lock:
+        with self._changing():
             if self._nodes.pop(name, None) is None:
                 raise NotFoundError("node", name)
 
     # -- topologies ----------------------------------------------------------------------------
     def put_topology(self, topology: Topology) -> None:
         """Insert or overwrite a topology by name."""
-        with self._lock:
+        with self._changing():
             self._topologies[topology.name] = topology
 
     def get_topology(self, name: str) -> Topology:
@@ -115,7 +128,7 @@ class MemoryStore:
 
     def delete_topology(self, name: str) -> None:
         """Delete a topology; ConflictError while a live workload or a pool references it."""
-        with self._lock:
+        with self._changing():
             self.get_topology(name)
             users = [w.id for w in self._live() if w.topology == name]
             pools = sorted(p.name for p in self._pools.values() if p.topology == name)
@@ -126,7 +139,7 @@ class MemoryStore:
     def put_pool(self, pool: PoolRecord) -> None:
         """Insert or overwrite a pool by name."""
         stored = dataclasses.replace(pool, config=copy_json(pool.config))
-        with self._lock:
+        with self._changing():
             self._pools[pool.name] = stored
 
     def get_pool(self, name: str) -> PoolRecord:
@@ -145,7 +158,7 @@ class MemoryStore:
 
     def delete_pool(self, name: str) -> None:
         """Delete a pool."""
-        with self._lock:
+        with self._changing():
             if name not in self._pools:
                 raise NotFoundError("pool", name)
             rules.check_pool_unused(name, [w.id for w in self._live() if w.pool == name])
@@ -154,7 +167,7 @@ class MemoryStore:
     # -- workloads -----------------------------------------------------------------------------
     def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
         """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``."""
-        with self._lock:
+        with self._changing():
             entry = self._event(event, self._next_id) if event is not None else None
             stored = dataclasses.replace(
                 record,
@@ -211,7 +224,7 @@ class MemoryStore:
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""
-        with self._lock:
+        with self._changing():
             return self._write(
                 dataclasses.replace(self._get(workload_id), explanation=_kept(explanation))
             )
@@ -219,7 +232,7 @@ class MemoryStore:
     def write_decisions(self, decisions: Sequence[Decision]) -> dict[int, ConflictError]:
         """Write a run of the loop's decisions in order, all or nothing (see ``Store``)."""
         refused: dict[int, ConflictError] = {}
-        with self._lock:
+        with self._changing():
             # Bookings and totals are immutable values (and few: only holding workloads have
             # any): shallow copies restore them. Records are restored from ``_before``.
             saved = (dict(self._reservations), dict(self._booked), len(self._events))
@@ -285,7 +298,7 @@ class MemoryStore:
     ) -> WorkloadRecord:
         """As ``SqliteStore._book``: admission changes the state and clears the explanation; a
         reassignment keeps the state and replaces the workload's own reservations."""
-        with self._lock:
+        with self._changing():
             record = self._get(workload_id)
             if admitting:
                 rules.check_admit(record)
@@ -316,7 +329,7 @@ class MemoryStore:
 
     def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
         """Admitted -> running; idempotent."""
-        with self._lock:
+        with self._changing():
             record = self._get(workload_id)
             if not rules.check_start(record):
                 return record
@@ -324,7 +337,7 @@ class MemoryStore:
 
     def release(self, workload_id: int, new_state: WorkloadState, event: EventRecord) -> WorkloadRecord:
         """End a workload as finished or cancelled, freeing its reservations; idempotent."""
-        with self._lock:
+        with self._changing():
             record = self._get(workload_id)
             if not rules.check_release(record, new_state):
                 return record
@@ -332,7 +345,7 @@ class MemoryStore:
 
     def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
         """Admitted/running -> evicted, freeing its reservations; idempotent."""
-        with self._lock:
+        with self._changing():
             record = self._get(workload_id)
             if not rules.check_evict(record):
                 return record
@@ -341,7 +354,7 @@ class MemoryStore:
 
     def requeue(self, workload_id: int, event: EventRecord, *, to_back: bool = False) -> WorkloadRecord:
         """Back to pending, freeing any reservations; idempotent."""
-        with self._lock:
+        with self._changing():
             record = self._get(workload_id)
             if not rules.check_requeue(record):
                 return record
@@ -370,7 +383,7 @@ class MemoryStore:
     # -- events --------------------------------------------------------------------------------
     def append_event(self, event: EventRecord) -> EventRecord:
         """Append one event; returns it with its assigned ``seq``."""
-        with self._lock:
+        with self._changing():
             if event.workload is not None:
                 self._get(event.workload)
             entry = self._event(event, event.workload)

@@ -27,6 +27,12 @@ class Store(Protocol):
     """Durable scheduler state. Missing objects raise ``NotFoundError``, broken lifecycle rules
     ``ConflictError``, storage failures ``StoreError`` (with nothing written)."""
 
+    def version(self) -> int:
+        """A number that moves on whenever what is stored may have changed (also by another
+        process): what was read while it stays the same is still current. Only equality with
+        an earlier value means anything."""
+        ...
+
     # -- nodes ---------------------------------------------------------------------------------
     def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
         """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""

@@ -90,6 +90,10 @@ class SqliteStore:
         """Close the connections; later calls raise StoreError."""
         self._db.close()
 
+    def version(self) -> int:
+        """A number that moves on with every commit, by this store or another process."""
+        return self._db.data_version()
+
     # -- nodes ---------------------------------------------------------------------------------
     def put_nodes(self, nodes: Iterable[Node], *, replace: bool = False) -> None:
         """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""

@@ -41,12 +41,16 @@ class Connections:
                 raise StoreError(f"the store {str(self.path)!r} cannot use WAL journaling (got {mode!r})")
             self._conn.execute("PRAGMA synchronous = FULL")
             self.migrated_from = migrate(self._conn)
+            # Asked only for PRAGMA data_version, which moves on with every commit by any other
+            # connection: this store's writer and other processes alike.
+            self._watch = self._connect()
         except sqlite3.Error as exc:
             self._conn.close()
             raise StoreError(f"cannot open the store {str(self.path)!r}: {exc}") from exc
         except BaseException:
             self._conn.close()
             raise
+        self._watch_lock = threading.Lock()
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -65,8 +69,20 @@ class Connections:
         with self._lock:
             self._closed = True
             self._conn.close()
+            with self._watch_lock:
+                self._watch.close()
             for reader in list(self._readers):
                 reader.conn.close()
+
+    def data_version(self) -> int:
+        """SQLite's data_version as seen by a connection that never writes: it differs from
+        an earlier value exactly when someone committed since (see ``SqliteStore.version``)."""
+        with self._watch_lock:
+            try:
+                row = self._watch.execute("PRAGMA data_version").fetchone()
+            except sqlite3.Error as exc:
+                raise StoreError(f"reading the store {str(self.path)!r} failed: {exc}") from exc
+        return int(row[0])
 
     def _reader(self) -> sqlite3.Connection:
         """This thread's read connection (opened on first use; no lock: only this thread uses it).

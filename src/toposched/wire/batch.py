@@ -1,11 +1,25 @@
-"""Kubernetes batch objects (``batch/v1``): the indexed Job, the workload most Kueue users submit."""
+"""Kubernetes batch workloads: the indexed Job (``batch/v1``), the workload most Kueue users
+submit, and the JobSet (``jobset.x-k8s.io/v1alpha2``), one Job template per PodSet."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 API_VERSION = "batch/v1"
+JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicatedJob:
+    """One ``replicatedJobs`` entry of a JobSet: ``replicas`` Jobs of ``pods`` pods each."""
+
+    name: str
+    pods: int
+    pod_spec: Mapping[str, Any]
+    template_annotations: Mapping[str, str] | None = None
+    replicas: int = 1
 
 
 def job_object(
@@ -19,15 +33,50 @@ def job_object(
 ) -> dict[str, Any]:
     """An Indexed Job of ``pods`` pods run at once (parallelism = completions = ``pods``); the
     template's annotations are where Kueue reads a PodSet's topology request."""
-    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
-    if labels is not None:
-        metadata["labels"] = dict(labels)
-    template: dict[str, Any] = {"spec": dict(pod_spec)}
-    if template_annotations is not None:
-        template = {"metadata": {"annotations": dict(template_annotations)}, **template}
     return {
         "apiVersion": API_VERSION,
         "kind": "Job",
-        "metadata": metadata,
-        "spec": {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": template},
+        "metadata": _metadata(name, namespace, labels),
+        "spec": _job_spec(pods, pod_spec, template_annotations),
     }
+
+
+def jobset_object(
+    name: str,
+    namespace: str,
+    jobs: Sequence[ReplicatedJob],
+    *,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """A JobSet running ``jobs`` in order, each an Indexed Job template as ``job_object`` writes it."""
+    return {
+        "apiVersion": JOBSET_API_VERSION,
+        "kind": "JobSet",
+        "metadata": _metadata(name, namespace, labels),
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": job.name,
+                    "replicas": job.replicas,
+                    "template": {"spec": _job_spec(job.pods, job.pod_spec, job.template_annotations)},
+                }
+                for job in jobs
+            ]
+        },
+    }
+
+
+def _metadata(name: str, namespace: str, labels: Mapping[str, str] | None) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels is not None:
+        metadata["labels"] = dict(labels)
+    return metadata
+
+
+def _job_spec(
+    pods: int, pod_spec: Mapping[str, Any], template_annotations: Mapping[str, str] | None
+) -> dict[str, Any]:
+    template: dict[str, Any] = {"spec": dict(pod_spec)}
+    if template_annotations is not None:
+        template = {"metadata": {"annotations": dict(template_annotations)}, **template}
+    return {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": template}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toposched.model import Taint, Toleration
+from toposched.model import PodSpec, Taint, Toleration
 
 API_VERSION = "v1"
 
@@ -66,6 +66,11 @@ def pod_object(
     return pod
 
 
+def annotations_patch(annotations: Mapping[str, str | None]) -> dict[str, Any]:
+    """The merge patch that sets (or, for None, removes) some of an object's annotations."""
+    return {"metadata": {"annotations": dict(annotations)}}
+
+
 def taint_entry(taint: Taint) -> dict[str, str]:
     """One ``spec.taints`` entry of a Node."""
     entry = {"key": taint.key}
@@ -83,10 +88,10 @@ def toleration_for(taint: Taint) -> dict[str, str]:
 
 
 def toleration_entry(toleration: Toleration) -> dict[str, Any]:
-    """A pod's ``tolerations`` entry; unset fields are left out."""
+    """One pod ``tolerations`` entry, with only the fields that are set."""
     entry: dict[str, Any] = {"operator": str(toleration.operator)}
     if toleration.key:
-        entry["key"] = toleration.key
+        entry = {"key": toleration.key, **entry}
     if toleration.value:
         entry["value"] = toleration.value
     if toleration.effect is not None:
@@ -94,6 +99,20 @@ def toleration_entry(toleration: Toleration) -> dict[str, Any]:
     if toleration.toleration_seconds is not None:
         entry["tolerationSeconds"] = toleration.toleration_seconds
     return entry
+
+
+def pod_spec_object(pod: PodSpec, *, container: str = "main") -> dict[str, Any]:
+    """A pod ``spec`` carrying what the scheduler reads of ``pod``: one container requesting its
+    resources, its tolerations and node selector. The model keeps no images or commands, so a
+    pod spec written from it has none either."""
+    spec: dict[str, Any] = {
+        "containers": [{"name": container, "resources": {"requests": pod.requests.pretty()}}]
+    }
+    if pod.tolerations:
+        spec["tolerations"] = [toleration_entry(t) for t in pod.tolerations]
+    if pod.node_selector:
+        spec["nodeSelector"] = dict(pod.node_selector)
+    return spec
 
 
 def list_object(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-"""Grove objects: the ClusterTopology (``grove.io/v1alpha1``), read and written, and the PodGang
-(``scheduler.grove.io/v1alpha1``).
+"""Grove objects: the ClusterTopology (``grove.io/v1alpha1``), read and written, the PodCliqueSet
+(written; the Grove front end reads it) and the PodGang (``scheduler.grove.io/v1alpha1``).
 
 A model ``Topology`` becomes a ClusterTopology by one rule: each level's domain is its alias, else
 the last segment of its label key as a domain name, where ``hostname`` is the well-known domain
@@ -175,3 +175,103 @@ def podgang_object(
         },
         "spec": dict(spec),
     }
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    """A ``topologyConstraint`` by domain names: ``packDomain`` when only a required domain is
+    set, else ``pack.{required, preferred}``."""
+
+    required: str | None = None
+    preferred: str | None = None
+
+    def to_object(self) -> dict[str, Any] | None:
+        if self.preferred is None:
+            return None if self.required is None else {"packDomain": self.required}
+        pack = {"preferred": self.preferred}
+        return {"pack": pack if self.required is None else {"required": self.required, **pack}}
+
+
+NO_PACK = Pack()
+
+
+@dataclass(frozen=True, slots=True)
+class CliqueTemplate:
+    """One ``cliques`` entry: ``replicas`` pods of one pod spec, ``min_available`` of them needed."""
+
+    name: str
+    replicas: int
+    min_available: int
+    pod_spec: Mapping[str, Any]
+    pack: Pack = NO_PACK
+
+
+@dataclass(frozen=True, slots=True)
+class ScalingGroupTemplate:
+    """One ``podCliqueScalingGroups`` entry: cliques scheduled together, ``replicas`` times."""
+
+    name: str
+    clique_names: tuple[str, ...]
+    replicas: int = 1
+    min_available: int = 1
+    pack: Pack = NO_PACK
+
+
+def podcliqueset_object(
+    name: str,
+    namespace: str,
+    *,
+    cluster_topology: str | None,
+    cliques: Sequence[CliqueTemplate],
+    scaling_groups: Sequence[ScalingGroupTemplate] = (),
+    pack: Pack = NO_PACK,
+    replicas: int = 1,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """A PodCliqueSet as GREP-369 writes it: ``spec.template.clusterTopologyName`` names the
+    ClusterTopology whose domains the constraints use; each clique's role is its name."""
+    template: dict[str, Any] = {}
+    if cluster_topology is not None:
+        template["clusterTopologyName"] = cluster_topology
+    constraint = pack.to_object()
+    if constraint is not None:
+        template["topologyConstraint"] = constraint
+    template["cliques"] = [_clique(c) for c in cliques]
+    if scaling_groups:
+        template["podCliqueScalingGroups"] = [_scaling_group(g) for g in scaling_groups]
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        metadata["labels"] = dict(labels)
+    return {
+        "apiVersion": GROVE_API,
+        "kind": "PodCliqueSet",
+        "metadata": metadata,
+        "spec": {"replicas": replicas, "template": template},
+    }
+
+
+def _clique(clique: CliqueTemplate) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": clique.name}
+    constraint = clique.pack.to_object()
+    if constraint is not None:
+        out["topologyConstraint"] = constraint
+    out["spec"] = {
+        "roleName": clique.name,
+        "replicas": clique.replicas,
+        "minAvailable": clique.min_available,
+        "podSpec": dict(clique.pod_spec),
+    }
+    return out
+
+
+def _scaling_group(group: ScalingGroupTemplate) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": group.name,
+        "cliqueNames": list(group.clique_names),
+        "replicas": group.replicas,
+        "minAvailable": group.min_available,
+    }
+    constraint = group.pack.to_object()
+    if constraint is not None:
+        out["topologyConstraint"] = constraint
+    return out

@@ -12,6 +12,7 @@ from typing import Any
 
 from toposched.model import Problem, Topology, WorkloadSpecError
 from toposched.model.lenient import items, mapping
+from toposched.model.names import dns_label
 
 TOPOLOGY_API = "kai.scheduler/v1alpha1"
 PODGROUP_API = "scheduling.run.ai/v2alpha2"
@@ -21,7 +22,6 @@ SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION = "pod-group-name"
 DEFAULT_QUEUE = "default-queue"
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_NOT_DNS = re.compile(r"[^a-z0-9-]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +142,7 @@ class PodGroup:
 
 def subgroup_name(name: str) -> str:
     """A group name as a DNS label, which the PodGroup CRD requires for subgroups."""
-    cleaned = _NOT_DNS.sub("-", name.lower()).strip("-")
-    return cleaned[:63].rstrip("-") or "group"
+    return dns_label(name)
 
 
 def topology_object(

@@ -1,20 +1,31 @@
-"""Kueue objects (``kueue.x-k8s.io``): the Topology, the Workload admission patch and the topology
-ungater's pod patch. The TopologyAssignment encodings inside the admission are the Kueue
-emitter's job; this module only places them."""
+"""Kueue objects (``kueue.x-k8s.io``): the Topology, the PodSet topology annotations, the Workload
+admission patch and the topology ungater's pod patch. The TopologyAssignment encodings inside the
+admission are the Kueue emitter's job; this module only places them."""
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.model import Problem, SpecError, Topology
+from toposched.model import Problem, SliceLayer, SpecError, Topology
 
 GROUP = "kueue.x-k8s.io"
 TOPOLOGY_VERSIONS = ("v1alpha1", "v1beta1", "v1beta2")
 WORKLOAD_VERSIONS = ("v1beta1", "v1beta2")
 TOPOLOGY_GATE = "kueue.x-k8s.io/topology"
+
+# The PodSet annotations of KEP-2724 ("User-facing API"), on a PodSet's pod template.
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
+SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+SLICE_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
+GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
+MAX_SLICE_LAYERS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +57,31 @@ def topology_object(topology: Topology, api_version: str = f"{GROUP}/v1beta2") -
     }
 
 
+def podset_annotations(
+    *,
+    required: str | None = None,
+    preferred: str | None = None,
+    slices: Sequence[SliceLayer] = (),
+    group: str | None = None,
+) -> dict[str, str]:
+    """A PodSet's topology request as its template annotations: the required or preferred level,
+    the PodSet group it shares that level with, and its slice layers (one layer as the
+    slice-required-topology + slice-size pair, several as the JSON constraints list)."""
+    annotations: dict[str, str] = {}
+    if required is not None:
+        annotations[REQUIRED] = required
+    elif preferred is not None:
+        annotations[PREFERRED] = preferred
+    if group is not None:
+        annotations[GROUP_NAME] = group
+    if len(slices) == 1:
+        annotations[SLICE_REQUIRED] = slices[0].level
+        annotations[SLICE_SIZE] = str(slices[0].size)
+    elif slices:
+        annotations[SLICE_CONSTRAINTS] = json.dumps([{"topology": s.level, "size": s.size} for s in slices])
+    return annotations
+
+
 def workload_admission(
     name: str, version: str, pod_sets: Sequence[PodSetAssignment], *, namespace: str | None = None
 ) -> dict[str, Any]:
@@ -69,14 +105,14 @@ def workload_admission(
     }
 
 
-def ungate_patch(node_selector: Mapping[str, str]) -> dict[str, Any]:
+def ungate_patch(node_selector: Mapping[str, str], *, gate: str = TOPOLOGY_GATE) -> dict[str, Any]:
     """The strategic merge patch (``kubectl patch --type strategic``) the topology ungater applies
     to a pod: ``nodeSelector`` merges key by key and the gate entry carries ``$patch: delete``,
-    which removes just the ``kueue.x-k8s.io/topology`` gate."""
+    which removes just ``gate`` (Kueue's ``kueue.x-k8s.io/topology``, or toposched's own)."""
     return {
         "spec": {
             "nodeSelector": dict(node_selector),
-            "schedulingGates": [{"$patch": "delete", "name": TOPOLOGY_GATE}],
+            "schedulingGates": [{"$patch": "delete", "name": gate}],
         }
     }
 

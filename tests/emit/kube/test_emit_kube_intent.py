@@ -107,7 +107,7 @@ def test_preferred_levels_and_slices_are_unexpressed() -> None:
     translation = compile_to_kube(Gang("j", Group("j", children=(main,))), TOPOLOGY)
     assert translation.unexpressed == (
         f"group main: kube-scheduler has no preferred constraint; {RACK} left out",
-        f"group main: kube-scheduler takes one key per group; slices of 2 pods per {RACK} left out",
+        "group main: kube-scheduler has no slices; every 2 pods in one rack left out",
     )
     assert translation.objects[1]["spec"]["schedulingConstraints"] == {"topology": [{"key": BLOCK}]}
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Response
 from toposched.api.auth import CurrentUser
 from toposched.api.deps import LimitsDep, SchedulerDep, StoreDep
 from toposched.api.params import Limit, Since, WorkloadFilter, next_link
-from toposched.api.routes.workloads import owned
+from toposched.api.verbs import owned
 from toposched.store import EventRecord
 
 router = APIRouter(prefix="/v1/events", tags=["events"])

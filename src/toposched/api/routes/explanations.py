@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from toposched.api.auth import CurrentUser, User
 from toposched.api.deps import OffloadDep, SchedulerDep
 from toposched.api.params import WorkloadId
-from toposched.api.routes.workloads import owned
+from toposched.api.verbs import owned
 from toposched.emit.result import explanation_to_json
 from toposched.model import Explanation
 from toposched.scheduler import Scheduler

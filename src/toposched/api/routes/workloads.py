@@ -7,49 +7,27 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
 
-from toposched.api.auth import AdminUser, CurrentUser, User
+from toposched.api.auth import AdminUser, CurrentUser
 from toposched.api.bodies import PodStatusBody, SubmitBody, workload_json
-from toposched.api.deps import CommitsDep, LimitsDep, OffloadDep, SchedulerDep, StoreDep, SubmissionsDep
+from toposched.api.deps import LimitsDep, SchedulerDep, StoreDep, VerbsDep
 from toposched.api.offload import json_response
 from toposched.api.params import After, Limit, WorkloadId, next_link
-from toposched.frontends.parse import parse_documents
-from toposched.model import NotFoundError, PermissionDeniedError
-from toposched.scheduler import Scheduler, Submission
-from toposched.store import WorkloadRecord, WorkloadState
+from toposched.api.verbs import owned
+from toposched.model import PermissionDeniedError
+from toposched.store import WorkloadState
 
 router = APIRouter(prefix="/v1/workloads", tags=["workloads"])
 
-# The hot routes (submit, read, cancel) are ``async`` and run every store call on an offload pool:
-# each SQLite call releases the GIL, and winning it back on the event loop can take a switch
-# interval (5 ms) per call while other threads compile specs, stalling every connection.
+# Submit, read and cancel are also served by ``api.hot`` (plain ASGI handlers in front of this
+# router) for well-formed requests; the declarations here describe them in /openapi.json and
+# answer every other request. Both run the same ``WorkloadVerbs``.
 _WORKLOAD = {"description": "The workload (see GET /v1/workloads/{id})"}
 
 
 @router.post("", status_code=201, response_model=None, responses={201: _WORKLOAD})
-async def submit(
-    body: SubmitBody,
-    user: CurrentUser,
-    scheduler: SchedulerDep,
-    submissions: SubmissionsDep,
-    commits: CommitsDep,
-) -> Response:
+async def submit(body: SubmitBody, user: CurrentUser, verbs: VerbsDep) -> Response:
     """Store a workload as pending. The answer comes after the store commit, so 201 means durable."""
-    # Compiling is CPU work: submissions get their own small pool, so reads and cancels never
-    # queue behind a burst of them. Storing is mostly waiting for the group commit (one
-    # transaction for every submission waiting meanwhile), on a separate, larger pool: waiting
-    # threads cost no CPU, and a compile thread never sits idle behind the disk, which would cap
-    # each batch at the compile pool's size.
-    prepared = await submissions.run(_prepare, scheduler, body, user.name)
-    record = await commits.run(scheduler.commit, prepared)
-    return json_response(workload_json(record, with_spec=False), 201)
-
-
-def _prepare(scheduler: Scheduler, body: SubmitBody, owner: str) -> Submission:
-    """Parse the spec (the service's edge: bounded, once) and compile it."""
-    documents = parse_documents(body.spec, source="spec")
-    return scheduler.prepare(
-        documents, owner=owner, priority=body.priority, topology=body.topology, kind=body.kind
-    )
+    return json_response(await verbs.submit(user.name, body.fields()), 201)
 
 
 @router.get("")
@@ -79,28 +57,15 @@ def list_workloads(
 
 
 @router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
-async def get_workload(
-    workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep, offload: OffloadDep
-) -> Response:
+async def get_workload(workload_id: WorkloadId, user: CurrentUser, verbs: VerbsDep) -> Response:
     """One workload: state, placement, explanation and the submitted spec."""
-    record = await offload.run(scheduler.get, workload_id)
-    return json_response(workload_json(owned(record, user), with_spec=True))
+    return json_response(await verbs.read(user, workload_id))
 
 
 @router.delete("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
-async def cancel(
-    workload_id: WorkloadId, user: CurrentUser, scheduler: SchedulerDep, commits: CommitsDep
-) -> Response:
+async def cancel(workload_id: WorkloadId, user: CurrentUser, verbs: VerbsDep) -> Response:
     """Cancel a workload, releasing any capacity it holds."""
-    # A cancel mostly waits for the store's write lock: on the waiting pool, so reads on the
-    # small pool never queue behind a burst of cancels.
-    record = await commits.run(_cancel, scheduler, workload_id, user)
-    return json_response(workload_json(record))
-
-
-def _cancel(scheduler: Scheduler, workload_id: int, user: User) -> WorkloadRecord:
-    owned(scheduler.get(workload_id), user)  # 404 for another user's workload, before anything changes
-    return scheduler.cancel(workload_id, actor=user.name, admin=user.is_admin)
+    return json_response(await verbs.cancel(user, workload_id))
 
 
 @router.post("/{workload_id}/finish")
@@ -119,11 +84,3 @@ def pod_status(
     record = scheduler.set_pod_status(workload_id, pod, body.status)
     statuses = scheduler.pod_statuses(workload_id)
     return {**workload_json(record), "pods": {name: str(status) for name, status in statuses.items()}}
-
-
-def owned(record: WorkloadRecord, user: User) -> WorkloadRecord:
-    """The record, when ``user`` may see it (its owner or an admin). Another user's workload is
-    not found, exactly like a missing one, so ids cannot be probed."""
-    if not user.is_admin and record.owner != user.name:
-        raise NotFoundError("workload", str(record.id))
-    return record

@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from toposched.emit import unexpressed
 from toposched.model import Gang, Group, PodSpec, Problem, Semantics, Topology, Translation, WorkloadSpecError
-from toposched.wire.core import pod_object, toleration_entry
+from toposched.wire.core import pod_object, pod_spec_object
 from toposched.wire.scheduling import (
     DEFAULT_API_VERSION,
     MAX_COMPOSITE_DEPTH,
@@ -34,6 +35,7 @@ from toposched.wire.scheduling import (
 )
 
 TARGET = "kube"
+SCHEDULER = "kube-scheduler"
 
 
 @dataclass
@@ -66,11 +68,7 @@ class _Writer:
             self.notes.append(
                 f"{what}: kube-scheduler has no preferred constraint; {self.label(group.preferred)} left out"
             )
-        for layer in group.slices:
-            self.notes.append(
-                f"{what}: kube-scheduler takes one key per group; slices of {layer.size} pods per "
-                f"{self.label(layer.level)} left out"
-            )
+        self.notes += unexpressed.slices(group, SCHEDULER, self.topology)
         return self.label(group.required) if group.required is not None else None
 
     def label(self, level: str) -> str:
@@ -209,13 +207,7 @@ def _workload(writer: _Writer, units: list[Group]) -> Workload:
 
 
 def _pod(pod: PodSpec, pod_group: str, namespace: str) -> dict[str, Any]:
-    """A pod as the gang knows it: requests, tolerations, selector, its node when bound."""
-    spec: dict[str, Any] = {
-        "schedulingGroup": scheduling_group(pod_group),
-        "containers": [{"name": "main", "resources": {"requests": pod.requests.pretty()}}],
-    }
-    if pod.tolerations:
-        spec["tolerations"] = [toleration_entry(t) for t in pod.tolerations]
-    if pod.node_selector:
-        spec["nodeSelector"] = dict(pod.node_selector)
+    """A pod as the gang knows it (requests, tolerations, selector, its node when bound), linked
+    to its PodGroup."""
+    spec = {"schedulingGroup": scheduling_group(pod_group), **pod_spec_object(pod)}
     return pod_object(pod.name, namespace, labels={POD_INDEX: str(pod.index)}, spec=spec, node_name=pod.node)

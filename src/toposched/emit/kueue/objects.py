@@ -10,6 +10,7 @@ from toposched.emit.kueue.v1beta1 import to_v1beta1
 from toposched.emit.kueue.v1beta2 import to_v1beta2
 from toposched.model import HOSTNAME, Placement, Problem, SpecError, Topology, TopologyAssignment
 from toposched.wire.kueue import (
+    TOPOLOGY_GATE,
     WORKLOAD_VERSIONS,
     PodSetAssignment,
     ungate_patch,
@@ -34,9 +35,11 @@ def workload_status_patch(
     return workload_admission(gang_name, chosen, pod_sets, namespace=namespace)
 
 
-def node_selector_patches(placement: Placement, topology: Topology) -> dict[str, dict[str, Any]]:
+def node_selector_patches(
+    placement: Placement, topology: Topology, *, gate: str = TOPOLOGY_GATE
+) -> dict[str, dict[str, Any]]:
     """Per pod name, the patch the topology ungater applies: ``spec.nodeSelector`` set to the pod's
-    domain labels and the ``kueue.x-k8s.io/topology`` scheduling gate removed.
+    domain labels and the scheduling ``gate`` (Kueue's ``kueue.x-k8s.io/topology`` by default) removed.
 
     The selector holds only the hostname when hostname is the lowest level, otherwise every level;
     ``toposched.wire.kueue.ungate_patch`` shapes the patch and ``toposched.wire.kueue.apply_pod_patch`` applies it.
@@ -60,7 +63,7 @@ def node_selector_patches(placement: Placement, topology: Topology) -> dict[str,
             if topology.hostname_is_lowest
             else dict(zip(levels, pod.domain, strict=True))
         )
-        patches[pod.pod] = ungate_patch(selector)
+        patches[pod.pod] = ungate_patch(selector, gate=gate)
     if problems:
         raise SpecError(problems)
     return patches

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import attrgetter
 
 import numpy as np
@@ -34,13 +35,17 @@ from toposched.topology import IntArray
 FloatArray = npt.NDArray[np.float64]
 NOTHING_FREE = 1000.0  # KAI's ratio for a requested resource with no free amount
 _BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
+_FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
+_FOLD_FROM = 512  # rows from which one folded sort key pays for folding
 
 
 def pod_kinds(pods: list[PodSpec]) -> Counter[Resources]:
     """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
     requests = list(map(attrgetter("requests"), pods))
     if requests and requests.count(requests[0]) == len(requests):  # compared in C
-        return Counter({requests[0]: len(requests)})
+        one: Counter[Resources] = Counter()
+        one[requests[0]] = len(requests)
+        return one
     return Counter(requests)
 
 
@@ -84,59 +89,67 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
     From the space's per-domain sums, which a placement computes once and keeps current (see
     ``level_fits_direct`` for the same from every row). Whole-pod capacities count at most
     ``len(pods)`` per node: when a node holds more, the direct computation answers."""
-    kinds = pod_kinds(pods)
-    total = summed(kinds)
     n = len(pods)
-    ledger = space.ledger
-    whole = None
-    if homogeneous(kinds):
-        rep = tuple(sorted((r, a) for r, a in representative(kinds).items() if r != PODS and a > 0))
-        if not rep:
-            return level_fits_direct(space, view, pods, deepest)
-        whole = space.sums(view, ("whole", rep), _whole_pods(ledger, rep))
-        if int(whole.per_row.max(initial=0)) > n:
-            return level_fits_direct(space, view, pods, deepest)
-    free = [
-        (want, space.sums(view, ("free", r), _free(ledger, r)).down_to(deepest)) for r, want in total.items()
-    ]
-    capacities = whole.down_to(deepest) if whole is not None else None
+    kinds = pod_kinds(pods)
+    total, rep = _demand(tuple(kinds.items()))
+    if rep is not None and not rep:
+        return level_fits_direct(space, view, pods, deepest)
+    # Every level and every resource at once: the sums of the root and of levels 0..deepest
+    # sit in one array, a column per resource, then whole pods for homogeneous pods.
+    resources = tuple(total)
+    free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
+    if rep is not None and free.exceeds(n):
+        return level_fits_direct(space, view, pods, deepest)
+    sums = free.flat(deepest)
+    have = sums[:, : len(resources)].T  # a row per resource (the sums are kept column by column)
+    want = np.asarray([total[r] for r in resources], dtype=np.int64)[:, None]
+    ratio = np.maximum.reduce(
+        np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE), axis=0, initial=0.0
+    )
+    capacity = sums[:, -1].copy() if rep is not None else None
+    fits = capacity >= n if capacity is not None else ratio <= 1.0
     out: dict[int, LevelFit] = {}
     for level in range(-1, deepest + 1):
-        ratio = np.zeros(1 if level < 0 else view.tree.count(level), dtype=np.float64)
-        for want, sums in free:
-            have = sums[level + 1].astype(np.float64)
-            ratio = np.maximum(ratio, np.where(have > 0, want / np.where(have > 0, have, 1.0), NOTHING_FREE))
-        if capacities is not None:
-            capacity: IntArray | None = capacities[level + 1].copy()
-            fits = capacities[level + 1] >= n
-        else:
-            capacity, fits = None, ratio <= 1.0
-        out[level] = LevelFit(ratio, capacity, fits)
+        at = slice(free.start(level), free.start(level + 1))
+        out[level] = LevelFit(ratio[at], None if capacity is None else capacity[at], fits[at])
     return out
 
 
-def _free(ledger: Ledger, resource: str) -> RowValues:
-    """Per row, the free amount of ``resource`` (at least 0)."""
+@lru_cache(maxsize=256)  # gangs have few distinct pod kinds
+def _demand(
+    kinds: tuple[tuple[Resources, int], ...],
+) -> tuple[dict[str, int], tuple[tuple[str, int], ...] | None]:
+    """What pods of ``kinds`` (``pod_kinds`` items) ask for in total, and when they are
+    ``homogeneous`` the largest pod's non-zero requests, ``pods`` slot left out (else None)."""
+    counted = Counter(dict(kinds))
+    rep = None
+    if homogeneous(counted):
+        rep = tuple(sorted((r, a) for r, a in representative(counted).items() if r != PODS and a > 0))
+    return summed(counted), rep
+
+
+def _fit_values(
+    ledger: Ledger, resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None
+) -> RowValues:
+    """Per row, the free amount of each of ``resources`` (at least 0), a column each, then with
+    ``rep`` ((resource, amount), not empty) the whole copies of that pod that fit."""
 
     def of(rows: IntArray | slice) -> IntArray:
-        return np.maximum(ledger.column(resource)[rows], 0)
-
-    return of
-
-
-def _whole_pods(ledger: Ledger, rep: tuple[tuple[str, int], ...]) -> RowValues:
-    """Per row, whole copies of the pod ``rep`` ((resource, amount), not empty) that fit."""
-
-    def of(rows: IntArray | slice) -> IntArray:
+        wanted = (*resources, *(r for r, _ in rep or ()))
+        at = [ledger.columns.get(r, -1) for r in wanted]
+        # A resource no node has: a column of zeros after the ledger's columns.
+        free = ledger.free[rows]
+        if -1 in at:
+            free = np.column_stack([free, np.zeros(len(free), dtype=np.int64)])
+        picked = free[:, at]
+        out = np.maximum(picked[:, : len(resources)], 0)
+        if rep is None:
+            return out
+        amounts = np.asarray([a for _, a in rep], dtype=np.int64)
         # A negative free amount makes its quotient negative: clipping the least one at 0
         # gives what clipping each amount first would.
-        out: IntArray | None = None
-        for r, amount in rep:
-            column = ledger.column(r)[rows]
-            copies = column // amount if amount > 1 else column
-            out = copies if out is None else np.minimum(out, copies)
-        assert out is not None  # rep is not empty
-        return np.maximum(out, 0)
+        whole = np.maximum((picked[:, len(resources) :] // amounts).min(axis=1), 0)
+        return np.column_stack([out, whole])
 
     return of
 
@@ -231,7 +244,12 @@ def topology_scores(view: TopoView, level: int, ordered: list[int], ratio: Float
 
 def pack_resource(pod: PodSpec) -> str:
     """The resource bin-packing compares: the GPU the pod asks for, else CPU."""
-    for resource, amount in sorted(pod.requests.items()):
+    return _pack_resource(pod.requests)
+
+
+@lru_cache(maxsize=256)  # a cluster's pods have few distinct request maps
+def _pack_resource(requests: Resources) -> str:
+    for resource, amount in sorted(requests.items()):
         if amount > 0 and "gpu" in resource:
             return resource
     return CPU
@@ -246,24 +264,55 @@ def fill_nodes(
     pack: str,
     count: int,
 ) -> list[tuple[int, int]]:
+    """``fill_rows`` as (row, pods) pairs."""
+    at, takes = fill_rows(space, rows, vec, allowed, scores, pack, count)
+    return list(zip(at.tolist(), takes.tolist(), strict=True))
+
+
+def fill_rows(
+    space: NodeSpace,
+    rows: IntArray,
+    vec: IntArray,
+    allowed: BoolArray,
+    scores: IntArray | RowScores | None,
+    pack: str,
+    count: int,
+) -> tuple[IntArray, IntArray]:
     """Rows for ``count`` identical pods placed one at a time on the best row among ``rows``
-    (fits and is allowed; highest topology score, then least free ``pack`` resource, then node
-    name), as (row, pods) pairs in fill order; fewer pods in total when room runs out.
+    (distinct, ascending; fits and is allowed; highest topology score, then least free ``pack``
+    resource, then node name), and the pods each takes, in fill order; fewer pods in total when
+    room runs out.
 
     Charging a pod only lowers its row's free ``pack`` amount, so the row stays the best until
     it is full: one sort gives the order of all of them.
     """
     if len(rows) == 0 or count <= 0:
-        return []
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     wanted = np.flatnonzero(vec > 0)
-    room = np.min(space.ledger.free[rows][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
-    ok = allowed[rows] & (room > 0)
+    every = slice(None) if len(rows) == space.size else rows  # distinct ascending rows: all of them
+    room = np.min(space.ledger.free[every][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
+    ok = allowed[every] & (room > 0)
     rows, room = rows[ok], room[ok]
     topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    order = np.lexsort((space.name_rank[rows], space.ledger.column(pack)[rows], -topo))
+    order = _best_first(-topo, space.ledger.column(pack)[rows], space.name_rank[rows])
     reached = np.cumsum(room[order])
     used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
     takes = room[order[:used]].copy()
     if used and int(reached[used - 1]) > count:
         takes[-1] -= int(reached[used - 1]) - count  # the last row takes only what is left
-    return list(zip(rows[order[:used]].tolist(), takes.tolist(), strict=True))
+    return rows[order[:used]], takes
+
+
+def _best_first(first: IntArray, second: IntArray, rank: IntArray) -> IntArray:
+    """The order of ``np.lexsort((rank, second, first))`` for distinct ``rank`` values (a total
+    order, so any sort gives it): the three keys folded into one when there are many rows (three
+    short keys sort faster than one folds them) and the folded key stays within int64."""
+    if len(rank) >= _FOLD_FROM:
+        lo1, lo2 = int(first.min()), int(second.min())
+        span1, span2 = int(first.max()) - lo1 + 1, int(second.max()) - lo2 + 1
+        size = int(rank.max()) + 1
+        if span1 * span2 * size < _FOLD_LIMIT:
+            folded: IntArray = np.argsort(((first - lo1) * span2 + (second - lo2)) * size + rank)
+            return folded
+    order: IntArray = np.lexsort((rank, second, first))
+    return order

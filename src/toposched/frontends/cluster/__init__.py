@@ -1,7 +1,7 @@
 """Cluster dumps → the model: Nodes, the Pods already using capacity, and Topology objects
 (Kueue and KAI). Reads YAML or JSON as ``kubectl get ... -o yaml`` or ``-o json`` prints it."""
 
-from toposched.frontends.cluster.loader import load_cluster, load_cluster_report
+from toposched.frontends.cluster.loader import cluster_from_objects, load_cluster, load_cluster_report
 from toposched.frontends.cluster.topology import (
     load_topology,
     parse_topology_object,
@@ -9,6 +9,7 @@ from toposched.frontends.cluster.topology import (
 )
 
 __all__ = [
+    "cluster_from_objects",
     "load_cluster",
     "load_cluster_report",
     "load_topology",

@@ -5,7 +5,8 @@ mapping is dropped, so a large dump is never held as a whole document tree."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from toposched.frontends.cluster.documents import Located, located_objects
 from toposched.frontends.cluster.nodes import parse_node
@@ -41,16 +42,34 @@ def load_cluster_report(text: str | bytes, *, source: str = "cluster") -> tuple[
         raise ClusterSpecError(exc.problems) from None
 
 
+def cluster_from_objects(
+    objects: Iterable[Mapping[str, Any]], *, source: str = "cluster"
+) -> tuple[Cluster, list[str]]:
+    """``load_cluster_report`` for objects already decoded (an API server's list and watch
+    answers): Nodes, Pods and Topology objects; other kinds are skipped and counted."""
+    problems: list[Problem] = []
+    located = (
+        Located(f"items[{i}]", str(obj.get("kind", "")), obj) for i, obj in enumerate(objects)
+    )
+    return _from_located(located, problems, source)
+
+
 def _cluster(values: Iterable[Parsed], source: str) -> tuple[Cluster, list[str]]:
     problems: list[Problem] = []
+    return _from_located(located_objects(values, problems), problems, source)
+
+
+def _from_located(
+    objects: Iterable[Located], problems: list[Problem], source: str
+) -> tuple[Cluster, list[str]]:
     warnings: list[str] = []
     nodes: list[Node] = []
     pods: list[RunningPod] = []
     topologies: list[Topology] = []
     ignored: Counter[str] = Counter()
-    objects = 0
-    for located in located_objects(values, problems):
-        objects += 1
+    count = 0
+    for located in objects:
+        count += 1
         if located.kind == "Node":
             node = parse_node(located, problems, warnings)
             if node is not None:
@@ -78,7 +97,7 @@ def _cluster(values: Iterable[Parsed], source: str) -> tuple[Cluster, list[str]]
             )
     for topology in topologies:
         warnings.extend(str(p) for p in label_problems(topology, cluster.nodes))
-    if not objects:
+    if not count:
         warnings.append(f"{source}: no objects found")
     return cluster, warnings
 

@@ -139,9 +139,12 @@ def cluster_topology_from_object(
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
     spec = obj.get("spec")
     raw = spec.get("levels") if isinstance(spec, Mapping) else None
+    # A domain spelled as its own key (``{domain: zone, key: zone}``) names the level already.
     levels = (
         [
             {"nodeLabel": level.get("key"), "alias": level.get("domain")}
+            if isinstance(level, Mapping) and level.get("domain") != level.get("key")
+            else {"nodeLabel": level.get("key")}
             if isinstance(level, Mapping)
             else level
             for level in raw

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+# The PodSet annotation keys are spelled once, where the wire module writes them.
+from toposched.wire.kueue import (
+    GROUP_NAME,
+    MAX_SLICE_LAYERS,
+    PREFERRED,
+    REQUIRED,
+    SLICE_CONSTRAINTS,
+    SLICE_REQUIRED,
+    SLICE_SIZE,
+    UNCONSTRAINED,
+)
+
 PREFIX = "kueue.x-k8s.io/"
 PODSET_PREFIX = "kueue.x-k8s.io/podset-"
-
-REQUIRED = "kueue.x-k8s.io/podset-required-topology"
-PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
-UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
-SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
-SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
-SLICE_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
-GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
 POD_INDEX_OFFSET = "kueue.x-k8s.io/pod-index-offset"
 
 # Every podset-* key Kueue defines; any other podset-* key is a typo.
@@ -35,4 +39,23 @@ JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
 LWS_WORKER_INDEX = "leaderworkerset.sigs.k8s.io/worker-index"
 KUBEFLOW_REPLICA_INDEX = "training.kubeflow.org/replica-index"
 
-MAX_SLICE_LAYERS = 3
+__all__ = [
+    "GROUP_NAME",
+    "JOBSET_JOB_INDEX",
+    "JOB_COMPLETION_INDEX",
+    "KUBEFLOW_REPLICA_INDEX",
+    "LWS_WORKER_INDEX",
+    "MAX_SLICE_LAYERS",
+    "PODSET_ANNOTATIONS",
+    "PODSET_PREFIX",
+    "POD_GROUP_NAME",
+    "POD_GROUP_TOTAL_COUNT",
+    "POD_INDEX_OFFSET",
+    "PREFERRED",
+    "PREFIX",
+    "REQUIRED",
+    "SLICE_CONSTRAINTS",
+    "SLICE_REQUIRED",
+    "SLICE_SIZE",
+    "UNCONSTRAINED",
+]

@@ -1,0 +1,105 @@
+"""``toposched controller``, assembled: a mode's step, leader election, metrics and health.
+
+``run`` takes the ``KubeApi`` to use (the CLI passes the REST client; tests the in-memory
+double), so everything but the client is exercised without a cluster.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from toposched.controller.kubeapi import KubeApi
+from toposched.controller.leader import LeaderElector, lead
+from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
+from toposched.controller.modes import Mode
+from toposched.controller.sync import SyncController
+from toposched.controller.ungating import UngaterController
+from toposched.model import Problem, SpecError
+from toposched.scheduler import Clock, Scheduler, SchedulerConfig, SystemClock
+from toposched.store import MemoryStore, Store
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    mode: Mode = Mode.UNGATER
+    namespace: str | None = None  # the pods and PodGroups watched (None: every namespace)
+    topology: str | None = None  # the topology of gangs whose spec names none
+    lease_name: str = ""  # "" = the mode's own (toposched-ungater, toposched-sync)
+    lease_namespace: str = "toposched-system"
+    identity: str = ""  # "" = the host name (the pod's name in a Deployment)
+    metrics_host: str = "0.0.0.0"
+    metrics_port: int = 8080  # 0 = no endpoint
+    interval: float = 2.0  # seconds between steps (and lease renewals)
+    scheduler: SchedulerConfig = SchedulerConfig()  # noqa: RUF009 - frozen, so sharing it is safe
+
+
+def mode_of(text: str) -> Mode:
+    """The mode named on the command line (``SpecError`` naming the choices otherwise)."""
+    try:
+        return Mode(text)
+    except ValueError:
+        choices = ", ".join(m.value for m in Mode)
+        raise SpecError([Problem("--mode", f"unknown mode {text!r}", f"use one of: {choices}")]) from None
+
+
+def check(options: Options, store: Store | None) -> None:
+    """Refuse options that cannot work, before anything connects."""
+    if options.mode is Mode.SYNC and store is None:
+        raise SpecError(
+            [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
+        )
+
+
+def step_factory(
+    api: KubeApi, options: Options, store: Store | None, clock: Clock, metrics: ControllerMetrics
+) -> Callable[[], Callable[[], object]]:
+    """What builds the mode's step each time this replica starts leading: the ungater on a fresh
+    MemoryStore (rebuilt from the cluster), the sync mode on ``store`` (the service's)."""
+    if options.mode is Mode.SYNC:
+        if store is None:
+            raise SpecError(
+                [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
+            )
+        service = Scheduler(store, clock, options.scheduler)
+        return lambda: SyncController(api, service).step
+
+    def ungater() -> Callable[[], object]:
+        scheduler = Scheduler(MemoryStore(), clock, options.scheduler)
+        return UngaterController(
+            api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics
+        ).step
+
+    return ungater
+
+
+def run(
+    api: KubeApi,
+    options: Options,
+    stop: threading.Event,
+    *,
+    store: Store | None = None,
+    clock: Clock | None = None,
+) -> None:
+    """Serve ``/metrics`` and ``/healthz`` and step while this replica holds the lease, until
+    ``stop`` is set (then the lease is released)."""
+    clock = clock or SystemClock()
+    metrics = ControllerMetrics()
+    make_step = step_factory(api, options, store, clock, metrics)
+    heartbeat = Heartbeat(clock.now, stale_after=max(30.0, 10 * options.interval))
+    identity = options.identity or socket.gethostname()
+    lease = options.lease_name or options.mode.lease_name
+    elector = LeaderElector(api, lease, options.lease_namespace, identity, clock)
+    server = (
+        serve(metrics, heartbeat, options.metrics_host, options.metrics_port)
+        if options.metrics_port
+        else None
+    )
+    try:
+        lead(elector, make_step, stop, options.interval, on_tick=heartbeat.beat)
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()

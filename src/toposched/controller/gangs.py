@@ -1,0 +1,126 @@
+"""Pods grouped into gangs, and when a gang is whole.
+
+The controller's pods are the live ones (not terminating, not finished) that name a gang and
+either still carry the gate or hold a recorded assignment. A Kueue pod group is whole when as many
+pods exist as its ``pod-group-total-count``; a KAI PodGroup (KAI, OSMO, Grove) when its
+PodGroup exists and has at least ``minMember`` pods (the sum of its subgroups' when the top
+level sets none). Only a whole gang is compiled and placed.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toposched.controller.keys import (
+    GangKey,
+    Membership,
+    gang_of,
+    is_gated,
+    is_terminating,
+    kueue_total,
+    name_of,
+)
+from toposched.controller.kubeapi import Object
+from toposched.controller.records import PodRecord, record_of
+from toposched.model import HOSTNAME, Topology
+
+FINISHED = frozenset({"Succeeded", "Failed"})
+
+
+@dataclass(slots=True)
+class GangPods:
+    """The controller's live pods of one gang (sorted by name) and its PodGroup, if any."""
+
+    key: GangKey
+    pods: list[Object] = field(default_factory=list)
+    podgroup: Object | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [name_of(p) for p in self.pods]
+
+    def records(self) -> dict[str, PodRecord]:
+        """The pods' recorded assignments that belong to this gang, by pod name."""
+        out: dict[str, PodRecord] = {}
+        for pod in self.pods:
+            record = record_of(pod)
+            if record is not None and record.gang == str(self.key):
+                out[name_of(pod)] = record
+        return out
+
+    def missing(self) -> str | None:
+        """Why the gang is not whole yet (None: it is)."""
+        have = len(self.pods)
+        if self.key.membership is Membership.KUEUE:
+            totals = {kueue_total(p) for p in self.pods}
+            if len(totals) != 1 or None in totals:
+                return "its pods disagree on (or lack) a positive kueue.x-k8s.io/pod-group-total-count"
+            total = totals.pop() or 0
+            return None if have >= total else f"{have} of {total} pods exist"
+        if self.podgroup is None:
+            return f"PodGroup {self.key.namespace}/{self.key.name} does not exist yet"
+        need = min_member(self.podgroup)
+        return None if have >= need else f"{have} of minMember {need} pods exist"
+
+    def documents(self, topology: Topology | None = None) -> list[Object]:
+        """The input the front end compiles: the PodGroup (KAI) and the pods as submitted, that
+        is without the selector the controller added (``topology`` names the recorded one)."""
+        pods = [original_pod(p, topology) for p in self.pods]
+        head = [self.podgroup] if self.key.membership is Membership.KAI and self.podgroup else []
+        return [*head, *pods]
+
+
+def min_member(podgroup: Mapping[str, Any]) -> int:
+    spec = podgroup.get("spec") or {}
+    top = spec.get("minMember")
+    if isinstance(top, int) and top > 0:
+        return top
+    subgroups = spec.get("subGroups") or []
+    total = sum(int(s.get("minMember") or 0) for s in subgroups if isinstance(s, Mapping))
+    return max(total, 1)
+
+
+def is_live(pod: Mapping[str, Any]) -> bool:
+    phase = (pod.get("status") or {}).get("phase")
+    return not is_terminating(pod) and phase not in FINISHED
+
+
+def is_managed(pod: Mapping[str, Any]) -> bool:
+    """Gated by toposched, or ungated by it (a recorded assignment)."""
+    return is_gated(pod) or record_of(pod) is not None
+
+
+def group_pods(pods: Iterable[Object], podgroups: Mapping[str, Object]) -> dict[GangKey, GangPods]:
+    """The controller's live pods by gang; ``podgroups`` are keyed ``namespace/name``."""
+    gangs: dict[GangKey, GangPods] = {}
+    for pod in pods:
+        key = gang_of(pod)
+        if key is None or not is_live(pod) or not is_managed(pod):
+            continue
+        gang = gangs.get(key)
+        if gang is None:
+            gang = gangs[key] = GangPods(key, podgroup=podgroups.get(f"{key.namespace}/{key.name}"))
+        gang.pods.append(pod)
+    for gang in gangs.values():
+        gang.pods.sort(key=name_of)
+    return gangs
+
+
+def original_pod(pod: Object, topology: Topology | None) -> Object:
+    """The pod without what the controller wrote: its selector keys on ``topology``'s levels
+    (hostname alone on hostname topologies), its node binding and status."""
+    out = copy.deepcopy(pod)
+    out.pop("status", None)
+    spec = out.get("spec") or {}
+    spec.pop("nodeName", None)
+    selector = spec.get("nodeSelector")
+    if topology is not None and isinstance(selector, dict) and record_of(pod) is not None:
+        added = [HOSTNAME] if topology.hostname_is_lowest else list(topology.levels)
+        for key in added:
+            selector.pop(key, None)
+        if not selector:
+            del spec["nodeSelector"]
+    return out

@@ -1,0 +1,84 @@
+"""The assignment the controller records on each pod (annotation ``toposched.io/assignment``),
+and the gang placement rebuilt from those records when the controller starts.
+
+One record per pod, JSON: the gang, the topology and policy it was placed with, the pod's PodSet
+and index, its node and the node's full domain path (coarsest level first). The path is kept so a
+placement can be rebuilt even when the node has gone since (its gang then sees it as failed).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from toposched.controller.keys import ASSIGNMENT, annotations_of
+from toposched.model import HOSTNAME, Topology
+
+
+@dataclass(frozen=True, slots=True)
+class PodRecord:
+    """Where one pod of a placed gang goes."""
+
+    gang: str  # str(GangKey)
+    topology: str
+    policy: str
+    pod_set: str
+    index: int
+    node: str
+    domain: tuple[str, ...]  # the node's value at every level of the topology
+
+    def encode(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+
+
+def record_of(pod: Mapping[str, Any]) -> PodRecord | None:
+    """The pod's recorded assignment; None when it has none or it cannot be read (then the pod
+    counts as unassigned: a damaged record is never trusted)."""
+    raw = annotations_of(pod).get(ASSIGNMENT)
+    if not isinstance(raw, str):
+        return None
+    try:
+        data = json.loads(raw)
+        return PodRecord(
+            str(data["gang"]),
+            str(data["topology"]),
+            str(data["policy"]),
+            str(data["pod_set"]),
+            int(data["index"]),
+            str(data["node"]),
+            tuple(str(v) for v in data["domain"]),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def placement_json(topology: Topology, policy: str, pods: Iterable[tuple[str, PodRecord]]) -> dict[str, Any]:
+    """A stored placement (``toposched.emit.result`` shape) from ``(pod name, record)`` pairs:
+    the TopologyAssignment per PodSet counts pods per domain, in domain path order, written at the
+    hostname level alone when hostname is the topology's lowest level (as the engine writes it)."""
+    listed = list(pods)
+    levels = [HOSTNAME] if topology.hostname_is_lowest else list(topology.levels)
+    counts: dict[str, Counter[tuple[str, ...]]] = {}
+    for _, record in listed:
+        counts.setdefault(record.pod_set, Counter())[record.domain] += 1
+    assignments = {
+        pod_set: {
+            "levels": levels,
+            "domains": [
+                {"values": [path[-1]] if topology.hostname_is_lowest else list(path), "count": n}
+                for path, n in sorted(per_domain.items())
+            ],
+        }
+        for pod_set, per_domain in counts.items()
+    }
+    return {
+        "topology": topology.name,
+        "policy": policy,
+        "pods": [{"name": name, "podSet": r.pod_set, "index": r.index, "node": r.node} for name, r in listed],
+        "assignments": assignments,
+        "foundBy": "faithful",
+        "note": None,
+    }

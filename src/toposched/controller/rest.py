@@ -1,0 +1,273 @@
+"""``KubeApi`` over HTTP with the official ``kubernetes`` client library.
+
+Every call goes through one ``kubernetes.client.ApiClient`` (``param_serialize`` + ``call_api``,
+the path ``kubernetes.dynamic`` takes), so authentication, TLS and proxies come from the
+kubeconfig or the in-cluster service account exactly as for any other client. Objects stay plain
+dicts: the generated models are never built, so CRDs and core objects read the same way.
+
+No retries here: a failure becomes a typed ``KubeApiError`` naming the call, and the controller's
+reconcilers decide what to retry. Every request has bounded connect and read timeouts; a watch's
+read timeout is its ``timeoutSeconds`` plus a margin, since the server ends it at that time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+import urllib3
+from kubernetes import config as kube_config
+from kubernetes.client import ApiClient, Configuration
+from kubernetes.client.rest import RESTResponse
+from kubernetes.watch.watch import iter_resp_lines
+
+from toposched.controller.kubeapi import (
+    ApiConflictError,
+    ApiNotFoundError,
+    EventType,
+    KubeApiError,
+    Listing,
+    Object,
+    PatchType,
+    Resource,
+    WatchEvent,
+    WatchExpiredError,
+)
+from toposched.model import ToposchedError
+
+APPLY_PATCH: Final = "application/apply-patch+yaml"  # JSON is YAML: the body is sent as JSON
+CONNECT_TIMEOUT: Final = 5.0
+WATCH_READ_MARGIN: Final = 15.0  # the server closes a watch at timeoutSeconds; allow it to be late
+
+_ERRORS: Final[dict[int, type[KubeApiError]]] = {
+    404: ApiNotFoundError,
+    409: ApiConflictError,
+    410: WatchExpiredError,
+}
+
+
+def api_error(status: int, call: str, detail: str) -> KubeApiError:
+    """The typed error for an HTTP status (or an in-stream watch ``Status``), naming the call."""
+    return _ERRORS.get(status, KubeApiError)(status, f"{call}: {detail}")
+
+
+def connect(kubeconfig: str | None = None, *, context: str | None = None) -> RestKubeApi:
+    """A client configured from ``kubeconfig`` (a path), else from the pod's service account."""
+    configuration = Configuration()
+    try:
+        if kubeconfig is not None:
+            kube_config.load_kube_config(  # type: ignore[no-untyped-call]  # unannotated in the library
+                config_file=kubeconfig,
+                context=context,
+                client_configuration=configuration,
+                persist_config=False,
+            )
+        else:
+            kube_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
+    except (kube_config.ConfigException, OSError) as exc:
+        where = f"kubeconfig {kubeconfig!r}" if kubeconfig else "the in-cluster service account"
+        fix = "pass --kubeconfig PATH" if kubeconfig is None else "check the file and its current context"
+        raise ToposchedError(f"cannot configure the Kubernetes client from {where}: {exc}; {fix}") from exc
+    return RestKubeApi(configuration)
+
+
+class RestKubeApi:
+    """The controller's ``KubeApi`` against a real (or test) API server.
+
+    ``configuration`` (see ``connect``) is used as given, with urllib3's retries turned off;
+    ``request_timeout`` bounds the wait for each response, watches excepted (see the module)."""
+
+    def __init__(self, configuration: Configuration, *, request_timeout: float = 30.0) -> None:
+        # Retries are the reconcilers' decision; urllib3 must not repeat a PATCH behind their back.
+        configuration.retries = False
+        self._client = ApiClient(configuration)
+        self._timeout = (CONNECT_TIMEOUT, request_timeout)
+
+    def close(self) -> None:
+        self._client.close()  # type: ignore[no-untyped-call]  # unannotated in the library
+
+    def list(
+        self, resource: Resource, namespace: str | None = None, *, label_selector: str | None = None
+    ) -> Listing:
+        query = {"labelSelector": label_selector} if label_selector else {}
+        body = self._call("GET", resource.path(namespace), query, call=f"list {resource.plural}")
+        items = tuple(_with_kind(resource, item) for item in body.get("items") or ())
+        return Listing(items, str(body.get("metadata", {}).get("resourceVersion", "")))
+
+    def watch(
+        self,
+        resource: Resource,
+        resource_version: str,
+        namespace: str | None = None,
+        *,
+        timeout_seconds: int = 300,
+    ) -> Iterator[WatchEvent]:
+        call = f"watch {resource.plural} from resourceVersion {resource_version}"
+        query = {
+            "watch": "true",
+            "allowWatchBookmarks": "true",
+            "resourceVersion": resource_version,
+            "timeoutSeconds": str(timeout_seconds),
+        }
+        timeout = (CONNECT_TIMEOUT, timeout_seconds + WATCH_READ_MARGIN)
+        response = self._send("GET", resource.path(namespace), query, None, {}, timeout, call)
+        try:
+            for line in _stream_lines(response, call):
+                if line:
+                    yield _event(line, resource, call)
+        finally:
+            # Left early or not, the stream's connection cannot be reused: close it.
+            response.response.close()
+            response.response.release_conn()
+
+    def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object:
+        return self._call("GET", resource.path(namespace, name), call=f"get {resource.plural}/{name}")
+
+    def create(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+        namespace = _namespace(resource, obj)
+        name = obj.get("metadata", {}).get("name", "")
+        return self._call(
+            "POST", resource.path(namespace), body=dict(obj), call=f"create {resource.plural}/{name}"
+        )
+
+    def replace(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+        name = str(obj.get("metadata", {}).get("name", ""))
+        path = resource.path(_namespace(resource, obj), name)
+        return self._call("PUT", path, body=dict(obj), call=f"replace {resource.plural}/{name}")
+
+    def patch(
+        self,
+        resource: Resource,
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+    ) -> Object:
+        return self._call(
+            "PATCH",
+            resource.path(namespace, name),
+            body=patch,
+            content_type=patch_type.value,
+            call=f"patch ({patch_type.name.lower()}) {resource.plural}/{name}",
+        )
+
+    def apply(
+        self, resource: Resource, obj: Mapping[str, Any], *, field_manager: str, force: bool = False
+    ) -> Object:
+        name = str(obj.get("metadata", {}).get("name", ""))
+        query = {"fieldManager": field_manager, "force": "true" if force else "false"}
+        body = {"apiVersion": resource.api_version, "kind": resource.kind, **obj}
+        return self._call(
+            "PATCH",
+            resource.path(_namespace(resource, obj), name),
+            query,
+            body=body,
+            content_type=APPLY_PATCH,
+            call=f"apply {resource.plural}/{name} as {field_manager}",
+        )
+
+    def delete(self, resource: Resource, name: str, namespace: str | None = None) -> None:
+        self._call("DELETE", resource.path(namespace, name), call=f"delete {resource.plural}/{name}")
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str] | None = None,
+        *,
+        body: Any = None,
+        content_type: str = "application/json",
+        call: str,
+    ) -> Object:
+        headers = {"Content-Type": content_type} if body is not None else {}
+        response = self._send(method, path, query or {}, body, headers, self._timeout, call)
+        try:
+            data = response.read()  # type: ignore[no-untyped-call]  # unannotated in the library
+        except urllib3.exceptions.HTTPError as exc:
+            raise KubeApiError(0, f"{call}: reading the response failed: {exc}") from exc
+        finally:
+            response.response.release_conn()
+        try:
+            decoded: Object = json.loads(data) if data else {}
+        except ValueError as exc:
+            raise KubeApiError(response.status, f"{call}: the response is not JSON: {exc}") from exc
+        return decoded
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        body: Any,
+        headers: dict[str, str],
+        timeout: tuple[float, float],
+        call: str,
+    ) -> RESTResponse:
+        """One request; a non-2xx status or a transport failure becomes a typed error."""
+        request = self._client.param_serialize(
+            method,
+            path,
+            query_params=list(query.items()),
+            header_params={"Accept": "application/json", **headers},
+            body=body,
+            auth_settings=["BearerToken"],
+        )
+        try:
+            response = self._client.call_api(*request, _request_timeout=timeout)
+        except urllib3.exceptions.HTTPError as exc:
+            raise KubeApiError(
+                0, f"{call}: no response from {self._client.configuration.host}: {exc}"
+            ) from exc
+        if not 200 <= response.status <= 299:
+            detail = _status_message(response.read(), response.reason)  # type: ignore[no-untyped-call]
+            response.response.release_conn()
+            raise api_error(response.status, call, detail)
+        return response
+
+
+def _stream_lines(response: RESTResponse, call: str) -> Iterator[str]:
+    try:
+        yield from iter_resp_lines(response.response)  # type: ignore[no-untyped-call]  # unannotated
+    except urllib3.exceptions.HTTPError as exc:
+        raise KubeApiError(0, f"{call}: the stream broke: {exc}") from exc
+
+
+def _event(line: str, resource: Resource, call: str) -> WatchEvent:
+    try:
+        raw = json.loads(line)
+    except ValueError as exc:
+        raise KubeApiError(0, f"{call}: a watch event is not JSON: {exc}") from exc
+    kind = str(raw.get("type", ""))
+    obj = raw.get("object") or {}
+    if kind == "ERROR":  # the API server reports an expired resourceVersion in the stream
+        raise api_error(int(obj.get("code", 0)), call, str(obj.get("message", "watch error")))
+    try:
+        event_type = EventType(kind)
+    except ValueError as exc:
+        raise KubeApiError(0, f"{call}: unknown watch event type {kind!r}") from exc
+    return WatchEvent(event_type, _with_kind(resource, obj))
+
+
+def _status_message(data: bytes | None, reason: str | None) -> str:
+    """The ``message`` of the API server's ``Status`` body, else the HTTP reason."""
+    try:
+        status = json.loads(data or b"")
+    except ValueError:
+        status = None
+    if isinstance(status, dict) and status.get("message"):
+        return str(status["message"])
+    return reason or "no reason given"
+
+
+def _namespace(resource: Resource, obj: Mapping[str, Any]) -> str | None:
+    if not resource.namespaced:
+        return None
+    namespace = obj.get("metadata", {}).get("namespace")
+    return str(namespace) if namespace else "default"
+
+
+def _with_kind(resource: Resource, obj: Mapping[str, Any]) -> Object:
+    """List items carry no ``apiVersion``/``kind``; give every object the same shape."""
+    return {"apiVersion": resource.api_version, "kind": resource.kind, **obj}

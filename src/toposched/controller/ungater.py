@@ -1,0 +1,332 @@
+"""``--mode ungater``: whole gangs are compiled through the front-end registry and queued in the
+scheduler; once the scheduler admits one, its pods get their assignments and lose the gate.
+
+Writes to a gang's pods happen in two phases, so a restart never assigns a pod twice:
+
+1. record: every pod of the gang gets its assignment annotation (``records``) while still gated;
+2. ungate: only when every slot of the placement is recorded on a pod, each recorded gated pod
+   gets the node selector of its domain and loses the gate, in one patch.
+
+So an ungated pod implies a fully recorded gang, and on start the placement is rebuilt from the
+pods (``restore``) before anything new is placed. A gang whose records are all on gated pods
+(a restart during phase 1) is simply placed again and recorded anew; one caught in the middle of
+a node repair (a pod missing or not recorded) is evicted, as below.
+
+Slots are matched to pods by name, then in order: after a node failure the scheduler moves some
+slots; the pods pinned to the old slots are deleted (their owner recreates them, gated) and the
+new pods take the free slots. An evicted gang's ungated pods are deleted the same way and its
+workload cancelled: the recreated pods form the gang again and are queued afresh.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from toposched.controller.expectations import Expectations
+from toposched.controller.gangs import GangPods
+from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
+from toposched.controller.kubeapi import PODS, ApiNotFoundError, KubeApi, Object, PatchType
+from toposched.controller.records import PodRecord, placement_json
+from toposched.controller.retry import Retry
+from toposched.emit.kueue import node_selector_patches
+from toposched.emit.result import placement_from_json
+from toposched.engine import usage_of
+from toposched.model import ConflictError, Node, NotFoundError, SpecError, Topology
+from toposched.scheduler import EventType, PodStatus, Scheduler
+from toposched.store import EventRecord, WorkloadRecord, WorkloadState
+from toposched.wire.core import annotations_patch
+
+log = logging.getLogger(__name__)
+
+OWNER = "toposched-controller"
+HINTS = {Membership.KUEUE: "kueue", Membership.KAI: "kai"}
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One pod of an admitted placement: as the workload names it, and where it goes."""
+
+    name: str
+    pod_set: str
+    index: int
+    node: str
+
+
+@dataclass(slots=True)
+class Ungater:
+    api: KubeApi
+    scheduler: Scheduler
+    retry: Retry
+    expectations: Expectations
+    topology: str | None = None  # the topology gangs use when their spec names none
+    workloads: dict[GangKey, int] = field(default_factory=dict)
+    refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # spec errors, by pod versions
+    ungated: int = 0  # pods ungated so far (metrics read it)
+    whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
+    latencies: list[float] = field(default_factory=list)  # whole -> fully ungated, drained by metrics
+
+    # -- start -----------------------------------------------------------------------------------
+    def restore(self, gangs: Mapping[GangKey, GangPods], now: float) -> list[GangKey]:
+        """Re-admit the gangs that have ungated pods with their recorded placement; returns them.
+        A gang caught in the middle of a node repair (a pod missing, or recreated and not
+        recorded yet) has lost its new slot with the process, so it starts over as an eviction."""
+        restored: list[GangKey] = []
+        for key, gang in sorted(gangs.items()):
+            records = gang.records()
+            if not records or all(is_gated(p) for p in gang.pods if name_of(p) in records):
+                continue  # nothing ungated: placing it again is safe
+            if gang.missing() is not None or len(records) < len(gang.pods):
+                log.warning("gang %s was being repaired when the controller stopped: evicted", key)
+                self._evict_pods(key, gang, now)
+                continue
+            try:
+                self._restore_one(key, gang, records, now)
+            except (SpecError, NotFoundError, ConflictError) as exc:
+                log.error("gang %s cannot be restored from its pods: %s", key, exc)
+                continue
+            restored.append(key)
+        return restored
+
+    def _restore_one(
+        self, key: GangKey, gang: GangPods, records: Mapping[str, PodRecord], now: float
+    ) -> None:
+        first = next(iter(records.values()))
+        topology = self.scheduler.store.get_topology(first.topology)
+        submission = self.scheduler.prepare(
+            gang.documents(topology), owner=OWNER, topology=topology.name, kind=HINTS[key.membership]
+        )
+        record = self.scheduler.commit(submission)
+        placement = placement_json(topology, first.policy, sorted(records.items()))
+        usage = usage_of(placement_from_json(placement, gang=submission.gang.name), submission.gang)
+        event = EventRecord(
+            str(EventType.ADMITTED), "restored from the pods' recorded assignments", now, record.id
+        )
+        try:
+            self.scheduler.store.admit(record.id, placement, usage, event)
+        except ConflictError:
+            # The recorded bookings no longer fit (nodes shrank): never place it anew behind the
+            # pods' backs; the operator sees the error and the gang stays as the pods say.
+            self.scheduler.cancel(record.id, actor=OWNER, admin=True)
+            raise
+        self.workloads[key] = record.id
+
+    # -- the reconcile pass ----------------------------------------------------------------------
+    def submit_whole(
+        self, gangs: Mapping[GangKey, GangPods], cache: Mapping[str, Object], now: float
+    ) -> None:
+        """Queue every whole gang the scheduler does not hold yet."""
+        for key, gang in sorted(gangs.items()):
+            if key in self.workloads or gang.missing() is not None:
+                continue
+            if not self.expectations.satisfied(key, cache, now):
+                continue
+            versions = tuple(str((p.get("metadata") or {}).get("resourceVersion")) for p in gang.pods)
+            if self.refused.get(key) == versions:
+                continue  # refused as it stands: wait for a change
+            try:
+                record = self.scheduler.submit(
+                    gang.documents(), owner=OWNER, topology=self.topology, kind=HINTS[key.membership]
+                )
+            except (SpecError, NotFoundError) as exc:
+                self.refused[key] = versions
+                log.warning("gang %s refused: %s", key, exc)
+                continue
+            self.refused.pop(key, None)
+            self.workloads[key] = record.id
+            self.whole_at[key] = now
+
+    def ungate(
+        self,
+        gangs: Mapping[GangKey, GangPods],
+        cache: Mapping[str, Object],
+        nodes: Mapping[str, Node],
+        now: float,
+    ) -> None:
+        """Record and ungate the pods of admitted gangs; end the gangs whose pods are gone."""
+        for key, workload_id in sorted(self.workloads.items()):
+            gang = gangs.get(key)
+            try:
+                record = self.scheduler.get(workload_id)
+            except NotFoundError:
+                del self.workloads[key]
+                continue
+            if gang is None:
+                self._end(key, record)
+                continue
+            if not record.state.holds_capacity or not self.expectations.satisfied(key, cache, now):
+                continue
+            self._reconcile(key, gang, record, nodes, now)
+
+    def evict(self, workload_ids: set[int], gangs: Mapping[GangKey, GangPods], now: float) -> None:
+        """The scheduler evicted these workloads: evict their pods and cancel the workloads."""
+        for key, workload_id in sorted(self.workloads.items()):
+            if workload_id in workload_ids:
+                self._evict_pods(key, gangs.get(key) or GangPods(key), now)
+                self.scheduler.cancel(workload_id, actor=OWNER, admin=True)
+                del self.workloads[key]
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def _evict_pods(self, key: GangKey, gang: GangPods, now: float) -> None:
+        """Delete the ungated pods (their owners recreate them, gated) and clear the records of
+        the gated ones: the gang is placed afresh once whole again."""
+        for pod in gang.pods:
+            if is_gated(pod):
+                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+            else:
+                self._delete(pod)
+
+    def _end(self, key: GangKey, record: WorkloadRecord) -> None:
+        """No live pod of the gang is left: it finished (or was deleted)."""
+        if record.state.holds_capacity:
+            self.scheduler.finish(record.id, actor=OWNER)
+        elif record.state is WorkloadState.PENDING:
+            self.scheduler.cancel(record.id, actor=OWNER, admin=True)
+        del self.workloads[key]
+
+    def _reconcile(
+        self, key: GangKey, gang: GangPods, record: WorkloadRecord, nodes: Mapping[str, Node], now: float
+    ) -> None:
+        topology = self.scheduler.store.get_topology(record.topology)
+        policy = str((record.placement or {}).get("policy", ""))
+        slots = [
+            Slot(str(p["name"]), str(p["podSet"]), int(p["index"]), str(p["node"]))
+            for p in (record.placement or {}).get("pods", [])
+            if p.get("node") is not None
+        ]
+        records = gang.records()
+        by_name = {name_of(p): p for p in gang.pods}
+        filled: dict[Slot, str] = {}  # slot -> pod name
+        stale: list[Object] = []
+        for name, pod_record in records.items():
+            slot = next(
+                (
+                    s
+                    for s in slots
+                    if (s.pod_set, s.index, s.node) == (pod_record.pod_set, pod_record.index, pod_record.node)
+                    and s not in filled
+                ),
+                None,
+            )
+            if slot is None:
+                stale.append(by_name[name])
+            else:
+                filled[slot] = name
+        for pod in stale:  # pinned to a slot the scheduler moved away (node failure)
+            if is_gated(pod):
+                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+            else:
+                self._delete(pod)
+        free = [s for s in slots if s not in filled]
+        waiting = [p for p in gang.pods if name_of(p) not in records]
+        assigned = _match(free, waiting)
+        for slot, pod in assigned:
+            node = nodes.get(slot.node)
+            if node is None:
+                continue  # the node went away: the next cycle replaces or evicts
+            entry = PodRecord(
+                str(key), topology.name, policy, slot.pod_set, slot.index, slot.node, _domain(node, topology)
+            )
+            self._write(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
+        self._report_statuses(record, filled, by_name)
+        if stale or len(filled) < len(slots):
+            return  # phase 2 waits until every slot is recorded on a pod
+        self._ungate_recorded(key, gang, record, topology, filled, nodes, now)
+
+    def _ungate_recorded(
+        self,
+        key: GangKey,
+        gang: GangPods,
+        record: WorkloadRecord,
+        topology: Topology,
+        filled: Mapping[Slot, str],
+        nodes: Mapping[str, Node],
+        now: float,
+    ) -> None:
+        gated = {
+            name: slot
+            for slot, name in filled.items()
+            if is_gated(next(p for p in gang.pods if name_of(p) == name))
+        }
+        if not gated:
+            return
+        placement = placement_from_json(record.placement, gang=record.name)
+        pods = []
+        for pod in placement.pods:
+            slot = next((s for s in gated.values() if (s.pod_set, s.index) == (pod.group, pod.index)), None)
+            node = nodes.get(pod.node or "")
+            if slot is None or node is None:
+                continue
+            name = next(n for n, s in gated.items() if s == slot)
+            pods.append(pod._replace(pod=name, domain=_domain(node, topology)))
+        patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
+        by_name = {name_of(p): p for p in gang.pods}
+        written = [
+            self._write(key, by_name[name], patch, now, PatchType.STRATEGIC)
+            for name, patch in sorted(patches.items())
+        ]
+        self.ungated += sum(written)
+        if len(patches) == len(gated) and all(written) and key in self.whole_at:
+            self.latencies.append(now - self.whole_at.pop(key))
+
+    def _report_statuses(
+        self, record: WorkloadRecord, filled: Mapping[Slot, str], pods: Mapping[str, Object]
+    ) -> None:
+        """Tell the scheduler what the pods do (node-failure rules read it); the first running
+        pod marks the gang running."""
+        known = self.scheduler.pod_statuses(record.id)
+        starting = record.state is WorkloadState.ADMITTED
+        for slot, name in filled.items():
+            status = _status(pods[name])
+            if slot.name not in known:
+                continue
+            if known[slot.name] is not status or (starting and status is PodStatus.RUNNING):
+                self.scheduler.set_pod_status(record.id, slot.name, status)
+                starting = starting and status is not PodStatus.RUNNING
+
+    def _write(
+        self, key: GangKey, pod: Object, patch: object, now: float, kind: PatchType = PatchType.MERGE
+    ) -> bool:
+        name, namespace = name_of(pod), (pod.get("metadata") or {}).get("namespace")
+        try:
+            written = self.retry(lambda: self.api.patch(PODS, name, patch, namespace, patch_type=kind))
+        except ApiNotFoundError:
+            return False
+        self.expectations.expect(key, written, f"{namespace}/{name}" if namespace else name, now)
+        return True
+
+    def _delete(self, pod: Object) -> None:
+        with contextlib.suppress(ApiNotFoundError):  # gone already: what deleting it wanted
+            self.api.delete(PODS, name_of(pod), (pod.get("metadata") or {}).get("namespace"))
+
+
+def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]:
+    """Free slots for unrecorded pods: a pod takes the slot of its own name, else the next one."""
+    out: list[tuple[Slot, Object]] = []
+    left = list(free)
+    rest: list[Object] = []
+    for pod in waiting:
+        own = next((s for s in left if s.name == name_of(pod)), None)
+        if own is None:
+            rest.append(pod)
+        else:
+            left.remove(own)
+            out.append((own, pod))
+    out.extend(zip(left, rest, strict=False))
+    return out
+
+
+def _domain(node: Node, topology: Topology) -> tuple[str, ...]:
+    return tuple(node.labels.get(level, node.name) for level in topology.levels)
+
+
+def _status(pod: Object) -> PodStatus:
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return PodStatus.TERMINATING
+    phase = (pod.get("status") or {}).get("phase")
+    if phase == "Failed":
+        return PodStatus.FAILED
+    bound = bool((pod.get("spec") or {}).get("nodeName"))
+    return PodStatus.RUNNING if bound and phase == "Running" else PodStatus.PENDING

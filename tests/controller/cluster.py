@@ -1,0 +1,114 @@
+"""Cluster objects for the controller's tests, put into a ``FakeKubeApi``.
+
+The cluster: zone z, racks of three nodes (r0: n0-n2, r1: n3-n5), 8 GPUs per node::
+
+               z
+           /       \\
+         r0         r1
+       / | \\      / | \\
+     n0 n1 n2   n3 n4 n5
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.controller.fake_kube import FakeKubeApi
+
+from toposched.controller.keys import GATE
+from toposched.controller.kubeapi import KUEUE_TOPOLOGIES, NODES, PODS
+from toposched.controller.ungating import UngaterController
+from toposched.model import Taint, Topology
+from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
+from toposched.store import MemoryStore
+from toposched.wire.core import node_object, pod_object
+from toposched.wire.kueue import topology_object
+
+ZONE, RACK, HOST = "topology.kubernetes.io/zone", "example.com/rack", "kubernetes.io/hostname"
+TOPOLOGY = Topology.create("default", [ZONE, RACK, HOST])
+
+
+def node(i: int, *, ready: bool = True, taints: tuple[Taint, ...] = ()) -> dict[str, Any]:
+    labels = {ZONE: "z", RACK: f"r{i // 3}", HOST: f"n{i}"}
+    return node_object(
+        f"n{i}", labels, {"nvidia.com/gpu": "8", "cpu": "64", "pods": "110"}, ready=ready, taints=taints
+    )
+
+
+def kueue_pod(
+    name: str, group: str = "g", total: int = 2, *, level: str = RACK, gpus: int = 8
+) -> dict[str, Any]:
+    """A gated pod of a Kueue pod group requiring one ``level`` domain."""
+    return pod_object(
+        name,
+        "default",
+        labels={"kueue.x-k8s.io/pod-group-name": group},
+        annotations={
+            "kueue.x-k8s.io/pod-group-total-count": str(total),
+            "kueue.x-k8s.io/podset-required-topology": level,
+        },
+        spec={
+            "schedulingGates": [{"name": GATE}],
+            "containers": [
+                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
+            ],
+        },
+        phase="Pending",
+    )
+
+
+def cluster(nodes: int = 6) -> FakeKubeApi:
+    api = FakeKubeApi()
+    api.put(KUEUE_TOPOLOGIES, topology_object(TOPOLOGY))
+    for i in range(nodes):
+        api.put(NODES, node(i))
+    return api
+
+
+def controller(api: FakeKubeApi, clock: ManualClock | None = None, **config: Any) -> UngaterController:
+    clock = clock or ManualClock(1000.0)
+    scheduler = Scheduler(MemoryStore(), clock, SchedulerConfig(**config))
+    return UngaterController(api, scheduler, clock)
+
+
+def pod(api: FakeKubeApi, name: str) -> dict[str, Any]:
+    return api.obj(PODS, name, "default")
+
+
+def bind(api: FakeKubeApi, name: str, *, phase: str = "Running") -> None:
+    """What kube-scheduler and the kubelet do to an ungated pod: bind it where its selector says."""
+    current = pod(api, name)
+    selector = current["spec"].get("nodeSelector", {})
+    current["spec"]["nodeName"] = selector.get(HOST, "n0")
+    current["status"] = {"phase": phase}
+    api.put(PODS, current)
+
+
+def kai_podgroup(name: str = "pg", min_member: int = 2, *, level: str = RACK) -> dict[str, Any]:
+    return {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "minMember": min_member,
+            "queue": "default-queue",
+            "topologyConstraint": {"topology": TOPOLOGY.name, "requiredTopologyLevel": level},
+        },
+    }
+
+
+def kai_pod(name: str, group: str = "pg", *, gpus: int = 8) -> dict[str, Any]:
+    """A gated pod of a KAI PodGroup (as KAI, OSMO and Grove annotate their pods)."""
+    return pod_object(
+        name,
+        "default",
+        labels={"kai.scheduler/queue": "default-queue"},
+        annotations={"pod-group-name": group},
+        spec={
+            "schedulingGates": [{"name": GATE}],
+            "containers": [
+                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
+            ],
+        },
+        phase="Pending",
+    )

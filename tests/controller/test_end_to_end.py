@@ -1,0 +1,90 @@
+"""The assembled controller (``toposched.controller.app.run``) through the real client library
+(``RestKubeApi``) against the API server test double: it does its job, and every request it
+sends is one its mode's RBAC in deploy/ grants."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tests.controller.cluster import TOPOLOGY, kueue_pod, node
+from tests.controller.kube_test_server import KubeTestServer
+from tests.controller.rbac import granted, permitted
+from tests.controller.test_sync import service
+
+from polling import wait_until
+from toposched.controller.app import Options, run
+from toposched.controller.keys import is_gated
+from toposched.controller.kubeapi import (
+    GROVE_CLUSTER_TOPOLOGIES,
+    KAI_PODGROUPS,
+    KAI_TOPOLOGIES,
+    KUEUE_TOPOLOGIES,
+    NODES,
+    PODS,
+    KubeApi,
+)
+from toposched.controller.modes import Mode
+from toposched.controller.rest import RestKubeApi
+from toposched.store import Store
+from toposched.wire.kueue import topology_object
+
+
+@contextmanager
+def running(api: KubeApi, options: Options, store: Store | None = None) -> Iterator[None]:
+    stop = threading.Event()
+    runner = threading.Thread(target=run, args=(api, options, stop), kwargs={"store": store})
+    runner.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        runner.join(timeout=60)
+    assert not runner.is_alive()
+
+
+def test_the_ungater_places_and_ungates_a_gang_over_http_within_its_rbac(
+    kube_test_server: KubeTestServer, kube_api: RestKubeApi
+) -> None:
+    kube_test_server.add(KUEUE_TOPOLOGIES, topology_object(TOPOLOGY))
+    for i in range(6):
+        kube_test_server.add(NODES, node(i))
+    for name in ("p0", "p1"):
+        kube_test_server.add(PODS, kueue_pod(name))
+    options = Options(identity="replica-a", metrics_port=0, interval=0.05)
+
+    with running(kube_api, options):
+        wait_until(
+            lambda: not any(is_gated(kube_test_server.object(PODS, n)) for n in ("p0", "p1")),
+            what="the gang is ungated",
+            timeout=60,
+        )
+
+    pods = [kube_test_server.object(PODS, n) for n in ("p0", "p1")]
+    hosts = [p["spec"]["nodeSelector"]["kubernetes.io/hostname"] for p in pods]
+    racks = {kube_test_server.object(NODES, h)["metadata"]["labels"]["example.com/rack"] for h in hosts}
+    assert len(set(hosts)) == 2 and len(racks) == 1  # the gang requires one rack
+    assert all("toposched.io/assignment" in p["metadata"]["annotations"] for p in pods)
+    undeclared = [c for c in kube_test_server.calls if not permitted(granted(Mode.UNGATER), c)]
+    assert undeclared == []
+
+
+def test_the_sync_mode_writes_the_services_objects_over_http_within_its_rbac(
+    kube_test_server: KubeTestServer, kube_api: RestKubeApi
+) -> None:
+    scheduler = service()
+    options = Options(mode=Mode.SYNC, identity="replica-a", metrics_port=0, interval=0.05)
+
+    with running(kube_api, options, store=scheduler.store):
+        wait_until(
+            lambda: all(
+                kube_test_server.store.list(resource, None, lambda _: True)[0]
+                for resource in (KAI_TOPOLOGIES, KAI_PODGROUPS, GROVE_CLUSTER_TOPOLOGIES)
+            ),
+            what="the KAI Topology, the PodGroups and the Grove ClusterTopology exist",
+            timeout=60,
+        )
+
+    undeclared = [c for c in kube_test_server.calls if not permitted(granted(Mode.SYNC), c)]
+    assert undeclared == []

@@ -1,0 +1,198 @@
+"""``--mode ungater`` against the in-memory API: gangs are placed only when whole, each pod is
+recorded then ungated once, and a restart rebuilds the state from the pods."""
+
+from __future__ import annotations
+
+import contextlib
+
+from tests.controller.cluster import (
+    HOST,
+    RACK,
+    bind,
+    cluster,
+    controller,
+    kai_pod,
+    kai_podgroup,
+    kueue_pod,
+    pod,
+)
+from tests.controller.fake_kube import FakeKubeApi
+
+from toposched.controller.keys import ASSIGNMENT, GATE, is_gated
+from toposched.controller.kubeapi import KAI_PODGROUPS, PODS, KubeApiError
+from toposched.controller.records import record_of
+from toposched.store import WorkloadState
+from toposched.wire.core import pod_object
+
+
+def patches(api: FakeKubeApi) -> int:
+    return sum(1 for verb, plural in api.calls if (verb, plural) == ("patch", "pods"))
+
+
+def test_nothing_is_placed_until_every_pod_of_the_gang_exists() -> None:
+    api = cluster()
+    ctl = controller(api)
+    api.put(PODS, kueue_pod("p0"))
+    for _ in range(3):
+        ctl.step()
+    assert patches(api) == 0
+    assert ctl.scheduler.list() == []
+    api.put(PODS, kueue_pod("p1"))
+    for _ in range(3):
+        ctl.step()
+    p0, p1 = pod(api, "p0"), pod(api, "p1")
+    assert not is_gated(p0) and not is_gated(p1)
+    hosts = {p0["spec"]["nodeSelector"][HOST], p1["spec"]["nodeSelector"][HOST]}
+    assert len(hosts) == 2
+    racks = {ctl.scheduler.store.get_node(h).labels[RACK] for h in hosts}
+    assert len(racks) == 1  # the gang's required rack
+    assert patches(api) == 4  # one record and one ungate per pod
+
+
+def test_duplicate_events_change_nothing() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    for _ in range(3):
+        ctl.step()
+    before = patches(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, pod(api, name))  # the same objects again
+    for _ in range(3):
+        ctl.step()
+    assert patches(api) == before
+    assert len(ctl.scheduler.list()) == 1
+
+
+def test_a_gang_is_recorded_on_every_pod_before_any_pod_is_ungated() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    ctl.step()
+    recorded = [pod(api, n) for n in ("p0", "p1")]
+    assert all(is_gated(p) and record_of(p) is not None for p in recorded)
+
+
+class FailingAfter(FakeKubeApi):
+    """Fails every pod patch after the first ``allowed`` ones (a controller dying mid-way)."""
+
+    allowed = 1_000
+
+    def patch(self, *args: object, **kwargs: object) -> dict[str, object]:  # type: ignore[override]
+        if self.allowed <= 0:
+            raise KubeApiError(503, "controller stopped")
+        self.allowed -= 1
+        return super().patch(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_restart_in_the_middle_of_ungating_never_assigns_a_pod_twice() -> None:
+    api = FailingAfter()
+    donor = cluster()
+    api.objects, api.events, api.version = donor.objects, donor.events, donor.version
+    for name in ("p0", "p1", "p2", "p3"):
+        api.put(PODS, kueue_pod(name, total=4, level="topology.kubernetes.io/zone"))
+    first = controller(api)
+    first.step()  # every pod recorded
+    recorded = {n: record_of(pod(api, n)) for n in ("p0", "p1", "p2", "p3")}
+    api.allowed = 1  # the first ungate goes through, then the process dies
+    with contextlib.suppress(KubeApiError):
+        first.step()
+    ungated = [n for n in recorded if not is_gated(pod(api, n))]
+    assert len(ungated) == 1
+    bind(api, ungated[0])
+
+    api.allowed = 1_000
+    second = controller(api)  # a fresh process: empty scheduler, same cluster
+    report = second.step()
+    assert report.restored == ("kueue:default/g",)
+    for _ in range(2):
+        second.step()
+    after = {n: record_of(pod(api, n)) for n in recorded}
+    assert after == recorded  # nobody was assigned again
+    assert all(not is_gated(pod(api, n)) for n in recorded)
+    for name, record in recorded.items():
+        assert record is not None
+        assert pod(api, name)["spec"]["nodeSelector"][HOST] == record.node
+    (workload,) = second.scheduler.list()
+    assert workload.state in (WorkloadState.ADMITTED, WorkloadState.RUNNING)
+
+
+def test_a_restart_after_ungating_places_nothing_again() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    for _ in range(3):
+        ctl.step()
+    for name in ("p0", "p1"):
+        bind(api, name)
+    before = patches(api)
+    again = controller(api)
+    for _ in range(3):
+        again.step()
+    assert patches(api) == before
+    (workload,) = again.scheduler.list()
+    assert workload.state is WorkloadState.RUNNING
+    assert ASSIGNMENT in pod(api, "p0")["metadata"]["annotations"]
+    assert GATE not in str(pod(api, "p0")["spec"])
+
+
+def test_a_kai_podgroup_waits_for_its_podgroup_and_min_member_pods() -> None:
+    api = cluster()
+    ctl = controller(api)
+    api.put(PODS, kai_pod("w0", gpus=4))
+    api.put(PODS, kai_pod("w1", gpus=4))
+    for _ in range(2):
+        ctl.step()
+    assert patches(api) == 0  # no PodGroup yet
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=3))
+    for _ in range(2):
+        ctl.step()
+    assert patches(api) == 0  # 2 of minMember 3
+    api.put(PODS, kai_pod("w2", gpus=4))
+    for _ in range(3):
+        ctl.step()
+    hosts = [pod(api, n)["spec"]["nodeSelector"][HOST] for n in ("w0", "w1", "w2")]
+    assert len({ctl.scheduler.store.get_node(h).labels[RACK] for h in hosts}) == 1
+
+
+def test_pods_other_schedulers_bound_use_capacity() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for i in (0, 1, 2):  # rack r0 is full of someone else's pods
+        other = pod_object(
+            f"other-{i}",
+            "default",
+            spec={"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "8"}}}]},
+            node_name=f"n{i}",
+            phase="Running",
+        )
+        api.put(PODS, other)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    for _ in range(3):
+        ctl.step()
+    hosts = {pod(api, n)["spec"]["nodeSelector"][HOST] for n in ("p0", "p1")}
+    assert {ctl.scheduler.store.get_node(h).labels[RACK] for h in hosts} == {"r1"}
+
+
+def test_a_gang_that_does_not_compile_is_not_retried_until_its_pods_change() -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name, level="example.com/no-such-level"))
+    for _ in range(3):
+        ctl.step()
+    assert ctl.scheduler.list() == []
+    assert "kueue:default/g" in {str(k) for k in ctl.ungater.refused}
+    fixed = pod(api, "p0")
+    fixed["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] = RACK
+    api.put(PODS, fixed)
+    fixed = pod(api, "p1")
+    fixed["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] = RACK
+    api.put(PODS, fixed)
+    for _ in range(3):
+        ctl.step()
+    assert not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1"))

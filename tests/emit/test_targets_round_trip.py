@@ -1,0 +1,248 @@
+"""One intent, every scheduler's objects: every example and conformance placement case is compiled
+to every target of ``toposched.emit.targets.TARGETS``; where the target expresses the whole gang
+(no ``unexpressed`` sentence), the objects are read back through the target's own front end (the
+registry, with the topology the translation brings) and placed on the same cluster.
+
+Same placement means: the same nodes for the pods taken in the gang's order (leaves as the tree
+lists them, pods in index order), because a target renames pods (a Kueue Job's pods are
+``<job>-<index>``, Grove's ``<set>-<replica>-<clique>-<index>``). Both gangs are placed with the
+original's domain-ordering policy, and by the group-tree rules when the two front ends' rules
+differ (``shared_semantics``), so what is compared is the constraints the objects carry. A gang
+that does not fit must not fit after the round trip either, and a gang the engine refuses as
+invalid must be refused by the target's front end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]  # no stubs among the test dependencies
+import pytest
+import yaml
+
+from conformance import kai_case, kueue_case
+from conformance.loader import Case, discover
+from toposched.emit.targets import TARGETS
+from toposched.engine import place
+from toposched.frontends.cluster import load_cluster, topologies_from_documents
+from toposched.frontends.kai import validate_podgroup
+from toposched.frontends.osmo import parse_pool
+from toposched.frontends.parse import parse_documents
+from toposched.frontends.registry import CompileContext, PoolEntry, default_registry
+from toposched.model import (
+    Cluster,
+    Gang,
+    Placement,
+    Policy,
+    Semantics,
+    SpecError,
+    Topology,
+    Translation,
+    Unschedulable,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+TOPOLOGY_KINDS = {"Topology", "ClusterTopology"}
+
+
+@dataclass(frozen=True)
+class Input:
+    """A gang with the cluster and topology it is placed on, and the policy it is placed with."""
+
+    id: str
+    gang: Gang
+    cluster: Cluster
+    topology: Topology
+    policy: Policy | None = None
+
+
+def _docs(path: str) -> list[Any]:
+    return parse_documents((EXAMPLES / path).read_text(encoding="utf-8"), source=path)
+
+
+def _example(
+    cluster_file: str, workload: str, *, pool: str | None = None, topology: str | None = None
+) -> Input:
+    cluster = load_cluster((EXAMPLES / cluster_file).read_text(encoding="utf-8"), source=cluster_file)
+    if topology is not None and topology.endswith(".yaml"):
+        for found in topologies_from_documents(_docs(topology), source=topology):
+            cluster = cluster.with_topology(found)
+        topology = None
+    pools = {}
+    if pool is not None:
+        parsed = parse_pool(_docs(pool)[0])
+        pools = {parsed.name: PoolEntry(parsed)}
+    default = cluster.topologies[0].name if len(cluster.topologies) == 1 else None
+    chosen, compiled = default_registry().compile_for(
+        _docs(workload),
+        CompileContext(topologies=cluster.topologies, pools=pools),
+        topology=topology,
+        default=default,
+    )
+    return Input(f"example-{Path(workload).stem}", compiled.gang, cluster.with_topology(chosen), chosen)
+
+
+def _examples() -> Iterator[Input]:
+    for path in sorted((EXAMPLES / "kueue").glob("*.yaml")):
+        yield _example("../src/toposched/samples/cluster.yaml", f"kueue/{path.name}")
+    for workload, cluster in [
+        ("tfjob-segments", "tfjob-cluster"),
+        ("custom-segments", "tfjob-cluster"),
+        ("zone-ab-job", "zone-ab-cluster"),
+        ("podgroup-pods", "zone-ab-cluster"),
+    ]:
+        yield _example(f"kai/{cluster}.yaml", f"kai/{workload}.yaml")
+    for path in sorted((EXAMPLES / "osmo").glob("*.workflow.yaml")):
+        stem = path.name.removesuffix(".workflow.yaml")
+        yield _example(f"osmo/{stem}.cluster.yaml", f"osmo/{path.name}", pool=f"osmo/{stem}.pool.yaml")
+    for path in ("llama-70b-h100.yaml", "llama-405b-gb200.yaml"):
+        yield _example("grove/cluster.yaml", f"grove/{path}", topology="grove/topologies.yaml")
+
+
+def _conformance() -> Iterator[Input]:
+    for case in discover("kueue", {"placement"}):
+        nodes, pods = kueue_case.nodes_of(case.data)
+        topology = kueue_case.topology_of(case.data)
+        cluster = Cluster(tuple(nodes), tuple(pods), (topology,))
+        yield Input(
+            case.id, kueue_case.gang_of(case.data), cluster, topology, kueue_case.policy_of(case.data)
+        )
+    for case in discover("kai", {"placement"}):
+        yield _kai_input(case)
+
+
+def _kai_input(case: Case) -> Input:
+    nodes, pods = kai_case.nodes_of(case.data)
+    topologies = kai_case.topologies_of(case.data)
+    main = next(t for t in topologies if t.name == case.data["topology"]["name"])
+    cluster = Cluster(tuple(nodes), tuple(pods), tuple(topologies))
+    return Input(case.id, kai_case.gang_of(case.data), cluster, main, Policy.BINPACK)
+
+
+@cache
+def inputs() -> tuple[Input, ...]:
+    return (*_examples(), *_conformance())
+
+
+@cache
+def translation(target: str, index: int) -> Translation:
+    source = inputs()[index]
+    return TARGETS[target](source.gang, source.topology)
+
+
+def _params() -> list[Any]:
+    return [
+        pytest.param(target, index, id=f"{target}-{source.id}")
+        for target in TARGETS
+        for index, source in enumerate(inputs())
+    ]
+
+
+def read_back(target: str, objects: Sequence[Mapping[str, Any]]) -> tuple[Topology, Gang]:
+    """The translation's objects through the registry, as a user would apply them: the topology
+    objects registered, the workload objects compiled by the front end the registry picks."""
+    (topology,) = topologies_from_documents([o for o in objects if o["kind"] in TOPOLOGY_KINDS])
+    workload = [dict(o) for o in objects if o["kind"] not in TOPOLOGY_KINDS]
+    context = CompileContext(topologies=(topology,))
+    chosen, compiled = default_registry().compile_for(workload, context, default=topology.name)
+    assert compiled.frontend == target, f"read back by {compiled.frontend}, not {target}"
+    return chosen, compiled.gang
+
+
+def nodes_in_order(gang: Gang, result: Placement | Unschedulable) -> list[str | None] | None:
+    """The node of each pod in the gang's order; None when the gang does not fit."""
+    if isinstance(result, Unschedulable):
+        return None
+    node_of = {p.pod: p.node for p in result.pods}
+    return [node_of.get(pod.name, pod.node) for pod in gang.root.all_pods()]
+
+
+def placed(
+    gang: Gang, cluster: Cluster, topology: Topology, policy: Policy | None
+) -> list[str | None] | None:
+    return nodes_in_order(
+        gang, place(gang, cluster.with_topology(topology), topology=topology, policy=policy)
+    )
+
+
+@pytest.mark.parametrize(("target", "index"), _params())
+def test_round_trip_places_the_same(target: str, index: int) -> None:
+    source = inputs()[index]
+    result = translation(target, index)
+    if result.unexpressed:
+        pytest.skip(f"{target} cannot express: {'; '.join(result.unexpressed)}")
+    policy = source.policy or source.gang.policy or Policy.MIXED  # the engine's default
+    own = placed(source.gang, source.cluster, source.topology, policy)
+    try:
+        topology, gang = read_back(target, result.objects)
+    except SpecError as refused:
+        # A gang the engine refuses as invalid (a slice of size 0, a PodSet group without a
+        # level) is written as it is, and the target's front end refuses it too.
+        assert own is None, f"the original places, the target refuses: {refused}"
+        return
+    assert topology.levels == source.topology.levels
+    assert gang.size == source.gang.size
+    semantics = shared_semantics(source.gang, gang)
+    original = placed(replace(source.gang, semantics=semantics), source.cluster, source.topology, policy)
+    again = placed(replace(gang, semantics=semantics), source.cluster, topology, policy)
+    assert again == original
+
+
+def shared_semantics(original: Gang, back: Gang) -> Semantics:
+    """The rules both gangs are placed by: their own when they agree, else the group-tree rules
+    every scheduler's objects carry (Kueue's PodSet order and leader rule are Kueue's, not a
+    constraint another scheduler's objects can hold)."""
+    return original.semantics if original.semantics is back.semantics else Semantics.HIERARCHY
+
+
+def expressed(target: str) -> list[str]:
+    return [s.id for i, s in enumerate(inputs()) if not translation(target, i).unexpressed]
+
+
+def test_every_target_expresses_a_fair_share_of_the_inputs() -> None:
+    for target in TARGETS:
+        count = len(expressed(target))
+        print(f"{target}: expresses {count} of {len(inputs())} inputs fully")
+        assert count >= 10, target
+
+
+SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "schemas"
+SCHEMA_OF = {
+    ("kai.scheduler/v1alpha1", "Topology"): "kai/kai.scheduler_topologies.yaml",
+    ("scheduling.run.ai/v2alpha2", "PodGroup"): "kai/scheduling.run.ai_podgroups.yaml",
+    ("kueue.x-k8s.io/v1beta2", "Topology"): "kai/legacy-kueue.x-k8s.io_topologies.yaml",
+    ("grove.io/v1alpha1", "ClusterTopology"): "grove/clustertopologies.grove.io.multi-topology.yaml",
+    ("grove.io/v1alpha1", "PodCliqueSet"): "grove/podcliquesets.grove.io.head.yaml",
+}
+
+
+@cache
+def crd_validator(file: str) -> Any:
+    """A validator for the openAPIV3Schema of the served version of a CRD file, built once: the
+    Grove schemas are large, and checking the schema itself on every call would dominate."""
+    path = SCHEMAS / file
+    if not path.is_file():
+        pytest.skip(f"no {path}")
+    crd = yaml.safe_load(path.read_text(encoding="utf-8"))
+    version = next(v for v in crd["spec"]["versions"] if v.get("served"))
+    schema = dict(version["schema"]["openAPIV3Schema"])
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+@pytest.mark.parametrize(("target", "index"), _params())
+def test_objects_match_the_schemas(target: str, index: int) -> None:
+    """Every object with a CRD schema validates against it, expressed in full or not; KAI's
+    webhook admits the PodGroup."""
+    checked = 0
+    for obj in translation(target, index).objects:
+        file = SCHEMA_OF.get((obj["apiVersion"], obj["kind"]))
+        if file is not None:
+            crd_validator(file).validate(dict(obj))
+            checked += 1
+        if obj["kind"] == "PodGroup":
+            verdict = validate_podgroup(obj)
+            assert verdict.accepted, verdict.message
+    assert checked >= 1  # the topology at least (Pods, Jobs and JobSets have no schema here)

@@ -1,0 +1,83 @@
+"""``toposched compile INPUT --to TARGET``: the target's objects on standard output as a YAML
+stream, each constraint the target cannot express as a ``warning:`` line on standard error, and
+exit 2 with one line per problem for bad input or options."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from toposched.emit.targets import TARGETS
+
+from .conftest import EXAMPLES, Invoke
+
+OSMO = EXAMPLES / "osmo"
+KAI = EXAMPLES / "kai"
+ZONE, CLIQUE = "topology.kubernetes.io/zone", "nvidia.com/gpu-clique"
+SAME_ZONE = (
+    OSMO / "3-multiple-nvl72-same-zone.workflow.yaml",
+    "--pool",
+    OSMO / "3-multiple-nvl72-same-zone.pool.yaml",
+)
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_every_target_writes_the_osmo_use_case_in_full(invoke: Invoke, target: str) -> None:
+    run = invoke("compile", *SAME_ZONE, "--to", target)
+    assert run.exit_code == 0, run.stderr
+    assert "warning:" not in run.stderr
+    kinds = [d["kind"] for d in yaml.safe_load_all(run.stdout)]
+    assert kinds[0] in ("Topology", "ClusterTopology") and len(kinds) >= 2
+
+
+def test_kueue_target_writes_the_zone_and_its_gpu_cliques_as_slices(invoke: Invoke) -> None:
+    run = invoke("compile", *SAME_ZONE, "--to", "kueue")
+    topology, job = yaml.safe_load_all(run.stdout)
+    assert topology["metadata"]["name"] == "osmo-pool-osmo-workflows-my-pool-topology"
+    annotations = job["spec"]["template"]["metadata"]["annotations"]
+    assert annotations == {
+        "kueue.x-k8s.io/podset-required-topology": ZONE,
+        "kueue.x-k8s.io/podset-slice-required-topology": CLIQUE,
+        "kueue.x-k8s.io/podset-slice-size": "4",
+    }
+
+
+def test_what_the_target_cannot_express_is_a_warning(invoke: Invoke) -> None:
+    run = invoke(
+        "compile", KAI / "tfjob-segments.yaml", "--cluster", KAI / "tfjob-cluster.yaml", "--to", "kueue"
+    )
+    assert run.exit_code == 0
+    assert run.stderr.splitlines() == [
+        "warning: group pg-distributed-training-tfjob-example: Kueue cannot constrain several PodSets "
+        "together; required zone left out"
+    ]
+    (_, jobset) = yaml.safe_load_all(run.stdout)
+    assert [job["name"] for job in jobset["spec"]["replicatedJobs"]] == [
+        "chief",
+        "ps",
+        *(f"worker-{i}" for i in range(4)),
+    ]
+
+
+def test_without_to_the_front_end_s_own_objects_are_printed(invoke: Invoke) -> None:
+    run = invoke("compile", KAI / "podgroup-pods.yaml", "--kind", "kai")
+    assert run.exit_code == 0, run.stderr
+    assert [d["kind"] for d in yaml.safe_load_all(run.stdout)] == ["PodGroup", "Pod", "Pod", "Pod"]
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (("--to", "slurm"), "--to: unknown target 'slurm' (use one of kai, kueue, grove)"),
+        (("--to", "kai", "--kind", "Gadget"), "--kind: unknown kind hint 'Gadget'"),
+    ],
+    ids=["unknown-target", "unknown-kind"],
+)
+def test_bad_options_exit_2(invoke: Invoke, args: tuple[str, ...], line: str) -> None:
+    run = invoke("compile", *SAME_ZONE, *args)
+    assert run.exit_code == 2 and line in run.stderr and "Traceback" not in run.stderr
+
+
+def test_an_osmo_workflow_without_its_pool_names_the_option(invoke: Invoke) -> None:
+    run = invoke("compile", OSMO / "1-single-nvl72-rack.workflow.yaml", "--to", "kai")
+    assert run.exit_code == 2 and run.stderr.startswith("--pool: is missing")
