@@ -23,8 +23,9 @@ from toposched.cli.inputs import (
     topology_option,
 )
 from toposched.cli.output import to_json, to_yaml
-from toposched.cli.render import print_result
+from toposched.cli.render import condition_lines, print_result
 from toposched.cli.workloads import Outcome, place_documents
+from toposched.emit.kube import status_objects
 from toposched.emit.result import result_document
 from toposched.model import (
     MAX_PODS_PER_GANG,
@@ -48,7 +49,8 @@ JobArgument = Annotated[
         metavar="JOB",
         help=(
             "Workload as YAML (- reads stdin): Kueue- or KAI-annotated Job, JobSet, LeaderWorkerSet, "
-            "Kubeflow job; a KAI PodGroup with its Pods; an OSMO workflow; a Grove PodCliqueSet."
+            "Kubeflow job; a KAI PodGroup with its Pods; an OSMO workflow; a Grove PodCliqueSet; "
+            "a scheduling.k8s.io Workload with PodGroups and Pods, or a Job with spec.scheduling."
         ),
         show_default=False,
     ),
@@ -134,13 +136,24 @@ def place_command(
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
     attempt = attempt_placement(job, cluster, topology, pool, policy, output, search, max_pods)
     outcome = attempt.outcome
+    # kube-scheduler reports on the PodGroups themselves: show the conditions it would write.
+    statuses = kube_status(outcome) if outcome.frontend == "kube" else ()
     if output == "table":
         console = Console(highlight=False)
         print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
+        for line in condition_lines(statuses):
+            console.print(line)
     else:
         document = result_document(outcome.result, attempt.search)
+        if statuses:
+            document["podGroups"] = list(statuses)
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
+
+
+def kube_status(outcome: Outcome) -> tuple[dict[str, Any], ...]:
+    """The PodGroups of a kube input with the condition kube-scheduler would set."""
+    return status_objects(outcome.gang, outcome.topology, outcome.result, outcome.cluster.nodes)
 
 
 def attempt_placement(

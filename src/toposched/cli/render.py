@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
@@ -229,3 +232,18 @@ def _node_text(node: NodeView, view: PlacementView) -> Text:
             "green",
         ),
     )
+
+
+def condition_lines(objects: Sequence[Mapping[str, Any]]) -> list[Text]:
+    """One line per object with ``status.conditions``: ``PodGroup NAME: TYPE=STATUS (REASON) MESSAGE``."""
+    lines: list[Text] = []
+    for obj in objects:
+        for condition in obj.get("status", {}).get("conditions", []):
+            ok = condition.get("status") == "True"
+            line = Text(f"{obj.get('kind')} {obj.get('metadata', {}).get('name')}: ")
+            line.append(f"{condition.get('type')}={condition.get('status')}", style="green" if ok else "red")
+            line.append(f" ({condition.get('reason')})")
+            if condition.get("message"):
+                line.append(f" {condition['message']}")
+            lines.append(line)
+    return lines

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from toposched.frontends import grove, kai, kueue, osmo
+from toposched.frontends import grove, kai, kube, kueue, osmo
 from toposched.frontends.cluster import parse_topology_object
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
@@ -336,8 +336,26 @@ class GroveFrontend:
         return Compiled(self.name, loaded.gang, objects, brought, tuple(loaded.warnings))
 
 
+@dataclass(frozen=True, slots=True)
+class KubeFrontend:
+    """Upstream Kubernetes: Workload, PodGroup and CompositePodGroup (``scheduling.k8s.io``) with
+    their Pods, and Jobs with ``spec.scheduling``."""
+
+    name: str = "kube"
+    kinds: frozenset[str] = frozenset(["Workload", "PodGroup", "CompositePodGroup"])
+
+    def recognises(self, documents: Documents) -> bool:
+        return kube.is_kube_input(documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        loaded = kube.load_kube(documents, context.catalog, max_pods=context.max_pods)
+        return Compiled(self.name, loaded.gang, loaded.objects, loaded.topologies, loaded.warnings)
+
+
 def default_registry() -> Registry:
     """Every front end: Grove and OSMO (recognised by kind / ``workflow:``), then KAI (before
     Kueue: it recognises the same kinds by their ``kai.scheduler/*`` keys; Grove objects carry KAI
-    queue labels too, hence Grove first), then Kueue, the default."""
-    return Registry((GroveFrontend(), OsmoFrontend(), KaiFrontend(), KueueFrontend()))
+    queue labels too, hence Grove first), then kube (before Kueue, which also reads Jobs and Pods:
+    kube recognises ``scheduling.k8s.io`` objects, a Job with ``spec.scheduling`` and Pods with
+    ``spec.schedulingGroup``), then Kueue, the default."""
+    return Registry((GroveFrontend(), OsmoFrontend(), KaiFrontend(), KubeFrontend(), KueueFrontend()))

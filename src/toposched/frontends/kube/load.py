@@ -1,0 +1,365 @@
+"""Reading a document set of Workloads, PodGroups, CompositePodGroups, Pods and Jobs with
+``spec.scheduling``: sort the documents by kind, check each as the API server does, link every
+pod to its PodGroup and every group to its CompositePodGroup, and hand the linked set to
+``toposched.frontends.kube.gang``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from toposched.frontends.kube.job import job_documents
+from toposched.frontends.kube.rules import (
+    Problems,
+    at,
+    check_constraints,
+    check_metadata,
+    check_parent_field,
+    check_policy,
+    check_settings,
+    check_template_ref,
+    check_workload_spec,
+)
+from toposched.model import PodBudget, Problem, WorkloadSpecError
+from toposched.model.lenient import mapping, text
+from toposched.wire.scheduling import (
+    COMPOSITE_POD_GROUP,
+    KINDS,
+    POD_GROUP,
+    SERVED,
+    V1ALPHA1,
+    V1ALPHA3,
+    WORKLOAD,
+    CompositePodGroup,
+    PodGroup,
+    Workload,
+    api_version_of,
+    is_scheduling_object,
+    read_composite_pod_group,
+    read_pod_group,
+    read_pod_link,
+    read_workload,
+)
+
+REMOVED_HINT = (
+    "write apiVersion: scheduling.k8s.io/v1beta1 with spec.podGroupTemplates[] (name, schedulingPolicy: "
+    "{gang: {minCount: N}}) instead of spec.podGroups[].policy, a PodGroup per group with "
+    "spec.workloadRef: {workloadName, templateName}, and spec.schedulingGroup.podGroupName on the pods"
+)
+
+
+PLURALS = {
+    WORKLOAD: "workloads",
+    POD_GROUP: "podGroups",
+    COMPOSITE_POD_GROUP: "compositePodGroups",
+    "Pod": "pods",
+    "Job": "jobs",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LinkedPod:
+    """A pod of the input with the field path it was read at."""
+
+    path: str
+    obj: Mapping[str, Any]
+
+    @property
+    def name(self) -> str:
+        return text(mapping(self.obj.get("metadata")).get("name"))
+
+
+@dataclass
+class KubeDocuments:
+    """The input sorted and linked: PodGroups and CompositePodGroups in document order, the
+    pods of each PodGroup, and what the input's objects are (for ``Compiled.objects``)."""
+
+    workloads: list[Workload] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    composites: list[CompositePodGroup] = field(default_factory=list)
+    pods: dict[str, list[LinkedPod]] = field(default_factory=dict)  # PodGroup name -> its pods
+    objects: list[Mapping[str, Any]] = field(default_factory=list)
+    order: list[str] = field(default_factory=list)  # PodGroup and CompositePodGroup names, as read
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_documents(documents: Sequence[Any], *, max_pods: int) -> KubeDocuments:
+    """Check and link ``documents``; ``WorkloadSpecError`` lists every problem."""
+    problems: Problems = []
+    budget = PodBudget(max_pods)
+    expanded: list[tuple[int, Mapping[str, Any]]] = []  # (index of the document read, object)
+    for i, doc in enumerate(documents):
+        if not isinstance(doc, Mapping):
+            problems.append(Problem(f"documents[{i}]", "is not a mapping", "give Kubernetes objects"))
+        elif doc.get("kind") == "Job":
+            path = document_path(doc, i)
+            expanded += [(i, obj) for obj in job_documents(doc, path, problems, budget)]
+        else:
+            expanded.append((i, doc))
+    given = sum(1 for d in documents if isinstance(d, Mapping) and d.get("kind") == "Pod")
+    if (problem := budget.take("pods", given)) is not None:  # a Job's pods were booked as it was read
+        raise WorkloadSpecError([*problems, problem])
+    found = KubeDocuments()
+    pods: list[LinkedPod] = []
+    for i, doc in expanded:
+        kind = doc.get("kind")
+        path = document_path(doc, i)
+        if kind == "Pod":
+            check_metadata(doc, path, problems)
+            pods.append(LinkedPod(path, doc))
+        elif is_scheduling_object(doc) and kind in KINDS:
+            _read_scheduling_object(doc, path, found, problems)
+        else:
+            problems.append(
+                Problem(
+                    at(path, "kind"),
+                    f"{kind!r} ({api_version_of(doc) or 'no apiVersion'}) is not read by the kube front end",
+                    "give Workload, PodGroup, CompositePodGroup (scheduling.k8s.io), Pods and Jobs",
+                )
+            )
+    if problems:
+        raise WorkloadSpecError(problems)
+    _link_pods(pods, found, problems)
+    _check_tree(found, problems)
+    if problems:
+        raise WorkloadSpecError(problems)
+    return found
+
+
+def document_path(doc: Mapping[str, Any], index: int) -> str:
+    """Where a document's fields are reported: ``podGroups[NAME]``, ``pods[NAME]``... by kind
+    and name, else ``documents[INDEX]``."""
+    name = text(mapping(doc.get("metadata")).get("name"))
+    plural = PLURALS.get(text(doc.get("kind")))
+    return f"{plural}[{name}]" if plural and name else f"documents[{index}]"
+
+
+def _read_scheduling_object(
+    doc: Mapping[str, Any], path: str, found: KubeDocuments, problems: Problems
+) -> None:
+    api_version, kind = api_version_of(doc), str(doc.get("kind"))
+    if api_version == V1ALPHA1:
+        problems.append(
+            Problem(at(path, "apiVersion"), f"{V1ALPHA1} was removed in Kubernetes 1.36", REMOVED_HINT)
+        )
+        return
+    if api_version not in SERVED:
+        problems.append(
+            Problem(
+                at(path, "apiVersion"), f"{api_version!r} is not served", f"use one of {', '.join(SERVED)}"
+            )
+        )
+        return
+    if kind == COMPOSITE_POD_GROUP and api_version != V1ALPHA3:
+        problems.append(
+            Problem(
+                at(path, "apiVersion"),
+                f"{kind} is only served in {V1ALPHA3}",
+                f"write apiVersion: {V1ALPHA3}",
+            )
+        )
+        return
+    before = len(problems)
+    check_metadata(doc, path, problems)
+    spec = doc.get("spec")
+    spec_path = at(path, "spec")
+    if kind == WORKLOAD:
+        check_workload_spec(spec, api_version, spec_path, problems)
+    elif not isinstance(spec, Mapping):
+        problems.append(Problem(spec_path, "is required", "write the spec (schedulingPolicy, ...)"))
+    elif kind == POD_GROUP:
+        check_settings(spec, api_version, spec_path, problems)
+        check_template_ref(spec, api_version, spec_path, problems, required=False)
+        check_parent_field(spec, api_version, spec_path, problems)
+    else:
+        check_policy(
+            spec.get("schedulingPolicy"), "minGroupCount", at(spec_path, "schedulingPolicy"), problems
+        )
+        check_constraints(spec.get("schedulingConstraints"), at(spec_path, "schedulingConstraints"), problems)
+        check_template_ref(spec, api_version, spec_path, problems, required=True)
+        check_parent_field(spec, api_version, spec_path, problems)
+    if len(problems) > before:
+        return
+    found.objects.append(doc)
+    if kind == WORKLOAD:
+        found.workloads.append(read_workload(doc))
+    elif kind == POD_GROUP:
+        group = read_pod_group(doc)
+        _add_name(group.name, path, found, problems)
+        found.pod_groups.append(group)
+    else:
+        composite = read_composite_pod_group(doc)
+        _add_name(composite.name, path, found, problems)
+        found.composites.append(composite)
+
+
+def _add_name(name: str, path: str, found: KubeDocuments, problems: Problems) -> None:
+    if name in found.order:
+        problems.append(
+            Problem(at(path, "metadata.name"), f"{name!r} appears twice", "group names must differ")
+        )
+    found.order.append(name)
+
+
+def _link_pods(pods: list[LinkedPod], found: KubeDocuments, problems: Problems) -> None:
+    """Each pod joins the PodGroup it names; a 1.35 ``workloadRef`` joins the PodGroup stamped from
+    that template (made from the Workload's template when the input has none)."""
+    by_name = {g.name: g for g in found.pod_groups}
+    by_template: dict[tuple[str, str | None], PodGroup] = {
+        (g.workload, g.template): g for g in found.pod_groups if g.workload and g.template
+    }
+    workloads = {w.name: w for w in found.workloads}
+    found.pods = {g.name: [] for g in found.pod_groups}
+    for pod in pods:
+        link = read_pod_link(pod.obj)
+        spec_path = at(pod.path, "spec")
+        if link.pod_group is not None:
+            if link.pod_group not in by_name:
+                problems.append(
+                    Problem(
+                        at(spec_path, "schedulingGroup.podGroupName"),
+                        f"pod {pod.name!r} names PodGroup {link.pod_group!r}, which is not in the input",
+                        "add the PodGroup, or fix the name",
+                    )
+                )
+                continue
+            group = by_name[link.pod_group]
+        elif link.workload is not None:
+            group_or_none = by_template.get((link.workload, link.template)) or _stamped(
+                link.workload, link.template, workloads, found
+            )
+            if group_or_none is None:
+                problems.append(
+                    Problem(
+                        at(spec_path, "workloadRef"),
+                        f"pod {pod.name!r} names pod group {link.template!r} of Workload {link.workload!r}, "
+                        "which is not in the input",
+                        "add the Workload (v1beta1) and link pods with spec.schedulingGroup.podGroupName",
+                    )
+                )
+                continue
+            group = group_or_none
+            by_name[group.name] = by_template[(link.workload, link.template)] = group
+        else:
+            problems.append(
+                Problem(
+                    at(spec_path, "schedulingGroup"),
+                    f"pod {pod.name!r} belongs to no PodGroup",
+                    "set spec.schedulingGroup.podGroupName to its PodGroup's name",
+                )
+            )
+            continue
+        namespace = text(mapping(pod.obj.get("metadata")).get("namespace")) or "default"
+        if namespace != group.namespace:
+            problems.append(
+                Problem(
+                    at(pod.path, "metadata.namespace"),
+                    f"pod {pod.name!r} is in {namespace!r}, its PodGroup {group.name!r} in {group.namespace!r}",
+                    "a pod and its PodGroup share one namespace",
+                )
+            )
+        found.pods[group.name].append(pod)
+    for group in found.pod_groups:
+        _check_members(group, found.pods[group.name], problems)
+
+
+def _stamped(
+    workload: str, template: str | None, workloads: Mapping[str, Workload], found: KubeDocuments
+) -> PodGroup | None:
+    """The PodGroup a 1.35 pod's Workload template stands for (``<workload>-<template>``)."""
+    source = workloads.get(workload)
+    settings = next((t for t in source.pod_groups if t.name == template), None) if source else None
+    if source is None or settings is None or template is None:
+        return None
+    name = f"{workload}-{template}"
+    group = PodGroup(replace(settings, name=name), source.namespace, workload=workload, template=template)
+    found.pod_groups.append(group)
+    found.pods[name] = []
+    found.order.append(name)
+    found.warnings.append(
+        f"pods name pod group {template!r} of Workload {workload!r} by spec.workloadRef (Kubernetes 1.35); "
+        f"read as PodGroup {name!r}: since 1.36 pods set spec.schedulingGroup.podGroupName"
+    )
+    return group
+
+
+def _check_members(group: PodGroup, pods: list[LinkedPod], problems: Problems) -> None:
+    """A group has pods, enough for its gang, all for one scheduler."""
+    if not pods:
+        problems.append(
+            Problem(
+                f"podGroups[{group.name}]",
+                f"PodGroup {group.name!r} has no pods in the input",
+                f"add its Pods with spec.schedulingGroup.podGroupName: {group.name}",
+            )
+        )
+        return
+    minimum = group.settings.min_count
+    if minimum is not None and minimum > len(pods):
+        problems.append(
+            Problem(
+                f"podGroups[{group.name}].spec.schedulingPolicy.gang.minCount",
+                f"is {minimum} but the input has {len(pods)} pod(s) of PodGroup {group.name!r}: "
+                "kube-scheduler would keep waiting for minCount pods from a gang to appear",
+                "add the missing pods or lower minCount",
+            )
+        )
+    schedulers = {text(mapping(p.obj.get("spec")).get("schedulerName")) or "default-scheduler" for p in pods}
+    if len(schedulers) > 1:
+        problems.append(
+            Problem(
+                f"podGroups[{group.name}]",
+                "all pods in a single pod group should have the same .spec.schedulerName set, got "
+                + ", ".join(sorted(schedulers)),
+                "give every pod of the group the same schedulerName",
+            )
+        )
+
+
+def _check_tree(found: KubeDocuments, problems: Problems) -> None:
+    """Every parent named exists; CompositePodGroups nest at most 4 deep, without cycles."""
+    composites = {c.name: c for c in found.composites}
+    for group in found.pod_groups:
+        if group.parent is not None and group.parent not in composites:
+            problems.append(
+                Problem(
+                    f"podGroups[{group.name}].spec.parentCompositePodGroupName",
+                    f"names CompositePodGroup {group.parent!r}, which is not in the input",
+                    "add the CompositePodGroup, or fix the name",
+                )
+            )
+    for composite in found.composites:
+        where = f"compositePodGroups[{composite.name}].spec.parentCompositePodGroupName"
+        depth, seen, parent = 1, {composite.name}, composite.parent
+        while parent is not None:
+            if parent not in composites:
+                problems.append(
+                    Problem(where, f"names CompositePodGroup {parent!r}, which is not in the input", "add it")
+                )
+                break
+            if parent in seen:
+                problems.append(
+                    Problem(where, "forms a cycle of CompositePodGroups", "the tree needs a root")
+                )
+                break
+            seen.add(parent)
+            depth += 1
+            parent = composites[parent].parent
+        if depth > 4:
+            problems.append(
+                Problem(
+                    where,
+                    f"nests {depth} CompositePodGroups; at most 4 levels are allowed",
+                    "flatten the tree",
+                )
+            )
+        parents = [g.parent for g in found.pod_groups] + [c.parent for c in found.composites]
+        if composite.name not in parents:
+            problems.append(
+                Problem(
+                    f"compositePodGroups[{composite.name}]",
+                    f"CompositePodGroup {composite.name!r} has no PodGroups or CompositePodGroups under it",
+                    "set spec.parentCompositePodGroupName on its children",
+                )
+            )

@@ -1,0 +1,95 @@
+"""PodGroup conditions for the dry run: Scheduled when placed, else kube-scheduler's
+"0/N placements are available" message, spelled per version."""
+
+from __future__ import annotations
+
+from tests.emit.kube.schemas import check
+
+from toposched.emit.kube import status_objects
+from toposched.model import (
+    Gang,
+    Group,
+    Node,
+    Placement,
+    PodPlacement,
+    PodSpec,
+    Policy,
+    Semantics,
+    Topology,
+    Unschedulable,
+)
+
+RACK = "example.com/rack"
+TOPOLOGY = Topology.create("t", [RACK, "kubernetes.io/hostname"])
+NODES = [
+    Node.create("n1", {RACK: "r1"}),
+    Node.create("n2", {RACK: "r1"}),
+    Node.create("n3", {RACK: "r2"}),
+    Node.create("bare"),  # no rack label: not a candidate placement
+]
+
+
+def gang() -> Gang:
+    leader = Group("infer-leader", min_member=1, pods=(PodSpec("l-0", 0),))
+    workers = Group("infer-workers", required=RACK, min_member=2, pods=(PodSpec("w-0", 0), PodSpec("w-1", 1)))
+    return Gang("infer", Group("infer", children=(leader, workers)), semantics=Semantics.KUBE)
+
+
+def conditions(objects: tuple[dict[str, object], ...]) -> dict[str, dict[str, str]]:
+    out = {}
+    for obj in objects:
+        check(obj)
+        (condition,) = obj["status"]["conditions"]  # type: ignore[index]
+        out[obj["metadata"]["name"]] = condition  # type: ignore[index]
+    return out
+
+
+def test_placed_groups_are_scheduled() -> None:
+    placed = Placement(
+        "infer",
+        "t",
+        Policy.BINPACK,
+        (
+            PodPlacement("l-0", "infer-leader", 0, "n3", ("r2", "n3")),
+            PodPlacement("w-0", "infer-workers", 0, "n1", ("r1", "n1")),
+            PodPlacement("w-1", "infer-workers", 1, "n2", ("r1", "n2")),
+        ),
+        {},
+    )
+    got = conditions(status_objects(gang(), TOPOLOGY, placed, NODES))
+    assert got["infer-workers"] == {
+        "type": "PodGroupInitiallyScheduled",
+        "status": "True",
+        "reason": "Scheduled",
+        "message": "",
+    }
+
+
+def test_unschedulable_groups_carry_kube_schedulers_message() -> None:
+    refused = Unschedulable("infer", "t", Policy.BINPACK, "not enough resources in r1 to allocate the job")
+    got = conditions(status_objects(gang(), TOPOLOGY, refused, NODES))
+    workers = got["infer-workers"]
+    assert (workers["status"], workers["reason"]) == ("False", "Unschedulable")
+    assert workers["message"] == (
+        "0/2 placements are available, reported placement status: not enough resources in r1 to allocate the job"
+    )
+    assert got["infer-leader"]["message"].startswith("0/1 placements are available")
+
+
+def test_v1alpha2_names_the_condition_podgroupscheduled() -> None:
+    refused = Unschedulable("infer", "t", Policy.BINPACK, "no")
+    got = conditions(
+        status_objects(gang(), TOPOLOGY, refused, NODES, api_version="scheduling.k8s.io/v1alpha2")
+    )
+    assert {c["type"] for c in got.values()} == {"PodGroupScheduled"}
+
+
+def test_a_kube_worded_refusal_is_kept_and_other_groups_wait_for_it() -> None:
+    message = "0/2 placements are available, reported placement status: minCount (2) cannot be satisfied"
+    refused = Unschedulable("infer", "t", Policy.BINPACK, message, group="infer-workers")
+    got = conditions(status_objects(gang(), TOPOLOGY, refused, NODES))
+    assert got["infer-workers"]["message"] == message
+    assert got["infer-leader"]["message"] == (
+        "0/1 placements are available, reported placement status: the gang's group infer-workers cannot be "
+        f"placed: {message}"
+    )

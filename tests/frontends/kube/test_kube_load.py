@@ -1,0 +1,113 @@
+"""The kube front end: linkage, versions, Jobs, the IR it builds (``Semantics.KUBE``)."""
+
+from __future__ import annotations
+
+import pytest
+from tests.frontends.kube.docs import RACK, V1ALPHA3, composite, gang, job, pod_group, pods, workload
+
+from toposched.frontends.kube import load_kube
+from toposched.model import Policy, Semantics, Topology, WorkloadSpecError
+
+DEFAULT = Topology.create("default", ["cloud.provider.com/topology-block", RACK, "kubernetes.io/hostname"])
+
+
+def test_job_with_scheduling_is_a_gang_of_its_parallelism() -> None:
+    loaded = load_kube(
+        [
+            job(
+                scheduling={
+                    "schedulingPolicy": {"gang": {}},
+                    "schedulingConstraints": {"topology": [{"key": RACK}]},
+                }
+            )
+        ],
+        [DEFAULT],
+    )
+    gang = loaded.gang
+    assert (gang.name, gang.semantics, gang.policy, gang.topology, gang.kind) == (
+        "llm-train",
+        Semantics.KUBE,
+        Policy.BINPACK,
+        "default",
+        "Job",
+    )
+    (group,) = gang.root.children
+    assert gang.root.required is None and gang.root.min_member is None
+    assert (group.name, group.required, group.min_member) == ("llm-train", RACK, 8)
+    assert [p.name for p in group.pods] == [f"llm-train-{i}" for i in range(8)]
+    kinds = [o["kind"] for o in loaded.objects]
+    assert kinds == ["Workload", "PodGroup", *["Pod"] * 8]
+
+
+def test_job_without_scheduling_is_basic() -> None:
+    (group,) = load_kube([job(pods=3)], [DEFAULT]).gang.root.children
+    assert group.min_member == 1 and group.required is None
+
+
+def test_leader_and_workers_are_two_groups_in_document_order() -> None:
+    docs = [
+        workload(
+            "infer",
+            [
+                {"name": "leader", "schedulingPolicy": gang(1)},
+                {"name": "workers", "schedulingPolicy": gang(4)},
+            ],
+        ),
+        pod_group(
+            "infer-leader", policy=gang(1), workloadRef={"workloadName": "infer", "templateName": "leader"}
+        ),
+        pod_group("infer-workers", policy=gang(4), key=RACK, priority=100),
+        *pods("infer-workers", 4),
+        *pods("infer-leader", 1),
+    ]
+    gang_ = load_kube(docs, [DEFAULT]).gang
+    assert gang_.name == "infer" and gang_.priority == 100
+    assert [(g.name, g.required, g.min_member, len(g.pods)) for g in gang_.root.children] == [
+        ("infer-leader", None, 1, 1),
+        ("infer-workers", RACK, 4, 4),
+    ]
+
+
+def test_composite_pod_group_holds_its_children() -> None:
+    docs = [
+        composite("infer-0", policy={"gang": {"minGroupCount": 2}}, key=RACK),
+        pod_group("leader", V1ALPHA3, policy=gang(1), parentCompositePodGroupName="infer-0"),
+        pod_group("workers", V1ALPHA3, policy=gang(2), parentCompositePodGroupName="infer-0"),
+        *pods("leader", 1),
+        *pods("workers", 2),
+    ]
+    (top,) = load_kube(docs, [DEFAULT]).gang.root.children
+    assert (top.name, top.required, top.min_sub_group) == ("infer-0", RACK, 2)
+    assert [c.name for c in top.children] == ["leader", "workers"]
+
+
+def test_pods_in_index_order_and_bound_pods_pinned() -> None:
+    members = pods("g", 3)
+    members[0]["metadata"]["labels"] = {"apps.kubernetes.io/pod-index": "2"}
+    members[1]["spec"]["nodeName"] = "n1"
+    members[2]["metadata"]["name"] = "g-10"
+    (group,) = load_kube([pod_group("g"), *members], [DEFAULT]).gang.root.children
+    assert [p.name for p in group.pods] == ["g-0", "g-1", "g-10"]  # index 2, then names
+    assert [p.node for p in group.pods] == [None, "n1", None]
+
+
+def test_unknown_key_brings_its_own_topology() -> None:
+    loaded = load_kube([pod_group("g", policy=gang(2), key="example.com/rack"), *pods("g", 2)], [DEFAULT])
+    (own,) = loaded.topologies
+    assert own.levels == ("example.com/rack", "kubernetes.io/hostname")
+    assert loaded.gang.topology == own.name == "kube-example-com-rack"
+    assert "example.com/rack" in loaded.warnings[0]
+
+
+def test_v1alpha1_is_refused_with_what_to_write() -> None:
+    old = {
+        "apiVersion": "scheduling.k8s.io/v1alpha1",
+        "kind": "Workload",
+        "metadata": {"name": "w"},
+        "spec": {"podGroups": []},
+    }
+    with pytest.raises(WorkloadSpecError) as info:
+        load_kube([old])
+    (problem,) = info.value.problems
+    assert "removed in Kubernetes 1.36" in problem.message
+    assert "scheduling.k8s.io/v1beta1" in problem.hint and "schedulingGroup" in problem.hint
