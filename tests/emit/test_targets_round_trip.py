@@ -22,6 +22,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no stubs among the test dependencies
 import pytest
 import yaml
+from tests.emit.kube.schemas import check as check_kube_schema
 
 from conformance import kai_case, kueue_case
 from conformance.loader import Case, discover
@@ -141,10 +142,14 @@ def _params() -> list[Any]:
     ]
 
 
-def read_back(target: str, objects: Sequence[Mapping[str, Any]]) -> tuple[Topology, Gang]:
+def read_back(
+    target: str, objects: Sequence[Mapping[str, Any]], cluster_topology: Topology
+) -> tuple[Topology, Gang]:
     """The translation's objects through the registry, as a user would apply them: the topology
-    objects registered, the workload objects compiled by the front end the registry picks."""
-    (topology,) = topologies_from_documents([o for o in objects if o["kind"] in TOPOLOGY_KINDS])
+    objects registered, the workload objects compiled by the front end the registry picks. A
+    target without topology objects (kube-scheduler reads raw node labels) uses the cluster's."""
+    brought = topologies_from_documents([o for o in objects if o["kind"] in TOPOLOGY_KINDS])
+    (topology,) = brought or (cluster_topology,)
     workload = [dict(o) for o in objects if o["kind"] not in TOPOLOGY_KINDS]
     context = CompileContext(topologies=(topology,))
     chosen, compiled = default_registry().compile_for(workload, context, default=topology.name)
@@ -177,7 +182,7 @@ def test_round_trip_places_the_same(target: str, index: int) -> None:
     policy = source.policy or source.gang.policy or Policy.MIXED  # the engine's default
     own = placed(source.gang, source.cluster, source.topology, policy)
     try:
-        topology, gang = read_back(target, result.objects)
+        topology, gang = read_back(target, result.objects, source.topology)
     except SpecError as refused:
         # A gang the engine refuses as invalid (a slice of size 0, a PodSet group without a
         # level) is written as it is, and the target's front end refuses it too.
@@ -242,7 +247,10 @@ def test_objects_match_the_schemas(target: str, index: int) -> None:
         if file is not None:
             crd_validator(file).validate(dict(obj))
             checked += 1
-        if obj["kind"] == "PodGroup":
+        elif obj["apiVersion"].startswith("scheduling.k8s.io/"):
+            check_kube_schema(obj)  # the project's schemas: the shared ones have no kube kinds
+            checked += 1
+        if obj["apiVersion"].startswith("scheduling.run.ai/") and obj["kind"] == "PodGroup":
             verdict = validate_podgroup(obj)
             assert verdict.accepted, verdict.message
-    assert checked >= 1  # the topology at least (Pods, Jobs and JobSets have no schema here)
+    assert checked >= 1  # a topology or a Workload at least (Pods, Jobs, JobSets have no schema here)

@@ -23,11 +23,19 @@ SAME_ZONE = (
 
 @pytest.mark.parametrize("target", list(TARGETS))
 def test_every_target_writes_the_osmo_use_case_in_full(invoke: Invoke, target: str) -> None:
-    run = invoke("compile", *SAME_ZONE, "--to", target)
+    # Two groups in one zone: kube-scheduler says it with a CompositePodGroup (v1alpha3 only).
+    version = ("--api-version", "scheduling.k8s.io/v1alpha3") if target == "kube" else ()
+    run = invoke("compile", *SAME_ZONE, "--to", target, *version)
     assert run.exit_code == 0, run.stderr
     assert "warning:" not in run.stderr
     kinds = [d["kind"] for d in yaml.safe_load_all(run.stdout)]
-    assert kinds[0] in ("Topology", "ClusterTopology") and len(kinds) >= 2
+    assert kinds[0] in ("Topology", "ClusterTopology", "Workload") and len(kinds) >= 2
+
+
+def test_the_kube_target_in_v1beta1_says_what_needs_a_composite_pod_group(invoke: Invoke) -> None:
+    run = invoke("compile", *SAME_ZONE, "--to", "kube")
+    assert run.exit_code == 0, run.stderr
+    assert "needs a CompositePodGroup (scheduling.k8s.io/v1alpha3)" in run.stderr
 
 
 def test_kueue_target_writes_the_zone_and_its_gpu_cliques_as_slices(invoke: Invoke) -> None:
@@ -68,7 +76,7 @@ def test_without_to_the_front_end_s_own_objects_are_printed(invoke: Invoke) -> N
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (("--to", "slurm"), "--to: unknown target 'slurm' (use one of kai, kueue, grove)"),
+        (("--to", "slurm"), "--to: unknown target 'slurm' (use one of kai, kueue, grove, kube)"),
         (("--to", "kai", "--kind", "Gadget"), "--kind: unknown kind hint 'Gadget'"),
     ],
     ids=["unknown-target", "unknown-kind"],

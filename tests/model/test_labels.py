@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from builders import BLOCK, HOST, RACK, node, topology
 from toposched.model.labels import label_problems
+from toposched.model.names import UniqueNames
 
 
 def test_clean_cluster_has_no_problems() -> None:
@@ -31,3 +32,13 @@ def test_a_topology_no_node_belongs_to() -> None:
     problems = label_problems(topology("block", "host"), [node("cpu-only").build()])
     assert len(problems) == 1 and "no node carries every level label" in problems[0].message
     assert problems[0].path == "topologies[default].spec.levels"
+
+
+def test_unique_names_are_valid_object_names_without_clashes() -> None:
+    names = UniqueNames(fallback="pod")
+    assert [names.of(n) for n in ("pending_job0-0", "pending-job0-0", "Pod", "___")] == [
+        "pending-job0-0",
+        "pending-job0-0-2",
+        "pod",
+        "pod-2",
+    ]

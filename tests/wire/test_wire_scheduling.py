@@ -15,7 +15,6 @@ from toposched.wire.scheduling import (
     PodGroup,
     PodGroupTemplate,
     Workload,
-    dns_label,
     has_composites,
     read_composite_pod_group,
     read_pod_group,
@@ -94,6 +93,3 @@ def test_status_goes_with_the_object() -> None:
     assert obj["status"]["conditions"][0]["reason"] == "Scheduled"
 
 
-def test_dns_label() -> None:
-    assert dns_label("Worker_A") == "worker-a"
-    assert dns_label("___") == "group"

@@ -23,7 +23,7 @@ import yaml
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
-from toposched.emit.targets import TARGETS
+from toposched.emit.targets import TARGETS, VERSIONED
 from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.registry import CompileContext
 from toposched.model import NotFoundError, Problem, SpecError, Topology, ToposchedError
@@ -81,11 +81,19 @@ def compile_command(
     priority: Annotated[
         str, typer.Option("--priority", help="OSMO priority: HIGH, NORMAL or LOW.")
     ] = "NORMAL",
+    api_version: Annotated[
+        str | None,
+        typer.Option(
+            "--api-version",
+            metavar="VERSION",
+            help="With --to kube: scheduling.k8s.io/v1beta1 (default), v1alpha3 or v1alpha2.",
+        ),
+    ] = None,
 ) -> None:
     """Print the objects a front end would create for INPUT, or with --to the target's objects for
     the same gang. Nothing is placed; exit 0, or 2 for invalid input."""
     try:
-        documents, warnings = _compile(source, to, cluster, topology, pool, kind, priority)
+        documents, warnings = _compile(source, to, cluster, topology, pool, kind, priority, api_version)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -103,10 +111,14 @@ def _compile(
     pool: str | None,
     kind: str | None,
     priority: str,
+    api_version: str | None = None,
 ) -> tuple[Sequence[Mapping[str, Any]], tuple[str, ...]]:
     """The objects to print and the warnings to say; ``SpecError`` for bad input or options."""
     if to is not None and to not in TARGETS:
         raise SpecError([Problem("--to", f"unknown target {to!r}", f"use one of {', '.join(TARGETS)}")])
+    if api_version is not None and to not in VERSIONED:
+        takes = ", ".join(f"--to {t}" for t in sorted(VERSIONED))
+        raise SpecError([Problem("--api-version", "is only for a versioned target", f"use it with {takes}")])
     documents = read_documents(source, what="workload")
     known, requested, default = _topologies(cluster, topology)
     context = CompileContext(topologies=known, pools=pool_option(pool), priority=priority)
@@ -121,7 +133,8 @@ def _compile(
         raise SpecError([Problem("--topology", f"{exc.kind} {exc.name!r} not found", exc.hint)]) from None
     except SpecError as exc:  # the registry's "topology" and "pool" are this command's options
         raise type(exc)([replace(p, path=OPTIONS.get(p.path, p.path)) for p in exc.problems]) from None
-    translation = TARGETS[to](compiled.gang, chosen)
+    compiler = TARGETS[to] if api_version is None else VERSIONED[to](api_version)
+    translation = compiler(compiled.gang, chosen)
     return translation.objects, (*compiled.warnings, *translation.unexpressed)
 
 

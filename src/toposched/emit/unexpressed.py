@@ -73,6 +73,16 @@ def effective_min(group: Group) -> int:
     return sum(effective_min(child) for child in group.children)
 
 
+def topology_without_level(group: Group, scheduler: str) -> list[str]:
+    """A group naming a topology but no level of it (KAI refuses it; no one else can say it)."""
+    if group.topology is None or group.level is not None:
+        return []
+    return [
+        f"group {group.name}: names topology {group.topology} without a level, which KAI refuses; "
+        f"{scheduler} cannot say that, the group is written unconstrained"
+    ]
+
+
 def on_topology(
     group: Group, topology: Topology, scheduler: str, notes: list[str], *, bare_topology: bool = False
 ) -> Group:
@@ -84,11 +94,8 @@ def on_topology(
         notes.append(
             f"group {group.name}: constraint on topology {group.topology} written on {topology.name}"
         )
-    if group.topology is not None and group.level is None and not bare_topology:
-        notes.append(
-            f"group {group.name}: names topology {group.topology} without a level, which KAI refuses; "
-            f"{scheduler} cannot say that, the group is written unconstrained"
-        )
+    if not bare_topology:
+        notes += topology_without_level(group, scheduler)
     levels = {}
     for mode, level in (("required", group.required), ("preferred", group.preferred)):
         known = level is not None and level in topology.levels

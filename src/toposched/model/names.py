@@ -38,6 +38,24 @@ def object_name(name: str, *, fallback: str = "object") -> str:
     return cleaned[:MAX_NAME].rstrip("-.") or fallback
 
 
+class UniqueNames:
+    """Object names made valid (``object_name``) and unique within one set of objects: a name
+    already given gets ``-2``, ``-3`` ... (two pods ``a_b`` and ``a-b`` become ``a-b``, ``a-b-2``)."""
+
+    def __init__(self, fallback: str = "object") -> None:
+        self.fallback = fallback
+        self.taken: set[str] = set()
+
+    def of(self, name: str) -> str:
+        base = object_name(name, fallback=self.fallback)
+        candidate, n = base, 1
+        while candidate in self.taken:
+            n += 1
+            candidate = f"{base[:240]}-{n}"
+        self.taken.add(candidate)
+        return candidate
+
+
 def name_problems(value: object, path: str, *, max_length: int = MAX_NAME) -> list[Problem]:
     """Problems with an object name (a DNS-1123 subdomain of at most ``max_length`` characters)."""
     if not isinstance(value, str):

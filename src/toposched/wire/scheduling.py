@@ -17,7 +17,6 @@ Readers are lenient (a malformed section reads as absent); the kube front end ch
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,15 +50,6 @@ REASON_UNSCHEDULABLE = "Unschedulable"
 # Labels that carry a pod's index, as the owning controllers set them.
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 POD_INDEX = "apps.kubernetes.io/pod-index"
-
-_NOT_DNS = re.compile(r"[^a-z0-9-]+")
-
-
-def dns_label(name: str) -> str:
-    """A group name as a DNS label (template names must be one)."""
-    cleaned = _NOT_DNS.sub("-", name.lower()).strip("-")
-    return cleaned[:63].rstrip("-") or "group"
-
 
 def has_composites(api_version: str) -> bool:
     """Whether the version serves CompositePodGroups (``v1alpha3`` only)."""

@@ -14,7 +14,7 @@ from typing import Any
 from toposched.emit.kai.objects import podgroup_of
 from toposched.emit.unexpressed import inner_minimum, on_topology, slices
 from toposched.model import Gang, Group, Topology, Translation
-from toposched.model.names import object_name
+from toposched.model.names import UniqueNames
 from toposched.wire.core import pod_object, pod_spec_object
 from toposched.wire.kai import pod_metadata_patch, topology_object
 
@@ -33,7 +33,7 @@ def compile_to_kai(gang: Gang, topology: Topology) -> Translation:
         [sg.name for sg in podgroup.leaves()] if podgroup.sub_groups else [None]
     )
     pods: list[dict[str, Any]] = []
-    names = _PodNames()
+    names = UniqueNames(fallback="pod")
     for leaf, subgroup in zip(root.leaves(), leaf_subgroups, strict=True):
         metadata = pod_metadata_patch(podgroup.name, subgroup)["metadata"]
         for pod in leaf.pods:
@@ -61,17 +61,3 @@ def _expressible(group: Group, topology: Topology, notes: list[str]) -> Group:
     return replace(group, slices=(), children=children)
 
 
-class _PodNames:
-    """Pod names as valid object names, unique in the translation."""
-
-    def __init__(self) -> None:
-        self.taken: set[str] = set()
-
-    def of(self, name: str) -> str:
-        base = object_name(name, fallback="pod")
-        candidate, n = base, 1
-        while candidate in self.taken:
-            n += 1
-            candidate = f"{base[:240]}-{n}"
-        self.taken.add(candidate)
-        return candidate

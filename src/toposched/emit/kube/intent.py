@@ -13,11 +13,12 @@ CompositePodGroup asks for every child.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toposched.emit import unexpressed
 from toposched.model import Gang, Group, PodSpec, Problem, Semantics, Topology, Translation, WorkloadSpecError
+from toposched.model.names import UniqueNames, dns_label, object_name
 from toposched.wire.core import pod_object, pod_spec_object
 from toposched.wire.scheduling import (
     DEFAULT_API_VERSION,
@@ -29,7 +30,6 @@ from toposched.wire.scheduling import (
     PodGroup,
     PodGroupTemplate,
     Workload,
-    dns_label,
     has_composites,
     scheduling_group,
 )
@@ -48,6 +48,7 @@ class _Writer:
     groups: list[PodGroup | CompositePodGroup] = field(default_factory=list)  # tree order
     pods: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    pod_names: UniqueNames = field(default_factory=lambda: UniqueNames(fallback="pod"))
 
     @property
     def kube(self) -> bool:
@@ -69,6 +70,7 @@ class _Writer:
                 f"{what}: kube-scheduler has no preferred constraint; {self.label(group.preferred)} left out"
             )
         self.notes += unexpressed.slices(group, SCHEDULER, self.topology)
+        self.notes += unexpressed.topology_without_level(group, SCHEDULER)
         return self.label(group.required) if group.required is not None else None
 
     def label(self, level: str) -> str:
@@ -87,7 +89,7 @@ class _Writer:
         workload = self.gang.name if template is not None else None
         self.groups.append(PodGroup(settings, self.gang.namespace, workload, template, parent))
         for pod in group.pods:
-            self.pods.append(_pod(pod, settings.name, self.gang.namespace))
+            self.pods.append(_pod(pod, self.pod_names.of(pod.name), settings.name, self.gang.namespace))
         return PodGroupTemplate(
             template or dns_label(group.name), settings.min_count, settings.key, settings.priority
         )
@@ -148,6 +150,7 @@ def compile_to_kube(gang: Gang, topology: Topology, *, api_version: str = DEFAUL
     if api_version not in SERVED:
         hint = f"use one of {', '.join(SERVED)}"
         raise WorkloadSpecError([Problem("--api-version", f"{api_version!r} is not a served version", hint)])
+    gang = replace(gang, name=object_name(gang.name, fallback="workload"))
     writer = _Writer(gang, topology, api_version)
     root = gang.root
     units = list(root.children) if not root.is_leaf else [root]
@@ -206,8 +209,8 @@ def _workload(writer: _Writer, units: list[Group]) -> Workload:
     return Workload(writer.gang.name, writer.gang.namespace, tuple(templates), tuple(composites))
 
 
-def _pod(pod: PodSpec, pod_group: str, namespace: str) -> dict[str, Any]:
-    """A pod as the gang knows it (requests, tolerations, selector, its node when bound), linked
-    to its PodGroup."""
+def _pod(pod: PodSpec, name: str, pod_group: str, namespace: str) -> dict[str, Any]:
+    """A pod as the gang knows it (requests, tolerations, selector, its node when bound), named
+    ``name`` and linked to its PodGroup."""
     spec = {"schedulingGroup": scheduling_group(pod_group), **pod_spec_object(pod)}
-    return pod_object(pod.name, namespace, labels={POD_INDEX: str(pod.index)}, spec=spec, node_name=pod.node)
+    return pod_object(name, namespace, labels={POD_INDEX: str(pod.index)}, spec=spec, node_name=pod.node)
