@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from hypothesis import strategies as st
+
 from toposched.model import (
     HOSTNAME,
     Gang,
@@ -229,3 +231,20 @@ def composite(
 def kube_gang(*units: Group, name: str = "job") -> Gang:
     """A Workload's PodGroups and CompositePodGroups, placed as kube-scheduler places them."""
     return Gang(name, Group("workload", children=units), kind="Workload", semantics=Semantics.KUBE)
+
+
+def zones_of_racks(draw: st.DrawFn) -> tuple[list[Node], list[RunningPod]]:
+    """For hypothesis: 1-2 zones of 1-3 racks (named r0, r1, ... in every zone) of 1-3 nodes
+    with 0-4 CPUs each; about a quarter of the nodes run another job's 1-CPU pod."""
+    nodes: list[Node] = []
+    others: list[RunningPod] = []
+    for z in range(draw(st.integers(1, 2))):
+        for r in range(draw(st.integers(1, 3))):
+            for n in range(draw(st.integers(1, 3))):
+                name = f"n-{z}-{r}-{n}"
+                nodes.append(
+                    node(name).at(zone=f"z{z}", rack=f"r{r}").alloc(cpu=draw(st.integers(0, 4))).build()
+                )
+                if draw(st.integers(0, 3)) == 0:
+                    others.append(running(f"used-{name}", name, cpu=1))
+    return nodes, others

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builders import HOST, RACK, ZONE, kube_gang, node, running, topology
+from builders import HOST, RACK, ZONE, kube_gang, topology, zones_of_racks
 from toposched.engine import place_gang, usage_of
 from toposched.model import (
     Gang,
@@ -50,17 +50,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     """Racks named r0, r1, ... in every zone (one label value under two zones is one kube
     placement), PodGroups and (nested) CompositePodGroups with random keys, minimums and bound
     pods."""
-    nodes: list[Node] = []
-    others: list[RunningPod] = []
-    for z in range(draw(st.integers(1, 2))):
-        for r in range(draw(st.integers(1, 3))):
-            for n in range(draw(st.integers(1, 3))):
-                name = f"n-{z}-{r}-{n}"
-                nodes.append(
-                    node(name).at(zone=f"z{z}", rack=f"r{r}").alloc(cpu=draw(st.integers(0, 4))).build()
-                )
-                if draw(st.integers(0, 3)) == 0:
-                    others.append(running(f"used-{name}", name, cpu=1))
+    nodes, others = zones_of_racks(draw)
     counter = iter(range(1000))
 
     def pod_group() -> Group:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from builders import HOST, RACK, ZONE, node, running, topology
+from builders import HOST, RACK, ZONE, topology, zones_of_racks
 from toposched.engine import place_gang, usage_of
 from toposched.model import (
     Gang,
@@ -51,17 +51,7 @@ def constraint(draw: st.DrawFn) -> dict[str, str | None]:
 
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
-    nodes: list[Node] = []
-    others: list[RunningPod] = []
-    for z in range(draw(st.integers(1, 2))):
-        for r in range(draw(st.integers(1, 3))):
-            for n in range(draw(st.integers(1, 3))):
-                name = f"n-{z}-{r}-{n}"
-                nodes.append(
-                    node(name).at(zone=f"z{z}", rack=f"r{r}").alloc(cpu=draw(st.integers(0, 4))).build()
-                )
-                if draw(st.integers(0, 3)) == 0:
-                    others.append(running(f"used-{name}", name, cpu=1))
+    nodes, others = zones_of_racks(draw)
     pin = draw(st.sampled_from([None, *[n.name for n in nodes]]))
     counter = iter(range(1000))
 

@@ -19,12 +19,12 @@ from collections.abc import Awaitable
 from typing import Any
 
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from toposched.api.auth import AuthConfig, UnauthenticatedError, User, bearer_user
 from toposched.api.bodies import plain_submit
 from toposched.api.errors import CatchAllMiddleware, error_response
-from toposched.api.limits import BodyLimitMiddleware
+from toposched.api.limits import BodyLimitMiddleware, replay
 from toposched.api.offload import json_response
 from toposched.api.params import plain_id
 from toposched.api.verbs import WorkloadVerbs
@@ -82,7 +82,7 @@ class HotRoutes:
         user = self._user(scope)
         fields = plain_submit(_json_body(scope, body))
         if user is None or fields is None:
-            await self.fallback(scope, _replay(body, receive), send)
+            await self.fallback(scope, replay(body, receive), send)
             return
         await _answer(scope, receive, send, self.verbs.submit(user.name, fields), 201)
 
@@ -139,17 +139,3 @@ async def _read_body(receive: Receive) -> bytes | None:
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-def _replay(body: bytes, receive: Receive) -> Receive:
-    """A ``receive`` that gives the already-read body first, then whatever ``receive`` gives."""
-    sent = False
-
-    async def replay() -> Message:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return replay

@@ -16,6 +16,20 @@ class Limits:
     max_list: int = 1000  # events / workloads per page
 
 
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the already-read body first, then whatever ``receive`` gives."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
+
+
 class BodyLimitMiddleware:
     """Answers 413 when a request body exceeds ``max_bytes``.
 
@@ -49,17 +63,7 @@ class BodyLimitMiddleware:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        sent = False
-
-        async def replay() -> Message:
-            nonlocal sent
-            if not sent:
-                sent = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay(b"".join(chunks), receive), send)
 
 
 def _content_length(scope: Scope) -> int | None:
