@@ -23,6 +23,7 @@ from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore
 from toposched.wire.core import node_object, pod_object
 from toposched.wire.kueue import topology_object
+from toposched.wire.scheduling import PodGroup, PodGroupTemplate, scheduling_group
 
 ZONE, RACK, HOST = "topology.kubernetes.io/zone", "example.com/rack", "kubernetes.io/hostname"
 TOPOLOGY = Topology.create("default", [ZONE, RACK, HOST])
@@ -106,6 +107,27 @@ def kai_pod(name: str, group: str = "pg", *, gpus: int = 8) -> dict[str, Any]:
         annotations={"pod-group-name": group},
         spec={
             "schedulingGates": [{"name": GATE}],
+            "containers": [
+                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
+            ],
+        },
+        phase="Pending",
+    )
+
+
+def kube_podgroup(name: str = "workers", min_count: int | None = 3, *, key: str = RACK) -> dict[str, Any]:
+    """An upstream ``scheduling.k8s.io`` PodGroup (``min_count`` None: the basic policy)."""
+    return PodGroup(PodGroupTemplate(name, min_count=min_count, key=key)).to_object()
+
+
+def kube_pod(name: str, group: str = "workers", *, gpus: int = 8) -> dict[str, Any]:
+    """A gated pod naming its upstream PodGroup by ``spec.schedulingGroup``."""
+    return pod_object(
+        name,
+        "default",
+        spec={
+            "schedulingGates": [{"name": GATE}],
+            "schedulingGroup": scheduling_group(group),
             "containers": [
                 {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
             ],

@@ -6,8 +6,8 @@ requests and read real responses: list (with ``resourceVersion`` and ``labelSele
 chunked stream of JSON lines with bookmarks; 410 Gone as an HTTP status or an in-stream ERROR),
 get, create, replace (409 on a stale ``resourceVersion``), patch (merge, simplified strategic, JSON
 patch: see ``kube_test_patches``), server-side apply (simplified: see ``kube_test_store``) and
-delete, for Nodes, Pods, Leases and the topology CRDs. Anything else is 404, as on a cluster where
-that API is not installed.
+delete, for Nodes, Pods, Leases, the topology CRDs and upstream PodGroups and Workloads. Anything
+else is 404, as on a cluster where that API is not installed.
 
 Every request is recorded as a ``Call`` (the RBAC verb, group, resource, namespace) so tests can
 compare what the code did with the RBAC rules in deploy/; an apply that creates its object is
@@ -35,6 +35,8 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_PODGROUPS,
+    KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     LEASES,
     NODES,
@@ -44,7 +46,17 @@ from toposched.controller.kubeapi import (
     Resource,
 )
 
-RESOURCES = (NODES, PODS, LEASES, KAI_TOPOLOGIES, KAI_PODGROUPS, KUEUE_TOPOLOGIES, GROVE_CLUSTER_TOPOLOGIES)
+RESOURCES = (
+    NODES,
+    PODS,
+    LEASES,
+    KAI_TOPOLOGIES,
+    KAI_PODGROUPS,
+    KUEUE_TOPOLOGIES,
+    GROVE_CLUSTER_TOPOLOGIES,
+    KUBE_PODGROUPS,
+    KUBE_WORKLOADS,
+)
 APPLY = "application/apply-patch+yaml"
 _PATCHERS: dict[str, Callable[[Any, Any], Any]] = {
     PatchType.MERGE.value: merge_patch,

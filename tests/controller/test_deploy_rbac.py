@@ -27,6 +27,8 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_PODGROUPS,
+    KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     LEASES,
     NODES,
@@ -75,7 +77,8 @@ def inform(server: KubeTestServer, api: RestKubeApi, resource: Resource) -> None
 
 def run_ungater(server: KubeTestServer, api: RestKubeApi) -> None:
     elect(server, api)
-    for resource in (KAI_TOPOLOGIES, KUEUE_TOPOLOGIES, GROVE_CLUSTER_TOPOLOGIES, NODES, PODS, KAI_PODGROUPS):
+    informed = (KAI_TOPOLOGIES, KUEUE_TOPOLOGIES, GROVE_CLUSTER_TOPOLOGIES, NODES, PODS, KAI_PODGROUPS)
+    for resource in (*informed, KUBE_PODGROUPS, KUBE_WORKLOADS):
         inform(server, api, resource)
     server.add_pod("worker-0", namespace="team-a")
     server.add_pod("worker-1", namespace="team-a")

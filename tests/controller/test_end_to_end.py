@@ -4,12 +4,15 @@ sends is one its mode's RBAC in deploy/ grants."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.controller.cluster import TOPOLOGY, kueue_pod, node
-from tests.controller.kube_test_server import KubeTestServer
+import pytest
+from kubernetes.client import Configuration
+from tests.controller.cluster import TOPOLOGY, kube_pod, kube_podgroup, kueue_pod, node
+from tests.controller.kube_test_server import RESOURCES, KubeTestServer
 from tests.controller.rbac import granted, permitted
 from tests.controller.test_sync import service
 
@@ -20,6 +23,8 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_PODGROUPS,
+    KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     NODES,
     PODS,
@@ -27,7 +32,9 @@ from toposched.controller.kubeapi import (
 )
 from toposched.controller.modes import Mode
 from toposched.controller.rest import RestKubeApi
-from toposched.store import Store
+from toposched.controller.ungating import UngaterController
+from toposched.scheduler import ManualClock, Scheduler
+from toposched.store import MemoryStore, Store
 from toposched.wire.kueue import topology_object
 
 
@@ -68,6 +75,62 @@ def test_the_ungater_places_and_ungates_a_gang_over_http_within_its_rbac(
     assert all("toposched.io/assignment" in p["metadata"]["annotations"] for p in pods)
     undeclared = [c for c in kube_test_server.calls if not permitted(granted(Mode.UNGATER), c)]
     assert undeclared == []
+
+
+def test_the_ungater_places_and_ungates_an_upstream_podgroup_over_http_within_its_rbac(
+    kube_test_server: KubeTestServer, kube_api: RestKubeApi
+) -> None:
+    kube_test_server.add(KUEUE_TOPOLOGIES, topology_object(TOPOLOGY))
+    for i in range(6):
+        kube_test_server.add(NODES, node(i))
+    workers = ("w0", "w1", "w2")
+    for name in workers:
+        kube_test_server.add(PODS, kube_pod(name))
+    kube_test_server.add(KUBE_PODGROUPS, kube_podgroup(min_count=3))
+    options = Options(identity="replica-a", metrics_port=0, interval=0.05)
+
+    with running(kube_api, options):
+        wait_until(
+            lambda: not any(is_gated(kube_test_server.object(PODS, n)) for n in workers),
+            what="the PodGroup's pods are ungated",
+            timeout=60,
+        )
+
+    pods = [kube_test_server.object(PODS, n) for n in workers]
+    hosts = [p["spec"]["nodeSelector"]["kubernetes.io/hostname"] for p in pods]
+    racks = {kube_test_server.object(NODES, h)["metadata"]["labels"]["example.com/rack"] for h in hosts}
+    assert len(set(hosts)) == 3 and len(racks) == 1  # the PodGroup's constraint: one rack
+    undeclared = [c for c in kube_test_server.calls if not permitted(granted(Mode.UNGATER), c)]
+    assert undeclared == []
+
+
+def test_a_cluster_without_the_upstream_scheduling_api_is_watched_without_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    served = tuple(r for r in RESOURCES if r not in (KUBE_PODGROUPS, KUBE_WORKLOADS))
+    server = KubeTestServer(served).start()
+    api = RestKubeApi(Configuration(host=server.url), request_timeout=10)
+    try:
+        server.add(KUEUE_TOPOLOGIES, topology_object(TOPOLOGY))
+        for i in range(6):
+            server.add(NODES, node(i))
+        for name in ("p0", "p1"):
+            server.add(PODS, kueue_pod(name))
+        caplog.set_level(logging.INFO, logger="toposched.controller.ungating")
+        clock = ManualClock(1000.0)
+        ctl = UngaterController(api, Scheduler(MemoryStore(), clock), clock, watch_seconds=0)
+        for _ in range(3):
+            ctl.step()
+        assert ctl.missing_kinds == {KUBE_PODGROUPS, KUBE_WORKLOADS}
+        assert not any(is_gated(server.object(PODS, n)) for n in ("p0", "p1"))  # the other gangs go on
+        said = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
+        assert sorted(said) == [  # once each, then not asked again
+            "scheduling.k8s.io/podgroups is not served by this cluster; not watched",
+            "scheduling.k8s.io/workloads is not served by this cluster; not watched",
+        ]
+    finally:
+        api.close()
+        server.stop()
 
 
 def test_the_sync_mode_writes_the_services_objects_over_http_within_its_rbac(

@@ -4,7 +4,16 @@ The controller's pods are the live ones (not terminating, not finished) that nam
 either still carry the gate or hold a recorded assignment. A Kueue pod group is whole when as many
 pods exist as its ``pod-group-total-count``; a KAI PodGroup (KAI, OSMO, Grove) when its
 PodGroup exists and has at least ``minMember`` pods (the sum of its subgroups' when the top
-level sets none). Only a whole gang is compiled and placed.
+level sets none); a ``scheduling.k8s.io`` PodGroup when it exists and has at least its gang
+``minCount`` pods (one for a ``basic`` group), as kube-scheduler's PreEnqueue waits; pods linked
+by 1.35's ``workloadRef`` wait for their Workload instead, whose template the front end makes the
+PodGroup from. Only a whole gang is compiled and placed.
+
+Each upstream PodGroup is a gang of its own, as kube-scheduler schedules each PodGroup
+independently. Its Workload is not passed: a PodGroup carries its own copy of the template's
+settings and its ``workloadRef`` is informational. CompositePodGroup trees are not ungated:
+their link, a PodGroup's ``parentCompositePodGroupName``, is a ``v1alpha3`` field the ``v1beta1``
+PodGroups read here do not carry.
 """
 
 from __future__ import annotations
@@ -26,17 +35,20 @@ from toposched.controller.keys import (
 from toposched.controller.kubeapi import Object
 from toposched.controller.records import PodRecord, record_of
 from toposched.model import HOSTNAME, Topology
+from toposched.wire.scheduling import read_pod_group, read_pod_link, read_workload
 
 FINISHED = frozenset({"Succeeded", "Failed"})
 
 
 @dataclass(slots=True)
 class GangPods:
-    """The controller's live pods of one gang (sorted by name) and its PodGroup, if any."""
+    """The controller's live pods of one gang (sorted by name), its PodGroup (KAI or upstream),
+    if any, and the Workload whose template a 1.35 upstream gang's pods name."""
 
     key: GangKey
     pods: list[Object] = field(default_factory=list)
     podgroup: Object | None = None
+    workload: Object | None = None
 
     @property
     def names(self) -> list[str]:
@@ -60,17 +72,39 @@ class GangPods:
                 return "its pods disagree on (or lack) a positive kueue.x-k8s.io/pod-group-total-count"
             total = totals.pop() or 0
             return None if have >= total else f"{have} of {total} pods exist"
+        if self.key.membership is Membership.KUBE:
+            need = self._min_count()
+            if need is None:
+                return f"PodGroup {self.key.namespace}/{self.key.name} (or its Workload template) does not exist yet"
+            return None if have >= need else f"{have} of minCount {need} pods exist"
         if self.podgroup is None:
             return f"PodGroup {self.key.namespace}/{self.key.name} does not exist yet"
         need = min_member(self.podgroup)
         return None if have >= need else f"{have} of minMember {need} pods exist"
 
     def documents(self, topology: Topology | None = None) -> list[Object]:
-        """The input the front end compiles: the PodGroup (KAI) and the pods as submitted, that
-        is without the selector the controller added (``topology`` names the recorded one)."""
+        """The input the front end compiles: the PodGroup (KAI or upstream; for 1.35 pods the
+        Workload) and the pods as submitted, that is without the selector the controller added
+        (``topology`` names the recorded one)."""
         pods = [original_pod(p, topology) for p in self.pods]
-        head = [self.podgroup] if self.key.membership is Membership.KAI and self.podgroup else []
-        return [*head, *pods]
+        if self.key.membership is Membership.KUEUE:
+            return pods
+        head = self.podgroup or self.workload
+        return [head, *pods] if head is not None else pods
+
+    def _min_count(self) -> int | None:
+        """An upstream gang's minCount (1 for a basic group); None while its PodGroup (or the
+        Workload template its 1.35 pods name) does not exist."""
+        if self.podgroup is not None:
+            settings = read_pod_group(self.podgroup).settings
+        else:
+            template = read_pod_link(self.pods[0]).template if self.pods else None
+            templates = read_workload(self.workload).pod_groups if self.workload is not None else ()
+            found = next((t for t in templates if t.name == template), None)
+            if found is None:
+                return None
+            settings = found
+        return settings.min_count or 1
 
 
 def min_member(podgroup: Mapping[str, Any]) -> int:
@@ -93,8 +127,31 @@ def is_managed(pod: Mapping[str, Any]) -> bool:
     return is_gated(pod) or record_of(pod) is not None
 
 
-def group_pods(pods: Iterable[Object], podgroups: Mapping[str, Object]) -> dict[GangKey, GangPods]:
-    """The controller's live pods by gang; ``podgroups`` are keyed ``namespace/name``."""
+@dataclass(frozen=True, slots=True)
+class GroupObjects:
+    """The informer caches gangs are read against, each keyed ``namespace/name``."""
+
+    kai_podgroups: Mapping[str, Object] = field(default_factory=dict)
+    kube_podgroups: Mapping[str, Object] = field(default_factory=dict)
+    kube_workloads: Mapping[str, Object] = field(default_factory=dict)
+
+    def gang(self, key: GangKey, pod: Object) -> GangPods:
+        """An empty gang with the objects it is read against (``pod``: its first pod)."""
+        name = f"{key.namespace}/{key.name}"
+        if key.membership is Membership.KAI:
+            return GangPods(key, podgroup=self.kai_podgroups.get(name))
+        if key.membership is Membership.KUBE:
+            workload = read_pod_link(pod).workload
+            return GangPods(
+                key,
+                podgroup=self.kube_podgroups.get(name),
+                workload=self.kube_workloads.get(f"{key.namespace}/{workload}") if workload else None,
+            )
+        return GangPods(key)
+
+
+def group_pods(pods: Iterable[Object], objects: GroupObjects) -> dict[GangKey, GangPods]:
+    """The controller's live pods by gang."""
     gangs: dict[GangKey, GangPods] = {}
     for pod in pods:
         key = gang_of(pod)
@@ -102,7 +159,7 @@ def group_pods(pods: Iterable[Object], podgroups: Mapping[str, Object]) -> dict[
             continue
         gang = gangs.get(key)
         if gang is None:
-            gang = gangs[key] = GangPods(key, podgroup=podgroups.get(f"{key.namespace}/{key.name}"))
+            gang = gangs[key] = objects.gang(key, pod)
         gang.pods.append(pod)
     for gang in gangs.values():
         gang.pods.sort(key=name_of)

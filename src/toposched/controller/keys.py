@@ -2,7 +2,9 @@
 
 A pod is the controller's to ungate when it carries the scheduling gate ``GATE`` and a gang
 identity: the Kueue pod-group label (with the total-count annotation), the ``pod-group-name``
-annotation KAI, OSMO and Grove put on their pods (naming a KAI PodGroup), or Grove's PodGang label.
+annotation KAI, OSMO and Grove put on their pods (naming a KAI PodGroup), Grove's PodGang label,
+or upstream Kubernetes' ``spec.schedulingGroup.podGroupName`` (naming a ``scheduling.k8s.io``
+PodGroup; 1.35's ``spec.workloadRef`` names a Workload's template instead).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from toposched.frontends.kai.keys import GROVE_PODGANG
 from toposched.frontends.kai.keys import POD_GROUP_NAME as KAI_POD_GROUP
 from toposched.frontends.kueue.keys import POD_GROUP_NAME as KUEUE_POD_GROUP
 from toposched.frontends.kueue.keys import POD_GROUP_TOTAL_COUNT as KUEUE_TOTAL_COUNT
+from toposched.wire.scheduling import read_pod_link, stamped_name
 
 GATE = "toposched.io/topology"  # the scheduling gate the controller removes
 ASSIGNMENT = "toposched.io/assignment"  # the pod's recorded assignment (JSON, see ``records``)
@@ -38,6 +41,7 @@ class Membership(StrEnum):
 
     KUEUE = "kueue"  # kueue.x-k8s.io/pod-group-name label + pod-group-total-count annotation
     KAI = "kai"  # pod-group-name annotation (KAI, OSMO, Grove) or grove.io/podgang: a KAI PodGroup
+    KUBE = "kube"  # spec.schedulingGroup.podGroupName (or 1.35 workloadRef): a scheduling.k8s.io PodGroup
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -80,6 +84,11 @@ def gang_of(pod: Mapping[str, Any]) -> GangKey | None:
     kai = annotations.get(KAI_POD_GROUP) or labels.get(GROVE_PODGANG)
     if kai:
         return GangKey(Membership.KAI, namespace, str(kai))
+    link = read_pod_link(pod)
+    if link.pod_group is not None:
+        return GangKey(Membership.KUBE, namespace, link.pod_group)
+    if link.workload is not None and link.template is not None:
+        return GangKey(Membership.KUBE, namespace, stamped_name(link.workload, link.template))
     return None
 
 

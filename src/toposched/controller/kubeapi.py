@@ -54,6 +54,9 @@ KUEUE_TOPOLOGIES = Resource("kueue.x-k8s.io", "v1beta2", "topologies", "Topology
 GROVE_CLUSTER_TOPOLOGIES = Resource(
     "grove.io", "v1alpha1", "clustertopologies", "ClusterTopology", namespaced=False
 )
+# Upstream gang scheduling (scheduling.k8s.io): the beta Workload and PodGroup.
+KUBE_WORKLOADS = Resource("scheduling.k8s.io", "v1beta1", "workloads", "Workload")
+KUBE_PODGROUPS = Resource("scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup")
 
 
 class EventType(StrEnum):

@@ -19,6 +19,8 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_PODGROUPS,
+    KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     LEASES,
     NODES,
@@ -57,6 +59,8 @@ PERMISSIONS: dict[Mode, frozenset[Permission]] = {
     | grants(NODES, READ)
     | grants(PODS, (*READ, "patch", "delete"))  # patch: assign and ungate; delete: evict from a failed node
     | grants(KAI_PODGROUPS, READ)  # gang membership of KAI, OSMO and Grove pods
+    | grants(KUBE_PODGROUPS, READ)  # upstream gangs: pods name them by spec.schedulingGroup
+    | grants(KUBE_WORKLOADS, READ)  # the templates 1.35 pods name by spec.workloadRef
     | grants(KAI_TOPOLOGIES, READ)
     | grants(KUEUE_TOPOLOGIES, READ)
     | grants(GROVE_CLUSTER_TOPOLOGIES, READ),

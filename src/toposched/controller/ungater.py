@@ -42,7 +42,7 @@ from toposched.wire.core import annotations_patch
 log = logging.getLogger(__name__)
 
 OWNER = "toposched-controller"
-HINTS = {Membership.KUEUE: "kueue", Membership.KAI: "kai"}
+HINTS = {Membership.KUEUE: "kueue", Membership.KAI: "kai", Membership.KUBE: "kube"}
 
 
 @dataclass(frozen=True, slots=True)

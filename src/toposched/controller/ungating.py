@@ -13,13 +13,15 @@ import logging
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
-from toposched.controller.gangs import group_pods
+from toposched.controller.gangs import GroupObjects, group_pods
 from toposched.controller.informer import Change, Informer
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_PODGROUPS,
+    KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     NODES,
     PODS,
@@ -37,6 +39,8 @@ from toposched.scheduler import Clock, CycleReport, Scheduler
 log = logging.getLogger(__name__)
 
 TOPOLOGY_RESOURCES = (KAI_TOPOLOGIES, KUEUE_TOPOLOGIES, GROVE_CLUSTER_TOPOLOGIES)
+# Kinds a cluster may not serve (CRD not installed, API group not enabled): 404 means "none here".
+OPTIONAL_RESOURCES = (*TOPOLOGY_RESOURCES, KAI_PODGROUPS, KUBE_PODGROUPS, KUBE_WORKLOADS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +52,8 @@ class StepReport:
 
 
 class UngaterController:
-    """Informers over Nodes, Pods, KAI PodGroups and the Topology kinds, feeding one scheduler."""
+    """Informers over Nodes, Pods, KAI and upstream PodGroups, upstream Workloads and the Topology
+    kinds, feeding one scheduler."""
 
     def __init__(
         self,
@@ -70,16 +75,25 @@ class UngaterController:
         self.nodes = Informer(api, NODES, timeout_seconds=watch_seconds)
         self.pods = Informer(api, PODS, namespace, timeout_seconds=watch_seconds)
         self.podgroups = Informer(api, KAI_PODGROUPS, namespace, timeout_seconds=watch_seconds)
+        self.kube_podgroups = Informer(api, KUBE_PODGROUPS, namespace, timeout_seconds=watch_seconds)
+        self.kube_workloads = Informer(api, KUBE_WORKLOADS, namespace, timeout_seconds=watch_seconds)
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         self.ungater = Ungater(api, scheduler, retry or Retry(), Expectations(), topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
-        self.missing_kinds: set[Resource] = set()  # Topology CRDs not installed in this cluster
+        self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
 
     def informers(self) -> list[Informer]:
         # Topologies first: nodes and gangs are read against them.
-        return [*self.topologies, self.nodes, self.pods, self.podgroups]
+        return [
+            *self.topologies,
+            self.nodes,
+            self.pods,
+            self.podgroups,
+            self.kube_podgroups,
+            self.kube_workloads,
+        ]
 
     def step(self) -> StepReport:
         """One reconcile pass (see the module docstring); failed API calls are counted by status."""
@@ -104,7 +118,10 @@ class UngaterController:
             changes += self._pump(informer)
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         now = self.clock.now()
-        gangs = group_pods(self.pods.objects.values(), self.podgroups.objects)
+        objects = GroupObjects(
+            self.podgroups.objects, self.kube_podgroups.objects, self.kube_workloads.objects
+        )
+        gangs = group_pods(self.pods.objects.values(), objects)
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
         if not self._started:
@@ -124,7 +141,7 @@ class UngaterController:
         try:
             return informer.pump()
         except ApiNotFoundError:
-            if informer.resource in (*TOPOLOGY_RESOURCES, KAI_PODGROUPS):
+            if informer.resource in OPTIONAL_RESOURCES:
                 self._missing(informer.resource)
                 return []
             raise

@@ -343,6 +343,12 @@ def read_pod_link(pod: Mapping[str, Any]) -> PodLink:
     return PodLink()
 
 
+def stamped_name(workload: str, template: str) -> str:
+    """The PodGroup a 1.35 pod's ``workloadRef`` stands for: its Workload's template, named
+    ``<workload>-<template>``."""
+    return f"{workload}-{template}"
+
+
 def scheduling_group(pod_group: str) -> dict[str, Any]:
     """The Pod's ``spec.schedulingGroup`` naming its PodGroup."""
     return {"podGroupName": pod_group}

@@ -40,6 +40,7 @@ from toposched.wire.scheduling import (
     read_pod_group,
     read_pod_link,
     read_workload,
+    stamped_name,
 )
 
 REMOVED_HINT = (
@@ -272,7 +273,7 @@ def _stamped(
     settings = next((t for t in source.pod_groups if t.name == template), None) if source else None
     if source is None or settings is None or template is None:
         return None
-    name = f"{workload}-{template}"
+    name = stamped_name(workload, template)
     group = PodGroup(replace(settings, name=name), source.namespace, workload=workload, template=template)
     found.pod_groups.append(group)
     found.pods[name] = []
