@@ -3,13 +3,15 @@
 Phase 1 reads only the free capacity and the request's shape and slice layout, so on an
 unchanged snapshot every request of the same kind gets the same numbers: the first request of
 a gang (nothing charged yet) finds them in ``KeptPhaseOne`` when a placement before it made
-them on the same snapshot version. Phase 2 writes into its counts, so it gets copies.
+them on the same snapshot version. Phase 2 writes into its counts, so it gets copies; the
+first placement of a kind keeps only the per-node numbers (copying every level's counts costs
+about what summing them does), and the second keeps the counts too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -33,10 +35,6 @@ class PhaseOne:
     leader_fits: BoolArray | None
     with_leader: IntArray | None
     counts: list[LevelCounts]
-
-    def copied_counts(self) -> list[LevelCounts]:
-        """The counts as new arrays (phase 2 writes into them)."""
-        return [lc.copy(lc.offset, lc.offset + len(lc.pod)) for lc in self.counts]
 
 
 def phase_one(
@@ -64,16 +62,21 @@ def phase_one(
         with_leader = fits_count(ledger.free - vec[None, :], columns, req.shape.requests)
         if node_ok is not None:
             with_leader = np.where(node_ok, with_leader, 0)
-    counts = fill_counts(
+    nodes = PhaseOne(raw, node_pods, leader_fits, with_leader, [])
+    return replace(nodes, counts=level_counts(tree, req, nodes))
+
+
+def level_counts(tree: TopologyTree, req: Request, nodes: PhaseOne) -> list[LevelCounts]:
+    """The per-level counts of phase 1 from its per-node numbers."""
+    return fill_counts(
         tree,
-        node_pods,
+        nodes.node_pods,
         slice_level=req.slice_level,
         slice_size=req.slice_size,
         inner_sizes=req.inner_sizes,
-        leader_fits=leader_fits,
-        node_pods_with_leader=with_leader,
+        leader_fits=nodes.leader_fits,
+        node_pods_with_leader=nodes.with_leader,
     )
-    return PhaseOne(raw, node_pods, leader_fits, with_leader, counts)
 
 
 class KeptPhaseOne:
@@ -81,7 +84,8 @@ class KeptPhaseOne:
 
     def __init__(self, version: int) -> None:
         self.version = version
-        self._found: dict[Hashable, PhaseOne] = {}
+        # By request kind: the per-node numbers (counts left out), and the counts once kept.
+        self._found: dict[Hashable, tuple[PhaseOne, list[LevelCounts] | None]] = {}
 
     def solve(self, tree: TopologyTree, ledger: Ledger, req: Request) -> tuple[PhaseOne, list[LevelCounts]]:
         """Phase 1 of ``req`` on the snapshot's own capacity (``ledger`` charged nothing yet),
@@ -95,14 +99,19 @@ class KeptPhaseOne:
         )
         found = self._found.get(key)
         if found is None:
-            found = phase_one(tree, ledger, req)
-            for shared in (found.raw, found.node_pods, found.leader_fits, found.with_leader):
+            made = phase_one(tree, ledger, req)
+            for shared in (made.raw, made.node_pods, made.leader_fits, made.with_leader):
                 if shared is not None:
                     shared.setflags(write=False)
             if len(self._found) >= _KEPT:
                 self._found.pop(next(iter(self._found)), None)  # the oldest
-            self._found[key] = found
-        return found, found.copied_counts()
+            self._found[key] = (replace(made, counts=[]), None)
+            return made, made.counts
+        nodes, counts = found
+        if counts is None:  # asked for again: keep the counts too
+            counts = level_counts(tree, req, nodes)
+            self._found[key] = (nodes, counts)
+        return nodes, [lc.copy(lc.offset, lc.offset + len(lc.pod)) for lc in counts]
 
 
 _BY_SNAPSHOT: WeakKeyDictionary[Snapshot, KeptPhaseOne] = WeakKeyDictionary()
