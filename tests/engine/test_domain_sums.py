@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from builders import GPU, node, topology
 from toposched.engine.candidates import _lowest_common, _members, _members_by_domain
 from toposched.engine.domain_sums import sum_levels, sum_levels_by_code
-from toposched.engine.policies.binpack import level_fits, level_fits_direct
+from toposched.engine.policies.binpack import level_fits, level_fits_direct, sorted_levels
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import CPU, Node, PodSpec, Resources
 from toposched.snapshot import Snapshot
@@ -149,3 +149,24 @@ def test_rows_follow_the_main_tree_and_names_rank_them(nodes: list[Node], joined
         for row in np.flatnonzero(view.member).tolist():
             leaf = int(view.codes[-1][row])
             assert space.names[row] in [view.tree.node_names[i] for i in view.tree.leaf_nodes(leaf)]
+
+
+@SETTINGS
+@given(clusters(), st.data())
+def test_level_fits_kept_for_unchanged_sums_agree_after_rollbacks(nodes: list[Node], data: st.DataObject) -> None:
+    """Fits (and their orders) kept from an earlier state of the sums, within a placement and
+    across placements on one snapshot, are those of the current capacity."""
+    snapshot = Snapshot.build(TopologyTree.build(topology("block", "rack", "host"), nodes))
+    pods = [PodSpec(f"p{i}", i, Resources({CPU: 1000, GPU: 1})) for i in range(data.draw(st.integers(1, 6)))]
+    for _ in range(3):  # each placement starts from the snapshot again
+        with NodeSpace.open(snapshot) as space:
+            view = space.views[space.default]
+            for _ in range(3):
+                deepest = view.tree.depth - 1
+                fast = level_fits(space, view, pods, deepest, same_shape=True)
+                direct = level_fits_direct(space, view, pods, deepest)
+                for level, fit in fast.items():
+                    assert np.array_equal(fit.ratio, direct[level].ratio)
+                    assert np.array_equal(fit.fits, direct[level].fits)
+                assert fast.ordered(view, -1, 0, deepest) == sorted_levels(view, direct, -1, 0, deepest)
+                charge_some(space, data, space.ledger.vector(pods[0].requests))

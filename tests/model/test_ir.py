@@ -36,6 +36,21 @@ def test_same_shape_is_computed_when_the_group_is_built(members: tuple[PodSpec, 
     assert group.same_shape is all(p.shape == members[0].shape for p in members)
 
 
+@pytest.mark.parametrize(
+    ("indices", "in_order"),
+    [((), True), ((0, 1, 2), True), ((3, 4, 9), True), ((0, 2, 1), False), ((0, 1, 1), False)],
+)
+def test_index_order_is_computed_when_the_group_is_built(indices: tuple[int, ...], in_order: bool) -> None:
+    group = Group("leaf", pods=tuple(PodSpec(f"p{k}", i, CPU1) for k, i in enumerate(indices)))
+    assert group.in_index_order is in_order
+    assert group.in_index_order is (list(indices) == sorted(set(indices)))
+
+
+def test_running_says_whether_some_pod_already_has_a_node() -> None:
+    assert not Group("leaf", pods=pods(3)).running
+    assert Group("leaf", pods=(*pods(2), PodSpec("x", 2, CPU1, node="n1"))).running
+
+
 def kueue_tree() -> Group:
     leader = Group("leader", pods=pods(1), role=Role.LEADER)
     workers = Group("workers", pods=pods(4), role=Role.WORKERS)

@@ -26,7 +26,7 @@ import numpy as np
 
 from toposched.engine.members import SNode
 from toposched.engine.messages import Reasons
-from toposched.engine.policies.binpack import LevelFit, level_fits, sorted_levels, topology_scores
+from toposched.engine.policies.binpack import LevelFit, level_fits, topology_scores
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import PodSpec, Unschedulable
@@ -93,7 +93,7 @@ def candidates(
     assert deepest is not None
     valid = _members(view, rows)
     top, top_index = _lowest_common(view, valid, deepest)
-    fits = level_fits(space, view, pods, deepest)
+    fits = level_fits(space, view, pods, deepest, same_shape=node.same_shape)
     here = fits[top]
     if not here.fits[top_index]:
         where = "the cluster" if top < 0 else view.domain_id(top, top_index)
@@ -107,7 +107,7 @@ def candidates(
             fit=cap,
             needed=len(pods),
         )
-    order = sorted_levels(view, fits, top, top_index, deepest)
+    order = fits.ordered(view, top, top_index, deepest)
     scores = None
     if strategy is not None:
         order = {

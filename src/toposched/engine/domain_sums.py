@@ -4,13 +4,16 @@ KAI's bin-pack ordering compares, for every domain of every level, the free amou
 requested resource and how many whole pods fit. Summing those over every row for each
 constrained group cost a pass over the whole cluster per group; here each quantity is summed
 once per placement, and after a charge or an undo only the changed rows are read again and
-their difference is added along their ancestor path.
+their difference is added along their ancestor path. What callers derive from the sums (fits,
+sorted domain orders) is kept with them (``DomainSums.derived``) while they stay unchanged, and
+again after a rollback to the checkpoint: the next placement on the same snapshot reuses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Hashable
+from itertools import count
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
@@ -22,6 +25,9 @@ if TYPE_CHECKING:
 # The quantity of some rows (all of them for ``slice(None)``) as a new array, read from the ledger.
 RowValues = Callable[[IntArray | slice], IntArray]
 _PENDING = 64  # changes kept as they came before they are merged into one set of rows
+_DERIVED = 32  # derived values kept before those of other states are dropped
+_STATES = count(1)  # a fresh number for every distinct state of some sums
+Derived = TypeVar("Derived")
 
 
 class DomainSums:
@@ -46,6 +52,11 @@ class DomainSums:
         self._moves: list[tuple[IntArray, IntArray, IntArray, IntArray, IntArray]] | None = None
         # Per column, never below its largest value.
         self._most: IntArray = self._per_row.max(axis=0, initial=0)
+        # The sums' state: a new number whenever they change; the checkpoint's again after a
+        # rollback to it (which restores them exactly).
+        self._state = next(_STATES)
+        self._checkpoint_state = 0
+        self._derived: dict[tuple[int, Hashable], object] = {}
 
     def exceeds(self, limit: int, column: int = -1) -> bool:
         """Whether some row's value (in ``column`` for rows of values) is above ``limit``; a
@@ -60,6 +71,19 @@ class DomainSums:
     def per_row(self) -> IntArray:
         self._refresh()
         return self._per_row
+
+    def derived(self, key: Hashable, make: Callable[[], Derived]) -> Derived:
+        """``make()`` (a value computed from these sums, named by ``key``), made once for the
+        sums as they are now: kept while they do not change and for the state ``checkpoint``
+        saw, so a placement on an unchanged snapshot finds what the one before it made."""
+        self._refresh()
+        found = self._derived.get((self._state, key))
+        if found is None:
+            if len(self._derived) >= _DERIVED:
+                keep = (self._state, self._checkpoint_state)
+                self._derived = {k: v for k, v in self._derived.items() if k[0] in keep}
+            found = self._derived[(self._state, key)] = make()
+        return cast(Derived, found)
 
     def start(self, level: int) -> int:
         """Where ``level`` (the root is -1) starts in ``flat``."""
@@ -81,6 +105,7 @@ class DomainSums:
             self._moves = None  # the new levels hold the moves already: read the rows again instead
             codes = self._view.codes[: lowest + 1]
             self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
+            self._state = next(_STATES)
         return self._flat[:end]
 
     def down_to(self, deepest: int) -> list[IntArray]:
@@ -99,6 +124,7 @@ class DomainSums:
         """The ledger is at a point it will be rolled back to (``rolled_back``)."""
         self._refresh()
         self._moves = []
+        self._checkpoint_state = self._state
 
     def rolled_back(self) -> None:
         """The ledger is back at the checkpoint: take back the moves since (cheaper than reading
@@ -112,6 +138,7 @@ class DomainSums:
             np.subtract.at(self._flat, codes, amounts)
         self._changed.clear()
         self._moves = None
+        self._state = self._checkpoint_state
 
     def _refresh(self) -> None:
         """Read the changed rows again and move the sums by the difference."""
@@ -124,6 +151,7 @@ class DomainSums:
         delta = fresh - before
         if not delta.any():
             return
+        self._state = next(_STATES)
         self._per_row[rows] = fresh
         self._most = np.maximum(self._most, fresh.max(axis=0))
         inside = self._view.member[rows]

@@ -30,7 +30,7 @@ from toposched.engine.candidates import candidates
 from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
-from toposched.engine.output import leaf_assignment, place_on_rows
+from toposched.engine.output import leaf_assignment, place_on_rows, tally
 from toposched.engine.policies.binpack import fill_rows, pack_resource
 from toposched.engine.profiles import hierarchy_strategy
 from toposched.engine.space import NodeSpace, RowScores, TopoView
@@ -352,8 +352,8 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
         else:
             builders.append(partial(_records, tree, space.names, leaf.name, list(ordered), rows, domains))
         size += len(rows)
-        leaves, counts = np.unique(domains[domains >= 0], return_counts=True)
-        assignments[leaf.name] = leaf_assignment(tree, leaves, counts.astype(np.int64))
+        leaves, counts = tally(domains[domains >= 0], tree.count(tree.leaf_level))
+        assignments[leaf.name] = leaf_assignment(tree, leaves, counts)
     pods = LazyRecords(lambda: [pod for build in builders for pod in build()], size)
     return Placement(gang.name, space.default, solver.policy, pods, assignments)
 

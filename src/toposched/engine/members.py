@@ -14,7 +14,6 @@ that requires one domain of the layer's level.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 
@@ -39,7 +38,7 @@ class SNode:
     pods: list[PodSpec] = field(default_factory=list)
     leaf: str = ""
     parent_topology: str | None = None  # nearest ancestor's topology, for reporting domains
-    same_shape: bool = False  # every pod has the first one's shape (the IR leaf's fact)
+    same_shape: bool = False  # every pod of the subtree has one shape (from the IR leaves' fact)
     running: bool = False  # some pod already runs (``PodSpec.node``)
     in_order: bool = True  # the IR leaf lists its pods in index order (``pods`` is that list)
 
@@ -63,7 +62,7 @@ def build(group: Group, inherited: str | None = None, *, running: bool = True) -
     knows no pod of the group runs yet."""
     topo = group.topology if group.topology is not None else inherited
     if group.is_leaf:
-        in_order = in_index_order(group.pods)
+        in_order = group.in_index_order
         pods = list(group.pods) if in_order else sorted(group.pods, key=lambda p: (p.index, p.name))
         node = SNode(
             group.name,
@@ -75,13 +74,14 @@ def build(group: Group, inherited: str | None = None, *, running: bool = True) -
             leaf=group.name,
             parent_topology=topo,
             same_shape=group.same_shape,
-            running=running and _any_running(pods),
+            running=running and group.running,
             in_order=in_order,
         )
         if group.slices:
             _slice(node, pods, group, 0)
         return node
     children = [build(child, topo, running=running) for child in group.children]
+    shapes = {kid.pods[0].shape for kid in _leaves(children) if kid.pods}
     return SNode(
         group.name,
         group.required,
@@ -91,7 +91,13 @@ def build(group: Group, inherited: str | None = None, *, running: bool = True) -
         children=children,
         leaf="",
         parent_topology=topo,
+        same_shape=all(kid.same_shape for kid in children) and len(shapes) <= 1,
     )
+
+
+def _leaves(nodes: list[SNode]) -> list[SNode]:
+    """The solver leaves under ``nodes`` (slices cut a leaf's pods among its children)."""
+    return [leaf for node in nodes for leaf in node.walk() if leaf.is_leaf]
 
 
 def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
@@ -119,14 +125,6 @@ def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
     node.children = kids
     node.pods = []
     node.min_member = None
-
-
-def in_index_order(pods: Sequence[PodSpec]) -> bool:
-    """Whether the pods' indices are distinct and ascending (the usual case: 0, 1, 2, ...)."""
-    indices = list(map(attrgetter("index"), pods))
-    if not indices or indices == list(range(indices[0], indices[0] + len(indices))):  # compared in C
-        return True
-    return indices == sorted(set(indices))
 
 
 def _any_running(pods: list[PodSpec]) -> bool:

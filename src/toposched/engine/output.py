@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import repeat
 from typing import Any, cast
 
+import numpy as np
+
 from toposched.model import (
     HOSTNAME,
     DomainCount,
@@ -60,13 +62,27 @@ def leaf_assignment(tree: TopologyTree, leaves: IntArray, pods: IntArray) -> Top
     return TopologyAssignment(assignment_levels(tree), LazyRecords(domains, len(leaves)))
 
 
+_COUNT_SHARE = 16  # count by marking when the values are at least one in this many of the domains
+
+
+def tally(domains: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """The distinct values of ``domains`` (all in [0, ``size``)), ascending, and how often each
+    occurs: what ``np.unique(domains, return_counts=True)`` gives. When they are a good share
+    of the domains, counting into one slot per domain is several times cheaper than sorting."""
+    if len(domains) * _COUNT_SHARE < size:
+        found, counts = np.unique(domains, return_counts=True)
+        return found, counts.astype(np.int64)
+    counts = np.bincount(domains, minlength=size)
+    found = np.flatnonzero(counts)
+    return found, counts[found].astype(np.int64)
+
+
 def ordered_pods(leaf: Group) -> list[PodSpec]:
     """A PodSet's pods by index: rank r takes slot r of its assignment."""
     pods = leaf.pods
-    indices = [pod.index for pod in pods]
-    ranks = sorted(indices)
-    if indices == ranks:  # the usual case, checked in C
+    if leaf.in_index_order:  # the usual case, known since the IR was built
         return list(pods)
+    indices = [pod.index for pod in pods]
     return [pods[i] for i in sorted(range(len(pods)), key=indices.__getitem__)]  # stable
 
 
@@ -86,13 +102,8 @@ def place_on_rows(tree: TopologyTree, leaf: Group, rows: IntArray) -> list[PodPl
     """The pods of ``leaf`` in index order on the nodes ``rows`` (one per pod, in order): what
     ``place_pods`` gives for those nodes and their leaves, built column by column with C-level
     loops (one tuple per pod is the only per-pod work)."""
-    pods = leaf.pods
-    indices = [pod.index for pod in pods]
-    if indices == sorted(indices):  # the usual case, checked in C
-        names = [pod.name for pod in pods]
-    else:
-        pods = tuple(ordered_pods(leaf))
-        indices, names = [pod.index for pod in pods], [pod.name for pod in pods]
+    pods = leaf.pods if leaf.in_index_order else tuple(ordered_pods(leaf))
+    indices, names = [pod.index for pod in pods], [pod.name for pod in pods]
     rows = rows[: len(pods)]
     columns = zip(
         names,

@@ -14,6 +14,7 @@ from toposched.engine.kube import place_kube, search_gang
 from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
+from toposched.engine.phase_one import for_snapshot
 from toposched.engine.request import compile_unit, units_of
 from toposched.engine.solver import Solved, solve
 from toposched.model import (
@@ -106,7 +107,9 @@ def _faithful(
             return req
         if solved:
             commit(ledger, solved[-1])  # only a later request needs the capacity an earlier one took
-        result = solve(tree, ledger, req, reasons)
+        # Until something is charged the ledger holds the snapshot's capacity: phase 1 may be
+        # one an earlier placement on this snapshot version made.
+        result = solve(tree, ledger, req, reasons, kept=None if solved else for_snapshot(snapshot))
         if isinstance(result, Unschedulable):
             return result
         solved.append(result)

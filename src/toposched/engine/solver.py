@@ -9,16 +9,17 @@ import numpy as np
 import numpy.typing as npt
 
 from toposched.engine import messages
-from toposched.engine.counts import LevelCounts, fill_counts
+from toposched.engine.counts import LevelCounts
 from toposched.engine.descend import descend
 from toposched.engine.greedy import InconsistentError
 from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
+from toposched.engine.phase_one import KeptPhaseOne, phase_one
 from toposched.engine.policies.balanced import balanced_place
 from toposched.engine.request import Request
 from toposched.engine.search import NoDomainsError, NoFitError, find_level
 from toposched.model import LayerFit, Unschedulable
-from toposched.snapshot import BoolArray, ExclusionStats, eligible, exclusion_stats, fits_count
+from toposched.snapshot import BoolArray, ExclusionStats, eligible, exclusion_stats
 from toposched.snapshot.capacity import per_slot_requests
 from toposched.topology import IntArray, TopologyTree
 
@@ -78,40 +79,19 @@ def solve(
     req: Request,
     reasons: Reasons,
     allowed_leaves: BoolArray | None = None,
+    *,
+    kept: KeptPhaseOne | None = None,
 ) -> Solved | Unschedulable:
     """Place one request (Kueue's findTopologyAssignment) on the ledger's free capacity (rows in
-    ``tree``'s node order)."""
+    ``tree``'s node order). ``kept``: phase-1 results of the snapshot the ledger holds unchanged
+    (``phase_one.for_snapshot``; no ``allowed_leaves`` then)."""
+    if kept is not None and allowed_leaves is None:
+        one, counts = kept.solve(tree, ledger, req)
+    else:
+        one = phase_one(tree, ledger, req, allowed_leaves)
+        counts = one.counts
+    raw, node_pods, leader_fits, with_leader = one.raw, one.node_pods, one.leader_fits, one.with_leader
     columns = ledger.columns
-    mask = eligible(tree, req.shape)
-    raw = fits_count(ledger.free, columns, req.shape.requests)
-    if mask is not None:
-        raw = np.where(mask, raw, 0)
-    node_pods = raw
-    node_ok: BoolArray | None = mask
-    if allowed_leaves is not None:
-        inside = allowed_leaves[tree.node_domain[-1]]
-        node_pods = np.where(inside, raw, 0)
-        node_ok = inside if node_ok is None else node_ok & inside
-    leader_fits: npt.NDArray[np.bool_] | None = None
-    with_leader: IntArray | None = None
-    if req.leader_requests is not None:
-        vec = ledger.vector(req.leader_requests)
-        leader_fits = fits_count(ledger.free, columns, req.leader_requests) >= 1
-        if node_ok is not None:
-            leader_fits &= node_ok
-        with_leader = fits_count(ledger.free - vec[None, :], columns, req.shape.requests)
-        if node_ok is not None:
-            with_leader = np.where(node_ok, with_leader, 0)
-    counts = fill_counts(
-        tree,
-        node_pods,
-        slice_level=req.slice_level,
-        slice_size=req.slice_size,
-        inner_sizes=req.inner_sizes,
-        leader_fits=leader_fits,
-        node_pods_with_leader=with_leader,
-    )
-
     try:
         placed = balanced_place(tree, counts, req) if req.balanced else None
         if placed is None:

@@ -13,7 +13,7 @@ OSMO subgroups and Grove scaling groups are all ``Group`` nodes:
 The front end says what it knows: each group's ``role`` (a PodSet group's leader and workers),
 the ``Semantics`` the gang follows (separate from the domain-ordering ``Policy``), and facts the
 engine would otherwise recompute on every placement are computed once, when the IR is built
-(``Group.same_shape``, ``Gang.needs_hierarchy``).
+(``Group.same_shape``, ``Group.in_index_order``, ``Group.running``, ``Gang.needs_hierarchy``).
 """
 
 from __future__ import annotations
@@ -111,9 +111,15 @@ class Group:
     role: Role = Role.NONE
     # Every pod has the first pod's shape (so one capacity vector serves the whole leaf).
     same_shape: bool = field(init=False, repr=False, compare=False)
+    # The pods' indices are distinct and ascending (so ``pods`` is already rank order).
+    in_index_order: bool = field(init=False, repr=False, compare=False)
+    # Some pod already runs (``PodSpec.node``).
+    running: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "same_shape", _all_same_shape(self.pods))
+        object.__setattr__(self, "in_index_order", _in_index_order(self.pods))
+        object.__setattr__(self, "running", [p.node for p in self.pods].count(None) != len(self.pods))
 
     @property
     def mode(self) -> Mode:
@@ -190,7 +196,7 @@ def _needs_hierarchy(root: Group) -> bool:
     for group in root.walk():
         if group.min_member is not None or group.min_sub_group is not None or group.topology is not None:
             return True
-        if any(pod.node is not None for pod in group.pods):
+        if group.running:
             return True
     if root.is_leaf:
         return False
@@ -209,6 +215,14 @@ def _all_same_shape(pods: tuple[PodSpec, ...]) -> bool:
         and _all_equal([p.tolerations for p in pods], first.tolerations)
         and _all_equal([p.node_selector for p in pods], first.node_selector)
     )
+
+
+def _in_index_order(pods: tuple[PodSpec, ...]) -> bool:
+    """Whether the pods' indices are distinct and ascending (the usual case: 0, 1, 2, ...)."""
+    indices = [p.index for p in pods]
+    if not indices or indices == list(range(indices[0], indices[0] + len(indices))):  # compared in C
+        return True
+    return indices == sorted(set(indices))
 
 
 def _all_equal(values: list[object], first: object) -> bool:

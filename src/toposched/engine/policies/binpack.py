@@ -24,7 +24,7 @@ from operator import attrgetter
 import numpy as np
 import numpy.typing as npt
 
-from toposched.engine.domain_sums import RowValues
+from toposched.engine.domain_sums import DomainSums, RowValues
 from toposched.engine.ledger import Ledger
 from toposched.engine.ranges import expand
 from toposched.engine.space import NodeSpace, RowScores, TopoView
@@ -39,8 +39,13 @@ _FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
 _FOLD_FROM = 512  # rows from which one folded sort key pays for folding
 
 
-def pod_kinds(pods: list[PodSpec]) -> Counter[Resources]:
-    """Pods per distinct request vector (a gang has few), so sums need not walk every pod."""
+def pod_kinds(pods: list[PodSpec], *, same_shape: bool = False) -> Counter[Resources]:
+    """Pods per distinct request vector (a gang has few), so sums need not walk every pod.
+    ``same_shape``: the caller knows they all have the first one's (no pod is read)."""
+    if same_shape and pods:
+        known: Counter[Resources] = Counter()
+        known[pods[0].requests] = len(pods)
+        return known
     requests = list(map(attrgetter("requests"), pods))
     if requests and requests.count(requests[0]) == len(requests):  # compared in C
         one: Counter[Resources] = Counter()
@@ -82,24 +87,60 @@ class LevelFit:
     fits: BoolArray
 
 
-def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int) -> dict[int, LevelFit]:
+class LevelFits(dict[int, LevelFit]):
+    """``LevelFit`` per level (the root is -1), and the domain orders sorted from them so far
+    (``ordered``): the fits of unchanged sums are reused, and their orders with them."""
+
+    def __init__(self, fits: dict[int, LevelFit]) -> None:
+        super().__init__(fits)
+        self._orders: dict[tuple[int, int, int], dict[int, list[int]]] = {}
+
+    def ordered(self, view: TopoView, top: int, top_index: int, deepest: int) -> dict[int, list[int]]:
+        """``sorted_levels`` for these fits (made once per arguments; read-only)."""
+        key = (top, top_index, deepest)
+        found = self._orders.get(key)
+        if found is None:
+            found = self._orders[key] = sorted_levels(view, self, top, top_index, deepest)
+        return found
+
+
+def level_fits(
+    space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int, *, same_shape: bool = False
+) -> LevelFits:
     """``LevelFit`` for the root (key -1) and levels 0..``deepest``, over every member node of the
     topology (nodes outside the caller's node set count too, as in KAI).
 
     From the space's per-domain sums, which a placement computes once and keeps current (see
-    ``level_fits_direct`` for the same from every row). Whole-pod capacities count at most
-    ``len(pods)`` per node: when a node holds more, the direct computation answers."""
-    n = len(pods)
-    kinds = pod_kinds(pods)
-    total, rep = _demand(tuple(kinds.items()))
+    ``level_fits_direct`` for the same from every row); made once per state of those sums and
+    pods' demand. Whole-pod capacities count at most ``len(pods)`` per node: when a node holds
+    more, the direct computation answers. ``same_shape``: as for ``pod_kinds``."""
+    kinds = tuple(pod_kinds(pods, same_shape=same_shape).items())
+    total, rep = _demand(kinds)
     if rep is not None and not rep:
+        return level_fits_direct(space, view, pods, deepest)
+    resources = tuple(total)
+    free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
+    return free.derived(
+        ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, total, rep)
+    )
+
+
+def _from_sums(
+    space: NodeSpace,
+    view: TopoView,
+    pods: list[PodSpec],
+    deepest: int,
+    free: DomainSums,
+    total: dict[str, int],
+    rep: tuple[tuple[str, int], ...] | None,
+) -> LevelFits:
+    """``level_fits`` from the sums ``free`` (of ``total``'s resources, then whole ``rep`` pods)."""
+    n = len(pods)
+    if rep is not None and free.exceeds(n):
         return level_fits_direct(space, view, pods, deepest)
     # Every level and every resource at once: the sums of the root and of levels 0..deepest
     # sit in one array, a column per resource, then whole pods for homogeneous pods.
     resources = tuple(total)
-    free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
-    if rep is not None and free.exceeds(n):
-        return level_fits_direct(space, view, pods, deepest)
     sums = free.flat(deepest)
     have = sums[:, : len(resources)].T  # a row per resource (the sums are kept column by column)
     want = np.asarray([total[r] for r in resources], dtype=np.int64)[:, None]
@@ -112,7 +153,7 @@ def level_fits(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: i
     for level in range(-1, deepest + 1):
         at = slice(free.start(level), free.start(level + 1))
         out[level] = LevelFit(ratio[at], None if capacity is None else capacity[at], fits[at])
-    return out
+    return LevelFits(out)
 
 
 @lru_cache(maxsize=256)  # gangs have few distinct pod kinds
@@ -154,9 +195,7 @@ def _fit_values(
     return of
 
 
-def level_fits_direct(
-    space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int
-) -> dict[int, LevelFit]:
+def level_fits_direct(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int) -> LevelFits:
     """``level_fits`` computed from every member row (the readable reference)."""
     rows = np.flatnonzero(view.member)
     kinds = pod_kinds(pods)
@@ -187,7 +226,7 @@ def level_fits_direct(
         else:
             fits = ratio <= 1.0
         out[level] = LevelFit(ratio, capacity, fits)
-    return out
+    return LevelFits(out)
 
 
 def sorted_levels(
