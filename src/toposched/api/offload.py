@@ -5,6 +5,11 @@ The hot routes (submit, read, cancel, list nodes) are ``async`` and hand only th
 (compiling a spec, a store commit) to this pool. FastAPI's sync routes instead take three or four
 hops through anyio's 40-thread pool per request (dependencies, the handler, the response
 serialisation), and with the GIL each hop can wait milliseconds behind busy threads.
+
+A call is a plain job on a queue: the pool thread hands its outcome to the awaiting asyncio
+future with one ``call_soon_threadsafe``. ``loop.run_in_executor`` costs the event loop about
+four times as much CPU per call (a ``concurrent.futures.Future`` with its condition and locks,
+then chaining it to an asyncio future).
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ import asyncio
 import contextlib
 import functools
 import json
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 from fastapi import Response
@@ -24,32 +31,24 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _guarded(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+def _guarded(fn: Callable[[], T]) -> T:
     """``fn``'s result; a StopIteration escaping it cannot travel through an asyncio future (the
     request would never be answered), so it becomes a RuntimeError, which the API reports."""
     try:
-        return fn(*args, **kwargs)
+        return fn()
     except StopIteration as exc:
         raise RuntimeError(f"{fn!r} raised StopIteration") from exc
 
 
-def _fulfil(out: Future[R], fn: Callable[[T], R], argument: T) -> None:
-    """Run ``fn(argument)`` and settle ``out`` with its result or exception."""
-    try:
-        result = _guarded(fn, argument)
-    except BaseException as exc:  # handed to the awaiting request, like ``run`` does
-        _settle(out, error=exc)
-        return
-    _settle(out, result=result)
+@dataclass(frozen=True, slots=True)
+class _Job:
+    """``call`` on a pool thread, its outcome for ``waiter`` (a future of ``loop``); with
+    ``then``, the result goes on to that pool and call instead."""
 
-
-def _settle(out: Future[R], *, result: R | None = None, error: BaseException | None = None) -> None:
-    """Finish ``out`` unless it was cancelled (its awaiter gave up)."""
-    with contextlib.suppress(InvalidStateError):
-        if error is not None:
-            out.set_exception(error)
-        else:
-            out.set_result(result)  # type: ignore[arg-type]  # R, set by the caller with error None
+    call: Callable[[], Any]
+    loop: asyncio.AbstractEventLoop
+    waiter: asyncio.Future[Any]
+    then: tuple[Offload, Callable[[Any], Any]] | None = None
 
 
 class Offload:
@@ -62,46 +61,76 @@ class Offload:
     def __init__(self, name: str, workers: int = 4) -> None:
         self._name = name
         self._workers = workers
-        self._pool: ThreadPoolExecutor | None = None  # started on first use, again after ``close``
+        self._lock = threading.Lock()  # guards starting and stopping the threads
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []  # started on first use, again after ``close``
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` on a pool thread; its exception is raised here."""
-        return await asyncio.wrap_future(self.start(fn, *args, **kwargs))
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[T] = loop.create_future()
+        self._put(_Job(functools.partial(fn, *args, **kwargs), loop, waiter))
+        return await waiter
 
-    def start(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Future[T]:
-        """``fn(*args, **kwargs)`` started on a pool thread. Called on the event loop thread."""
-        return self._executor().submit(functools.partial(_guarded, fn, *args, **kwargs))
-
-    def then(self, first: Future[T], fn: Callable[[T], R]) -> Future[R]:
-        """``fn(first's result)`` on a pool thread as soon as ``first`` is done (its exception
-        passes through instead), straight from ``first``'s thread: a hop back through the event
-        loop in between would wait for the GIL there, up to a switch interval (5 ms) under load.
-        Called on the event loop thread; ``fn`` does not run when the result was cancelled."""
-        pool, out = self._executor(), Future[R]()
-
-        def relay(done: Future[T]) -> None:
-            error = done.exception()
-            if error is not None:
-                _settle(out, error=error)
-            elif not out.cancelled():
-                try:
-                    pool.submit(_fulfil, out, fn, done.result())
-                except RuntimeError as exc:  # the pool was shut down meanwhile
-                    _settle(out, error=exc)
-
-        first.add_done_callback(relay)
-        return out
-
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:  # only the event loop thread gets here, so no race
-            self._pool = ThreadPoolExecutor(max_workers=self._workers, thread_name_prefix=self._name)
-        return self._pool
+    async def run_then(self, fn: Callable[[], T], after: Offload, then: Callable[[T], R]) -> R:
+        """``then(fn())``: ``fn`` on a thread of this pool, then ``then`` on one of ``after``,
+        handed over straight from the first thread: a hop back through the event loop in between
+        would wait for the GIL there, up to a switch interval (5 ms) under load. An exception of
+        either is raised here (``then`` does not run when ``fn`` failed)."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[R] = loop.create_future()
+        self._put(_Job(fn, loop, waiter, (after, then)))
+        return await waiter
 
     def close(self) -> None:
-        """Finish the running calls and stop the threads."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)
+        """Finish the queued calls and stop the threads."""
+        with self._lock:
+            threads, self._threads = self._threads, []
+            for _ in threads:
+                self._jobs.put(None)  # after the queued jobs: each thread stops at one
+        for thread in threads:
+            thread.join()
+
+    def _put(self, job: _Job) -> None:
+        if not self._threads:
+            with self._lock:
+                while len(self._threads) < self._workers:
+                    thread = threading.Thread(
+                        target=self._work, name=f"{self._name}_{len(self._threads)}", daemon=True
+                    )
+                    thread.start()
+                    self._threads.append(thread)
+        self._jobs.put(job)
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            if job.waiter.cancelled():
+                continue  # its request gave up before the call started
+            try:
+                result = _guarded(job.call)
+            except BaseException as exc:  # raised in the awaiting request, which reports it
+                _hand_back(job, _fail, exc)
+                continue
+            if job.then is None:
+                _hand_back(job, _succeed, result)
+            else:
+                after, then = job.then
+                after._put(_Job(functools.partial(then, result), job.loop, job.waiter))
+
+
+def _hand_back(job: _Job, settle: Callable[[asyncio.Future[Any], Any], None], outcome: object) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits for the answer
+        job.loop.call_soon_threadsafe(settle, job.waiter, outcome)
+
+
+def _succeed(waiter: asyncio.Future[Any], result: object) -> None:
+    if not waiter.cancelled():
+        waiter.set_result(result)
+
+
+def _fail(waiter: asyncio.Future[Any], error: BaseException) -> None:
+    if not waiter.cancelled():
+        waiter.set_exception(error)
 
 
 def json_response(body: Any, status_code: int = 200) -> Response:
