@@ -35,6 +35,7 @@ def test_run_and_run_then_pass_results_and_errors_to_the_request() -> None:
             await first.run_then(lambda: 1, second, lambda _: next(iter(())))
         assert await asyncio.gather(*(second.run(double, n) for n in range(20))) == [2 * n for n in range(20)]
 
+    second.open()  # started up front, as the app does; ``first`` starts its thread on first use
     try:
         asyncio.run(requests())
         first.close()

@@ -63,7 +63,8 @@ class Offload:
         self._workers = workers
         self._lock = threading.Lock()  # guards starting and stopping the threads
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []  # started on first use, again after ``close``
+        self._threads: list[threading.Thread] = []  # started as needed, again after ``close``
+        self._idle = threading.Semaphore(0)  # a count for each job a thread finished
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """``fn(*args, **kwargs)`` on a pool thread; its exception is raised here."""
@@ -82,6 +83,13 @@ class Offload:
         self._put(_Job(fn, loop, waiter, (after, then)))
         return await waiter
 
+    def open(self) -> None:
+        """Start every thread now: a thread starting under load waits for the GIL before its
+        starter goes on, so the app starts its pools before it serves the first burst."""
+        with self._lock:
+            while len(self._threads) < self._workers:
+                self._start_thread()
+
     def close(self) -> None:
         """Finish the queued calls and stop the threads."""
         with self._lock:
@@ -90,32 +98,40 @@ class Offload:
                 self._jobs.put(None)  # after the queued jobs: each thread stops at one
         for thread in threads:
             thread.join()
+        with self._lock:
+            self._idle = threading.Semaphore(0)  # the stopped threads' counts
 
     def _put(self, job: _Job) -> None:
-        if not self._threads:
+        """Queue ``job``; a new thread starts only when none is idle and the pool is not full."""
+        if len(self._threads) < self._workers and not self._idle.acquire(blocking=False):
             with self._lock:
-                while len(self._threads) < self._workers:
-                    thread = threading.Thread(
-                        target=self._work, name=f"{self._name}_{len(self._threads)}", daemon=True
-                    )
-                    thread.start()
-                    self._threads.append(thread)
+                if len(self._threads) < self._workers:
+                    self._start_thread()
         self._jobs.put(job)
+
+    def _start_thread(self) -> None:
+        thread = threading.Thread(target=self._work, name=f"{self._name}_{len(self._threads)}", daemon=True)
+        thread.start()
+        self._threads.append(thread)
 
     def _work(self) -> None:
         while (job := self._jobs.get()) is not None:
-            if job.waiter.cancelled():
-                continue  # its request gave up before the call started
-            try:
-                result = _guarded(job.call)
-            except BaseException as exc:  # raised in the awaiting request, which reports it
-                _hand_back(job, _fail, exc)
-                continue
-            if job.then is None:
-                _hand_back(job, _succeed, result)
-            else:
-                after, then = job.then
-                after._put(_Job(functools.partial(then, result), job.loop, job.waiter))
+            self._run(job)
+            self._idle.release()
+
+    def _run(self, job: _Job) -> None:
+        if job.waiter.cancelled():
+            return  # its request gave up before the call started
+        try:
+            result = _guarded(job.call)
+        except BaseException as exc:  # raised in the awaiting request, which reports it
+            _hand_back(job, _fail, exc)
+            return
+        if job.then is None:
+            _hand_back(job, _succeed, result)
+        else:
+            after, then = job.then
+            after._put(_Job(functools.partial(then, result), job.loop, job.waiter))
 
 
 def _hand_back(job: _Job, settle: Callable[[asyncio.Future[Any], Any], None], outcome: object) -> None:
