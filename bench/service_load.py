@@ -6,6 +6,8 @@ rack-required. Prints request count, p50 / p99 latency, the status mix and the s
 per request (read from /proc where there is one). Every client waits for each answer before it
 sends the next request, so latency is about clients / throughput: on a shared machine the CPU time
 per request is the steadier figure; throughput is requests per second of the load's wall time.
+The clients run in this process, the server in its own; the clients' CPU time per request is
+printed too, since on a small machine it competes with the server's.
 ``--runs N`` starts a fresh server N times and prints the medians. ``--baseline SRC`` alternates
 each run with a server importing toposched from the source tree SRC (e.g. an older checkout's
 ``src``), so load from other processes falls on both alike, and prints the ratios.
@@ -56,10 +58,13 @@ class Figures:
     p99s: list[float] = field(default_factory=list)
     throughputs: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
+    client_cpus: list[float] = field(default_factory=list)
     errors: int = 0
     overcommits: int = 0
 
-    def add(self, result: LoadResult, seconds: float, per_request: float | None, overcommit: int) -> None:
+    def add(self, load: Load) -> None:
+        result, seconds, per_request, overcommit = load.result, load.seconds, load.server_cpu, load.overcommits
+        self.client_cpus.append(load.client_cpu)
         self.p50s.append(result.percentile(0.5))
         self.p99s.append(result.percentile(0.99))
         self.throughputs.append(len(result.latencies) / seconds)
@@ -76,15 +81,25 @@ class Figures:
         cpu = f"{self.cpu * 1000:.2f} ms" if self.cpu is not None else "n/a"
         return (
             f"p50 {statistics.median(self.p50s) * 1000:.1f} ms, p99 {statistics.median(self.p99s) * 1000:.1f} ms, "
-            f"throughput {statistics.median(self.throughputs):.0f}/s, server CPU per request {cpu}"
+            f"throughput {statistics.median(self.throughputs):.0f}/s, server CPU per request {cpu}, "
+            f"client CPU per request {statistics.median(self.client_cpus) * 1000:.2f} ms"
         )
 
 
-def one_run(
-    clients: int, rounds: int, client: ClientKind, source: str | None
-) -> tuple[LoadResult, float, float | None, int]:
-    """One load on a fresh server (importing toposched from ``source`` when given): the result,
-    its wall seconds, server CPU seconds per request, over-commits."""
+@dataclass(frozen=True)
+class Load:
+    """One load on a fresh server: the clients' result, its wall seconds, the server's and the
+    clients' CPU seconds per request (the server's None without /proc), over-commits found after."""
+
+    result: LoadResult
+    seconds: float
+    server_cpu: float | None
+    client_cpu: float
+    overcommits: int
+
+
+def one_run(clients: int, rounds: int, client: ClientKind, source: str | None) -> Load:
+    """One load on a fresh server (importing toposched from ``source`` when given)."""
     env = dict(os.environ)
     if source is not None:  # the server inherits the environment
         os.environ["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")])
@@ -95,26 +110,27 @@ def one_run(
         os.environ.update(env)
 
 
-def _load(clients: int, rounds: int, client: ClientKind) -> tuple[LoadResult, float, float | None, int]:
+def _load(clients: int, rounds: int, client: ClientKind) -> Load:
     with tempfile.TemporaryDirectory() as workdir:
         server = Server(Path(workdir), cluster=cluster_yaml())
         server.start()
         assert server.process is not None
         pid = server.process.pid
         try:
-            before, started = cpu_seconds(pid), time.perf_counter()
+            before, started, own = cpu_seconds(pid), time.perf_counter(), time.process_time()
             result = asyncio.run(
                 run_load(
                     server.url, list(USERS.values()), ADMIN, clients=clients, rounds=rounds, client=client
                 )
             )
-            after, seconds = cpu_seconds(pid), time.perf_counter() - started
+            after, seconds, own = cpu_seconds(pid), time.perf_counter() - started, time.process_time() - own
         finally:
             server.stop()
         per_request = None
         if before is not None and after is not None and result.latencies:
             per_request = (after - before) / len(result.latencies)
-        return result, seconds, per_request, len(overcommitted(server.db))
+        requests = max(1, len(result.latencies))
+        return Load(result, seconds, per_request, own / requests, len(overcommitted(server.db)))
 
 
 def main() -> None:
@@ -133,13 +149,13 @@ def main() -> None:
     figures, baseline = Figures(), Figures()
     for _ in range(args.runs):
         if args.baseline is not None:
-            result, seconds, per_request, overcommit = one_run(clients, rounds, args.client, args.baseline)
-            print(f"baseline: {result.summary()}")
-            baseline.add(result, seconds, per_request, overcommit)
-        result, seconds, per_request, overcommit = one_run(clients, rounds, args.client, None)
-        print(result.summary())
-        print(result.methods())
-        figures.add(result, seconds, per_request, overcommit)
+            load = one_run(clients, rounds, args.client, args.baseline)
+            print(f"baseline: {load.result.summary()}")
+            baseline.add(load)
+        load = one_run(clients, rounds, args.client, None)
+        print(load.result.summary())
+        print(load.result.methods())
+        figures.add(load)
     print(f"median of {args.runs}: {figures.summary()}")
     if args.baseline is not None:
         print(f"baseline median of {args.runs}: {baseline.summary()}")

@@ -187,3 +187,20 @@ def test_a_commit_by_another_process_moves_the_version(tmp_path: Path) -> None:
         theirs.put_nodes([gpu_node("n9")])
         assert ours.version() != before
         assert [n.name for n in ours.get_nodes()] == ["n9"]
+
+
+def test_submit_and_release_answer_the_rows_as_read_back(tmp_path: Path) -> None:
+    """Submitting returns the row its INSERT wrote and a release the record it changed, without
+    reading them again: both must be exactly what a later read gives."""
+    with SqliteStore(tmp_path / "state.db") as store:
+        store.put_nodes([gpu_node("n1")])
+        first, second = store.submit_workload(workload("a"), event()), store.submit_workload(workload("b"))
+        assert (first.sequence, second.sequence) == (1, 2)
+        assert [store.get_workload(first.id), store.get_workload(second.id)] == [first, second]
+        store.admit(second.id, {"pods": ["n1"]}, {"n1": gpus(4)}, event())
+        for record in (first, second):
+            cancelled = store.release(record.id, WorkloadState.CANCELLED, event())
+            assert cancelled == store.get_workload(record.id)
+            assert cancelled.state is WorkloadState.CANCELLED
+            assert store.release(record.id, WorkloadState.CANCELLED, event()) == cancelled  # idempotent
+        assert store.reserved_by_node() == {}

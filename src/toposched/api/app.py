@@ -75,6 +75,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        for pool in (offload, submissions, commits):
+            pool.open()
         thread = None
         if run_loop:
             thread = threading.Thread(

@@ -13,6 +13,7 @@ per call while other threads compile specs, stalling every connection.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,8 +37,8 @@ class WorkloadVerbs:
 
     async def submit(self, owner: str, fields: SubmitFields) -> dict[str, Any]:
         """Store a workload as pending; the answer comes after the store commit (durable)."""
-        prepared = await self.compiling.run(self._prepare, owner, fields)
-        record = await self.waiting.run(self.scheduler.commit, prepared)
+        prepare = functools.partial(self._prepare, owner, fields)
+        record = await self.compiling.run_then(prepare, self.waiting, self.scheduler.commit)
         return workload_json(record, with_spec=False)
 
     async def read(self, user: User, workload_id: int) -> dict[str, Any]:

@@ -443,8 +443,9 @@ class Scheduler:
         """The topology a submission uses and its gang: the requested topology, else the one the
         spec names, else the only shared one (pool topologies are their pool's own)."""
         state = self._state
-        context = state.context()
-        known = shared_of(state.store.list_pools(), context.topologies)
+        pool_records = state.store.list_pools()
+        context = state.context(pool_records)
+        known = shared_of(pool_records, context.topologies)
         default = known[0].name if len(known) == 1 else None
         try:
             chosen, compiled = state.registry.compile_for(

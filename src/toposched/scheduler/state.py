@@ -71,9 +71,11 @@ class State:
         """Every stored topology the gang's groups name (NotFoundError for one that is gone)."""
         return [self.store.get_topology(name) for name in named_topologies(gang)]
 
-    def context(self) -> CompileContext:
-        """What front ends may read: the stored topologies and OSMO pools, and the pod limit."""
-        pool_records = self.store.list_pools()
+    def context(self, pool_records: Sequence[PoolRecord] | None = None) -> CompileContext:
+        """What front ends may read: the stored topologies and OSMO pools (``pool_records`` when
+        the caller read them already), and the pod limit."""
+        if pool_records is None:
+            pool_records = self.store.list_pools()
         entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
         return CompileContext(
             topologies=tuple(self.store.list_topologies()), pools=entries, max_pods=self.config.max_pods

@@ -14,6 +14,7 @@ commit without waiting for a writer's fsync, so a request's read never queues be
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -28,7 +29,6 @@ from toposched.store.codecs import (
     loads,
     node_to_json,
     resources_to_json,
-    topology_from_json,
     topology_to_json,
     workload_from_row,
 )
@@ -49,6 +49,7 @@ from toposched.store.sqlite_rows import (
     NodeReader,
     booked_by_node,
     booked_on,
+    decode_topology,
     insert_event,
     next_sequence,
     read_events,
@@ -152,7 +153,7 @@ class SqliteStore:
         """Every topology, sorted by name."""
         with self._tx("reading topologies") as db:
             rows = db.execute("SELECT data FROM topologies ORDER BY name").fetchall()
-        return [topology_from_json(loads(row[0], "topology")) for row in rows]
+        return [decode_topology(row[0], "topology") for row in rows]
 
     def delete_topology(self, name: str) -> None:
         """Delete a topology; ConflictError while a live workload or a pool references it."""
@@ -227,11 +228,13 @@ class SqliteStore:
     def _insert_workload(
         self, db: sqlite3.Connection, record: WorkloadRecord, event: EventRecord | None
     ) -> WorkloadRecord:
-        cursor = db.execute(
+        # One statement assigns the next sequence, inserts and reads the row back: every SQLite
+        # call lets other threads take the GIL, and winning it back can take a switch interval.
+        rows = db.execute(
             "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
-            " submitted_at, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " submitted_at, state) VALUES ((SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads),"
+            f" ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {WORKLOAD_COLUMNS}",
             (
-                next_sequence(db),
                 record.name,
                 record.kind,
                 record.owner,
@@ -242,11 +245,11 @@ class SqliteStore:
                 record.submitted_at,
                 str(WorkloadState.PENDING),
             ),
-        )
-        assert cursor.lastrowid is not None  # an INSERT into a rowid table always sets it
+        ).fetchall()  # all rows, so the statement is finished before the transaction commits
+        stored = workload_from_row(rows[0])
         if event is not None:
-            insert_event(db, event, cursor.lastrowid)
-        return read_workload(db, cursor.lastrowid)
+            insert_event(db, event, stored.id)
+        return stored
 
     def get_workload(self, workload_id: int) -> WorkloadRecord:
         """One workload by id."""
@@ -423,9 +426,10 @@ class SqliteStore:
         self, db: sqlite3.Connection, workload_id: int, new_state: WorkloadState, event: EventRecord
     ) -> WorkloadRecord:
         record = read_workload(db, workload_id)
-        if rules.check_release(record, new_state):
-            transition(db, record, event, new_state, free=True)
-        return read_workload(db, workload_id)
+        if not rules.check_release(record, new_state):
+            return record
+        transition(db, record, event, new_state, free=True)
+        return dataclasses.replace(record, state=new_state)  # the row as it now reads
 
     def evict(self, workload_id: int, event: EventRecord, explanation: Json = None) -> WorkloadRecord:
         """Admitted/running -> evicted, freeing its reservations; idempotent."""

@@ -164,4 +164,11 @@ def read_topology(db: sqlite3.Connection, name: str) -> Topology:
     if row is None:
         known = [r[0] for r in db.execute("SELECT name FROM topologies")]
         raise NotFoundError("topology", name, f"known topologies: {known_names(known)}")
-    return topology_from_json(loads(row[0], f"topology {name!r}"))
+    return decode_topology(row[0], f"topology {name!r}")
+
+
+@functools.lru_cache(maxsize=256)
+def decode_topology(text: str, what: str) -> Topology:
+    """One stored topology. Topologies are immutable values that rarely change, and decoding
+    validates every level and alias: every submission and every cycle reads them."""
+    return topology_from_json(loads(text, what))
