@@ -23,7 +23,13 @@ from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore
 from toposched.wire.core import node_object, pod_object
 from toposched.wire.kueue import topology_object
-from toposched.wire.scheduling import PodGroup, PodGroupTemplate, scheduling_group
+from toposched.wire.scheduling import (
+    V1ALPHA3,
+    CompositePodGroup,
+    PodGroup,
+    PodGroupTemplate,
+    scheduling_group,
+)
 
 ZONE, RACK, HOST = "topology.kubernetes.io/zone", "example.com/rack", "kubernetes.io/hostname"
 TOPOLOGY = Topology.create("default", [ZONE, RACK, HOST])
@@ -118,6 +124,20 @@ def kai_pod(name: str, group: str = "pg", *, gpus: int = 8) -> dict[str, Any]:
 def kube_podgroup(name: str = "workers", min_count: int | None = 3, *, key: str = RACK) -> dict[str, Any]:
     """An upstream ``scheduling.k8s.io`` PodGroup (``min_count`` None: the basic policy)."""
     return PodGroup(PodGroupTemplate(name, min_count=min_count, key=key)).to_object()
+
+
+def kube_child(name: str, parent: str, min_count: int | None, *, key: str | None = None) -> dict[str, Any]:
+    """A ``v1alpha3`` PodGroup under the CompositePodGroup ``parent``."""
+    return PodGroup(PodGroupTemplate(name, min_count=min_count, key=key), parent=parent).to_object(V1ALPHA3)
+
+
+def kube_composite(
+    name: str = "train", min_group_count: int | None = 2, *, key: str = RACK
+) -> dict[str, Any]:
+    """A root CompositePodGroup (``min_group_count`` None: the basic policy) of Workload ``train``."""
+    return CompositePodGroup(
+        name, min_group_count=min_group_count, key=key, workload="train", template=name
+    ).to_object()
 
 
 def kube_pod(name: str, group: str = "workers", *, gpus: int = 8) -> dict[str, Any]:

@@ -6,7 +6,7 @@ requests and read real responses: list (with ``resourceVersion`` and ``labelSele
 chunked stream of JSON lines with bookmarks; 410 Gone as an HTTP status or an in-stream ERROR),
 get, create, replace (409 on a stale ``resourceVersion``), patch (merge, simplified strategic, JSON
 patch: see ``kube_test_patches``), server-side apply (simplified: see ``kube_test_store``) and
-delete, for Nodes, Pods, Leases, the topology CRDs and upstream PodGroups and Workloads. Anything
+delete, for Nodes, Pods, Leases, the topology CRDs and upstream PodGroups, Workloads and CompositePodGroups. Anything
 else is 404, as on a cluster where that API is not installed.
 
 Every request is recorded as a ``Call`` (the RBAC verb, group, resource, namespace) so tests can
@@ -35,7 +35,9 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_COMPOSITE_PODGROUPS,
     KUBE_PODGROUPS,
+    KUBE_PODGROUPS_V1ALPHA3,
     KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     LEASES,
@@ -55,7 +57,9 @@ RESOURCES = (
     KUEUE_TOPOLOGIES,
     GROVE_CLUSTER_TOPOLOGIES,
     KUBE_PODGROUPS,
+    KUBE_PODGROUPS_V1ALPHA3,  # the same objects (stored by group and plural), as v1alpha3 serves them
     KUBE_WORKLOADS,
+    KUBE_COMPOSITE_PODGROUPS,
 )
 APPLY = "application/apply-patch+yaml"
 _PATCHERS: dict[str, Callable[[Any, Any], Any]] = {

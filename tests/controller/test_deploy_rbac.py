@@ -27,7 +27,9 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_COMPOSITE_PODGROUPS,
     KUBE_PODGROUPS,
+    KUBE_PODGROUPS_V1ALPHA3,
     KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     LEASES,
@@ -78,7 +80,8 @@ def inform(server: KubeTestServer, api: RestKubeApi, resource: Resource) -> None
 def run_ungater(server: KubeTestServer, api: RestKubeApi) -> None:
     elect(server, api)
     informed = (KAI_TOPOLOGIES, KUEUE_TOPOLOGIES, GROVE_CLUSTER_TOPOLOGIES, NODES, PODS, KAI_PODGROUPS)
-    for resource in (*informed, KUBE_PODGROUPS, KUBE_WORKLOADS):
+    upstream = (KUBE_PODGROUPS_V1ALPHA3, KUBE_PODGROUPS, KUBE_WORKLOADS, KUBE_COMPOSITE_PODGROUPS)
+    for resource in (*informed, *upstream):
         inform(server, api, resource)
     server.add_pod("worker-0", namespace="team-a")
     server.add_pod("worker-1", namespace="team-a")

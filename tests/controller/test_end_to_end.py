@@ -11,7 +11,15 @@ from contextlib import contextmanager
 
 import pytest
 from kubernetes.client import Configuration
-from tests.controller.cluster import TOPOLOGY, kube_pod, kube_podgroup, kueue_pod, node
+from tests.controller.cluster import (
+    TOPOLOGY,
+    kube_child,
+    kube_composite,
+    kube_pod,
+    kube_podgroup,
+    kueue_pod,
+    node,
+)
 from tests.controller.kube_test_server import RESOURCES, KubeTestServer
 from tests.controller.rbac import granted, permitted
 from tests.controller.test_sync import service
@@ -23,7 +31,9 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_COMPOSITE_PODGROUPS,
     KUBE_PODGROUPS,
+    KUBE_PODGROUPS_V1ALPHA3,
     KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     NODES,
@@ -104,10 +114,40 @@ def test_the_ungater_places_and_ungates_an_upstream_podgroup_over_http_within_it
     assert undeclared == []
 
 
+def test_the_ungater_places_and_ungates_a_composite_podgroup_tree_over_http_within_its_rbac(
+    kube_test_server: KubeTestServer, kube_api: RestKubeApi
+) -> None:
+    kube_test_server.add(KUEUE_TOPOLOGIES, topology_object(TOPOLOGY))
+    for i in range(6):
+        kube_test_server.add(NODES, node(i))
+    members = {"l0": "leader", "w0": "workers", "w1": "workers"}
+    for name, group in members.items():
+        kube_test_server.add(PODS, kube_pod(name, group, gpus=4))
+    kube_test_server.add(KUBE_COMPOSITE_PODGROUPS, kube_composite())
+    kube_test_server.add(KUBE_PODGROUPS_V1ALPHA3, kube_child("leader", "train", 1))
+    kube_test_server.add(KUBE_PODGROUPS_V1ALPHA3, kube_child("workers", "train", 2))
+    options = Options(identity="replica-a", metrics_port=0, interval=0.05)
+
+    with running(kube_api, options):
+        wait_until(
+            lambda: not any(is_gated(kube_test_server.object(PODS, n)) for n in members),
+            what="the tree's pods are ungated",
+            timeout=60,
+        )
+
+    pods = [kube_test_server.object(PODS, n) for n in members]
+    hosts = [p["spec"]["nodeSelector"]["kubernetes.io/hostname"] for p in pods]
+    racks = {kube_test_server.object(NODES, h)["metadata"]["labels"]["example.com/rack"] for h in hosts}
+    assert len(racks) == 1  # the root CompositePodGroup's constraint: one rack
+    undeclared = [c for c in kube_test_server.calls if not permitted(granted(Mode.UNGATER), c)]
+    assert undeclared == []
+
+
 def test_a_cluster_without_the_upstream_scheduling_api_is_watched_without_it(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    served = tuple(r for r in RESOURCES if r not in (KUBE_PODGROUPS, KUBE_WORKLOADS))
+    upstream = (KUBE_PODGROUPS, KUBE_PODGROUPS_V1ALPHA3, KUBE_WORKLOADS, KUBE_COMPOSITE_PODGROUPS)
+    served = tuple(r for r in RESOURCES if r not in upstream)
     server = KubeTestServer(served).start()
     api = RestKubeApi(Configuration(host=server.url), request_timeout=10)
     try:
@@ -121,12 +161,14 @@ def test_a_cluster_without_the_upstream_scheduling_api_is_watched_without_it(
         ctl = UngaterController(api, Scheduler(MemoryStore(), clock), clock, watch_seconds=0)
         for _ in range(3):
             ctl.step()
-        assert ctl.missing_kinds == {KUBE_PODGROUPS, KUBE_WORKLOADS}
+        assert ctl.missing_kinds == set(upstream)
         assert not any(is_gated(server.object(PODS, n)) for n in ("p0", "p1"))  # the other gangs go on
         said = [r.getMessage() for r in caplog.records if "not served" in r.getMessage()]
         assert sorted(said) == [  # once each, then not asked again
-            "scheduling.k8s.io/podgroups is not served by this cluster; not watched",
-            "scheduling.k8s.io/workloads is not served by this cluster; not watched",
+            "scheduling.k8s.io/v1alpha3/compositepodgroups is not served by this cluster; not watched",
+            "scheduling.k8s.io/v1alpha3/podgroups is not served by this cluster; not watched",
+            "scheduling.k8s.io/v1beta1/podgroups is not served by this cluster; not watched",
+            "scheduling.k8s.io/v1beta1/workloads is not served by this cluster; not watched",
         ]
     finally:
         api.close()

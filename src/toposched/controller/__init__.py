@@ -16,8 +16,8 @@ which offers only per-object optimistic concurrency; a MemoryStore keeps those r
 only one replica acts at a time (leader election), so no second writer needs them.
 
 Modules: ``kubeapi`` (the calls made), ``informer`` (list + watch caches), ``mirror`` (caches →
-the scheduler's nodes and topologies), ``keys`` / ``gangs`` / ``records`` (what pods say),
-``expectations`` and ``retry`` (safe writes), ``ungater`` (the gang reconciler), ``ungating``
-(one step of the ungater mode), ``sync`` (the sync mode), ``leader`` (the Lease), ``metrics``
+the scheduler's nodes and topologies), ``keys`` / ``gangs`` / ``composites`` / ``records`` (what
+pods say), ``expectations`` and ``retry`` (safe writes), ``ungater`` (the gang reconciler),
+``ungating`` (one step of the ungater mode), ``sync`` (the sync mode), ``leader`` (the Lease), ``metrics``
 (``/metrics`` and ``/healthz``) and ``app`` (all of it, as ``toposched controller`` runs it).
 """

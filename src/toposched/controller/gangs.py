@@ -9,11 +9,10 @@ level sets none); a ``scheduling.k8s.io`` PodGroup when it exists and has at lea
 by 1.35's ``workloadRef`` wait for their Workload instead, whose template the front end makes the
 PodGroup from. Only a whole gang is compiled and placed.
 
-Each upstream PodGroup is a gang of its own, as kube-scheduler schedules each PodGroup
-independently. Its Workload is not passed: a PodGroup carries its own copy of the template's
-settings and its ``workloadRef`` is informational. CompositePodGroup trees are not ungated:
-their link, a PodGroup's ``parentCompositePodGroupName``, is a ``v1alpha3`` field the ``v1beta1``
-PodGroups read here do not carry.
+Each upstream PodGroup without a parent is a gang of its own, as kube-scheduler schedules each
+PodGroup independently. Its Workload is not passed: a PodGroup carries its own copy of the
+template's settings and its ``workloadRef`` is informational. The PodGroups under one root
+CompositePodGroup are one gang (``composites``), compiled with the root's Workload, if cached.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toposched.controller.composites import CompositeTree, composite_trees
 from toposched.controller.keys import (
     GangKey,
     Membership,
@@ -43,12 +43,14 @@ FINISHED = frozenset({"Succeeded", "Failed"})
 @dataclass(slots=True)
 class GangPods:
     """The controller's live pods of one gang (sorted by name), its PodGroup (KAI or upstream),
-    if any, and the Workload whose template a 1.35 upstream gang's pods name."""
+    if any, the Workload whose template a 1.35 upstream gang's pods name (or a tree's root was
+    stamped from) and a CompositePodGroup tree's cached objects."""
 
     key: GangKey
     pods: list[Object] = field(default_factory=list)
     podgroup: Object | None = None
     workload: Object | None = None
+    tree: CompositeTree | None = None
 
     @property
     def names(self) -> list[str]:
@@ -72,6 +74,8 @@ class GangPods:
                 return "its pods disagree on (or lack) a positive kueue.x-k8s.io/pod-group-total-count"
             total = totals.pop() or 0
             return None if have >= total else f"{have} of {total} pods exist"
+        if self.tree is not None:
+            return self.tree.missing(self.key.name, self.pods)
         if self.key.membership is Membership.KUBE:
             need = self._min_count()
             if need is None:
@@ -84,11 +88,14 @@ class GangPods:
 
     def documents(self, topology: Topology | None = None) -> list[Object]:
         """The input the front end compiles: the PodGroup (KAI or upstream; for 1.35 pods the
-        Workload) and the pods as submitted, that is without the selector the controller added
+        Workload; for a tree its Workload, CompositePodGroups and PodGroups) and the pods as submitted, that is without the selector the controller added
         (``topology`` names the recorded one)."""
         pods = [original_pod(p, topology) for p in self.pods]
         if self.key.membership is Membership.KUEUE:
             return pods
+        if self.tree is not None:
+            workload = [self.workload] if self.workload is not None else []
+            return [*workload, *self.tree.objects(), *pods]
         head = self.podgroup or self.workload
         return [head, *pods] if head is not None else pods
 
@@ -134,10 +141,16 @@ class GroupObjects:
     kai_podgroups: Mapping[str, Object] = field(default_factory=dict)
     kube_podgroups: Mapping[str, Object] = field(default_factory=dict)
     kube_workloads: Mapping[str, Object] = field(default_factory=dict)
+    kube_composites: Mapping[str, Object] = field(default_factory=dict)
 
-    def gang(self, key: GangKey, pod: Object) -> GangPods:
+    def gang(self, key: GangKey, pod: Object, trees: Mapping[GangKey, CompositeTree]) -> GangPods:
         """An empty gang with the objects it is read against (``pod``: its first pod)."""
         name = f"{key.namespace}/{key.name}"
+        if key.membership is Membership.KUBE_COMPOSITE:
+            tree = trees.get(key) or CompositeTree()
+            workload = tree.workload(key.name)
+            found = self.kube_workloads.get(f"{key.namespace}/{workload}") if workload else None
+            return GangPods(key, workload=found, tree=tree)
         if key.membership is Membership.KAI:
             return GangPods(key, podgroup=self.kai_podgroups.get(name))
         if key.membership is Membership.KUBE:
@@ -152,14 +165,16 @@ class GroupObjects:
 
 def group_pods(pods: Iterable[Object], objects: GroupObjects) -> dict[GangKey, GangPods]:
     """The controller's live pods by gang."""
+    trees = composite_trees(objects.kube_podgroups, objects.kube_composites)
     gangs: dict[GangKey, GangPods] = {}
     for pod in pods:
         key = gang_of(pod)
         if key is None or not is_live(pod) or not is_managed(pod):
             continue
+        key = trees.key_of(key)
         gang = gangs.get(key)
         if gang is None:
-            gang = gangs[key] = objects.gang(key, pod)
+            gang = gangs[key] = objects.gang(key, pod, trees.trees)
         gang.pods.append(pod)
     for gang in gangs.values():
         gang.pods.sort(key=name_of)

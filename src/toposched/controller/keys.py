@@ -4,7 +4,8 @@ A pod is the controller's to ungate when it carries the scheduling gate ``GATE``
 identity: the Kueue pod-group label (with the total-count annotation), the ``pod-group-name``
 annotation KAI, OSMO and Grove put on their pods (naming a KAI PodGroup), Grove's PodGang label,
 or upstream Kubernetes' ``spec.schedulingGroup.podGroupName`` (naming a ``scheduling.k8s.io``
-PodGroup; 1.35's ``spec.workloadRef`` names a Workload's template instead).
+PodGroup; 1.35's ``spec.workloadRef`` names a Workload's template instead). A pod's key names what
+the pod itself says; ``composites`` moves the pods of a PodGroup with a parent to its tree.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class Membership(StrEnum):
     KUEUE = "kueue"  # kueue.x-k8s.io/pod-group-name label + pod-group-total-count annotation
     KAI = "kai"  # pod-group-name annotation (KAI, OSMO, Grove) or grove.io/podgang: a KAI PodGroup
     KUBE = "kube"  # spec.schedulingGroup.podGroupName (or 1.35 workloadRef): a scheduling.k8s.io PodGroup
+    KUBE_COMPOSITE = "kube-composite"  # that PodGroup has a parent: the root CompositePodGroup of its tree
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -54,9 +54,14 @@ KUEUE_TOPOLOGIES = Resource("kueue.x-k8s.io", "v1beta2", "topologies", "Topology
 GROVE_CLUSTER_TOPOLOGIES = Resource(
     "grove.io", "v1alpha1", "clustertopologies", "ClusterTopology", namespaced=False
 )
-# Upstream gang scheduling (scheduling.k8s.io): the beta Workload and PodGroup.
+# Upstream gang scheduling (scheduling.k8s.io): the beta Workload and PodGroup, and the alpha
+# CompositePodGroup with the same PodGroups as v1alpha3 serves them (with their parent link).
 KUBE_WORKLOADS = Resource("scheduling.k8s.io", "v1beta1", "workloads", "Workload")
 KUBE_PODGROUPS = Resource("scheduling.k8s.io", "v1beta1", "podgroups", "PodGroup")
+KUBE_PODGROUPS_V1ALPHA3 = Resource("scheduling.k8s.io", "v1alpha3", "podgroups", "PodGroup")
+KUBE_COMPOSITE_PODGROUPS = Resource(
+    "scheduling.k8s.io", "v1alpha3", "compositepodgroups", "CompositePodGroup"
+)
 
 
 class EventType(StrEnum):

@@ -19,6 +19,7 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_COMPOSITE_PODGROUPS,
     KUBE_PODGROUPS,
     KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
@@ -59,7 +60,8 @@ PERMISSIONS: dict[Mode, frozenset[Permission]] = {
     | grants(NODES, READ)
     | grants(PODS, (*READ, "patch", "delete"))  # patch: assign and ungate; delete: evict from a failed node
     | grants(KAI_PODGROUPS, READ)  # gang membership of KAI, OSMO and Grove pods
-    | grants(KUBE_PODGROUPS, READ)  # upstream gangs: pods name them by spec.schedulingGroup
+    | grants(KUBE_PODGROUPS, READ)  # upstream gangs: pods name them by spec.schedulingGroup (any version)
+    | grants(KUBE_COMPOSITE_PODGROUPS, READ)  # the trees PodGroups with a parent belong to
     | grants(KUBE_WORKLOADS, READ)  # the templates 1.35 pods name by spec.workloadRef
     | grants(KAI_TOPOLOGIES, READ)
     | grants(KUEUE_TOPOLOGIES, READ)

@@ -42,7 +42,12 @@ from toposched.wire.core import annotations_patch
 log = logging.getLogger(__name__)
 
 OWNER = "toposched-controller"
-HINTS = {Membership.KUEUE: "kueue", Membership.KAI: "kai", Membership.KUBE: "kube"}
+HINTS = {
+    Membership.KUEUE: "kueue",
+    Membership.KAI: "kai",
+    Membership.KUBE: "kube",
+    Membership.KUBE_COMPOSITE: "kube",
+}
 
 
 @dataclass(frozen=True, slots=True)

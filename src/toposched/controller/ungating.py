@@ -10,6 +10,7 @@ rebuilds the scheduler's state from the pods' recorded assignments before anythi
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
@@ -20,7 +21,9 @@ from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
     KAI_PODGROUPS,
     KAI_TOPOLOGIES,
+    KUBE_COMPOSITE_PODGROUPS,
     KUBE_PODGROUPS,
+    KUBE_PODGROUPS_V1ALPHA3,
     KUBE_WORKLOADS,
     KUEUE_TOPOLOGIES,
     NODES,
@@ -40,7 +43,14 @@ log = logging.getLogger(__name__)
 
 TOPOLOGY_RESOURCES = (KAI_TOPOLOGIES, KUEUE_TOPOLOGIES, GROVE_CLUSTER_TOPOLOGIES)
 # Kinds a cluster may not serve (CRD not installed, API group not enabled): 404 means "none here".
-OPTIONAL_RESOURCES = (*TOPOLOGY_RESOURCES, KAI_PODGROUPS, KUBE_PODGROUPS, KUBE_WORKLOADS)
+OPTIONAL_RESOURCES = (
+    *TOPOLOGY_RESOURCES,
+    KAI_PODGROUPS,
+    KUBE_PODGROUPS,
+    KUBE_PODGROUPS_V1ALPHA3,
+    KUBE_WORKLOADS,
+    KUBE_COMPOSITE_PODGROUPS,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +62,13 @@ class StepReport:
 
 
 class UngaterController:
-    """Informers over Nodes, Pods, KAI and upstream PodGroups, upstream Workloads and the Topology
-    kinds, feeding one scheduler."""
+    """Informers over Nodes, Pods, KAI and upstream PodGroups, upstream Workloads and
+    CompositePodGroups and the Topology kinds, feeding one scheduler.
+
+    Upstream PodGroups are watched in one version: ``v1alpha3`` where the cluster serves it, as
+    only it carries a PodGroup's parent CompositePodGroup, else ``v1beta1``. Both are views of the
+    same objects; two caches of them could disagree between watch events, and a tree's PodGroup
+    seen without its parent would be placed as a gang of its own."""
 
     def __init__(
         self,
@@ -75,8 +90,14 @@ class UngaterController:
         self.nodes = Informer(api, NODES, timeout_seconds=watch_seconds)
         self.pods = Informer(api, PODS, namespace, timeout_seconds=watch_seconds)
         self.podgroups = Informer(api, KAI_PODGROUPS, namespace, timeout_seconds=watch_seconds)
-        self.kube_podgroups = Informer(api, KUBE_PODGROUPS, namespace, timeout_seconds=watch_seconds)
+        self.kube_podgroups_v1alpha3 = Informer(
+            api, KUBE_PODGROUPS_V1ALPHA3, namespace, timeout_seconds=watch_seconds
+        )
+        self.kube_podgroups_v1beta1 = Informer(api, KUBE_PODGROUPS, namespace, timeout_seconds=watch_seconds)
         self.kube_workloads = Informer(api, KUBE_WORKLOADS, namespace, timeout_seconds=watch_seconds)
+        self.kube_composites = Informer(
+            api, KUBE_COMPOSITE_PODGROUPS, namespace, timeout_seconds=watch_seconds
+        )
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         self.ungater = Ungater(api, scheduler, retry or Retry(), Expectations(), topology)
@@ -84,16 +105,20 @@ class UngaterController:
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
 
-    def informers(self) -> list[Informer]:
-        # Topologies first: nodes and gangs are read against them.
-        return [
-            *self.topologies,
-            self.nodes,
-            self.pods,
-            self.podgroups,
-            self.kube_podgroups,
-            self.kube_workloads,
-        ]
+    @property
+    def kube_podgroups(self) -> Informer:
+        """The upstream PodGroups read (see the class docstring)."""
+        alpha = self.kube_podgroups_v1alpha3
+        return self.kube_podgroups_v1beta1 if alpha.resource in self.missing_kinds else alpha
+
+    def informers(self) -> Iterator[Informer]:
+        """The informers to pump, in order; lazily, as whether v1beta1 PodGroups are watched
+        depends on the v1alpha3 informer's first answer."""
+        yield from self.topologies  # first: nodes and gangs are read against them
+        yield from (self.nodes, self.pods, self.podgroups, self.kube_podgroups_v1alpha3)
+        if self.kube_podgroups is self.kube_podgroups_v1beta1:
+            yield self.kube_podgroups_v1beta1
+        yield from (self.kube_workloads, self.kube_composites)
 
     def step(self) -> StepReport:
         """One reconcile pass (see the module docstring); failed API calls are counted by status."""
@@ -119,7 +144,10 @@ class UngaterController:
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         now = self.clock.now()
         objects = GroupObjects(
-            self.podgroups.objects, self.kube_podgroups.objects, self.kube_workloads.objects
+            self.podgroups.objects,
+            self.kube_podgroups.objects,
+            self.kube_workloads.objects,
+            self.kube_composites.objects,
         )
         gangs = group_pods(self.pods.objects.values(), objects)
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
@@ -147,5 +175,5 @@ class UngaterController:
             raise
 
     def _missing(self, resource: Resource) -> None:
-        log.info("%s/%s is not served by this cluster; not watched", resource.group, resource.plural)
+        log.info("%s/%s is not served by this cluster; not watched", resource.api_version, resource.plural)
         self.missing_kinds.add(resource)
