@@ -11,18 +11,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 from tests.engine.test_properties import SETTINGS, Scenario, scenarios
+from tests.engine.test_space_reuse import same_result
 
 from toposched.engine import place_gang, usage_of
-from toposched.model import Placement, Resources, Unschedulable
+from toposched.model import Placement, Resources
 from toposched.snapshot import Snapshot
-
-
-def _same(a: Placement | Unschedulable, b: Placement | Unschedulable) -> bool:
-    if isinstance(a, Placement) and isinstance(b, Placement):
-        return list(a.pods) == list(b.pods) and {k: list(v.domains) for k, v in a.assignments.items()} == {
-            k: list(v.domains) for k, v in b.assignments.items()
-        }
-    return a == b
 
 
 @SETTINGS
@@ -40,7 +33,7 @@ def test_kept_phase_one_places_as_a_fresh_one(
         for key, usage in committed:
             fresh_snapshot.add_usage(key, usage)
         fresh = place_gang(scenario.gang, fresh_snapshot, policy=scenario.policy)
-        assert all(_same(placed, fresh) for placed in (kept, *again))
+        assert all(same_result(placed, fresh) for placed in (kept, *again))
         if commit and isinstance(kept, Placement):
             usage = usage_of(kept, scenario.gang)
             snapshot.add_usage(f"g{k}", usage)

@@ -23,7 +23,8 @@ from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
 
 
-def _same(a: Placement | Unschedulable, b: Placement | Unschedulable) -> bool:
+def same_result(a: Placement | Unschedulable, b: Placement | Unschedulable) -> bool:
+    """The same pods on the same nodes and the same domains (or the same refusal)."""
     if isinstance(a, Placement) and isinstance(b, Placement):
         return list(a.pods) == list(b.pods) and {k: list(v.domains) for k, v in a.assignments.items()} == {
             k: list(v.domains) for k, v in b.assignments.items()
@@ -43,7 +44,7 @@ def test_kept_space_places_as_a_new_one(
         for policy in (Policy.BINPACK, Policy.MIXED):
             kept = place_hierarchical(gang, snapshot, policy=policy)
             fresh = _place(gang, NodeSpace(snapshot), policy)
-            assert _same(kept, fresh)
+            assert same_result(kept, fresh)
         if commit and isinstance(kept, Placement):
             snapshot.add_usage(f"g{k}", usage_of(kept, gang))
 

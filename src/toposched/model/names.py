@@ -39,19 +39,24 @@ def object_name(name: str, *, fallback: str = "object") -> str:
 
 
 class UniqueNames:
-    """Object names made valid (``object_name``) and unique within one set of objects: a name
-    already given gets ``-2``, ``-3`` ... (two pods ``a_b`` and ``a-b`` become ``a-b``, ``a-b-2``)."""
+    """Names made valid and unique within one set of objects: a name already given gets ``-2``,
+    ``-3`` ... (two pods ``a_b`` and ``a-b`` become ``a-b``, ``a-b-2``). Object names by
+    default (``object_name``); DNS labels (``dns_label``) with ``label=True``."""
 
-    def __init__(self, fallback: str = "object") -> None:
+    def __init__(self, fallback: str = "object", *, label: bool = False) -> None:
         self.fallback = fallback
+        self.label = label
         self.taken: set[str] = set()
 
     def of(self, name: str) -> str:
-        base = object_name(name, fallback=self.fallback)
+        if self.label:
+            base, room = dns_label(name, fallback=self.fallback), MAX_LABEL - 3
+        else:
+            base, room = object_name(name, fallback=self.fallback), MAX_NAME - 13
         candidate, n = base, 1
         while candidate in self.taken:
             n += 1
-            candidate = f"{base[:240]}-{n}"
+            candidate = f"{base[:room]}-{n}"
         self.taken.add(candidate)
         return candidate
 

@@ -26,7 +26,7 @@ from toposched.emit.unexpressed import (
     slices,
 )
 from toposched.model import Gang, Group, PodSpec, Topology, Translation
-from toposched.model.names import dns_label
+from toposched.model.names import UniqueNames, dns_label
 from toposched.wire.core import pod_spec_object
 from toposched.wire.grove import (
     NO_PACK,
@@ -51,7 +51,7 @@ class _Writer:
     notes: list[str] = field(default_factory=list)
     cliques: list[CliqueTemplate] = field(default_factory=list)
     scaling_groups: list[ScalingGroupTemplate] = field(default_factory=list)
-    taken: set[str] = field(default_factory=set)
+    names: UniqueNames = field(default_factory=lambda: UniqueNames(fallback="group", label=True))
     domains: dict[str, str] = field(init=False)  # label key -> domain name
 
     def __post_init__(self) -> None:
@@ -91,13 +91,7 @@ class _Writer:
     def name(self, group: Group, parent: Group) -> str:
         """A DNS label unique among cliques and scaling groups, without the parent's prefix
         (Grove prefixes names itself)."""
-        base = dns_label(group.name.removeprefix(f"{parent.name}-"))
-        name, n = base, 1
-        while name in self.taken:
-            n += 1
-            name = f"{base[:60]}-{n}"
-        self.taken.add(name)
-        return name
+        return self.names.of(group.name.removeprefix(f"{parent.name}-"))
 
     def clique(self, leaf: Group, parent: Group, parent_pack: Pack) -> str:
         self.notes += running_pods(leaf, SCHEDULER) + mixed_shapes(leaf, SCHEDULER) + self.common(leaf)
