@@ -101,6 +101,8 @@ def _examples() -> Iterator[Input]:
         yield _example(f"osmo/{stem}.cluster.yaml", f"osmo/{path.name}", pool=f"osmo/{stem}.pool.yaml")
     for path in ("llama-70b-h100.yaml", "llama-405b-gb200.yaml"):
         yield _example("grove/cluster.yaml", f"grove/{path}", topology="grove/topologies.yaml")
+    for path in ("job-one-rack.yaml", "leader-workers.yaml", "composite.yaml"):
+        yield _example("kube/cluster.yaml", f"kube/{path}")  # the topology is the one the input brings
 
 
 def _conformance() -> Iterator[Input]:
