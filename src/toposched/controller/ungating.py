@@ -1,6 +1,8 @@
 """``UngaterController``: one step of ``--mode ungater`` over the informer caches.
 
-A step pumps every informer (one watch call each), mirrors Nodes, bound pods and Topology
+A step pumps every informer (one watch call each, all at once: each call waits up to
+``watch_seconds`` for news, so in turn an idle step would wait that long once per kind), mirrors
+Nodes, bound pods and Topology
 objects into the scheduler, queues the gangs that became whole, runs one scheduler cycle,
 acts on its evictions, then records and ungates the pods of admitted gangs. The first step
 rebuilds the scheduler's state from the pods' recorded assignments before anything is placed.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
@@ -82,8 +85,9 @@ class UngaterController:
         metrics: ControllerMetrics | None = None,
         watch_seconds: int = 1,
     ) -> None:
-        """``watch_seconds`` bounds each informer's watch call, so a step with nothing new waits
-        that long per informer at most: the steps stay short enough to renew the Lease."""
+        """``watch_seconds`` bounds each informer's watch call; the calls run side by side, so a
+        step with nothing new waits that long once: steps stay short enough to renew the Lease,
+        and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen."""
         self.api = api
         self.scheduler = scheduler
         self.clock = clock
@@ -104,6 +108,11 @@ class UngaterController:
         self.metrics = metrics or ControllerMetrics()
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
+        # One thread per informer, so their watch calls wait side by side. Each informer is
+        # pumped by one call at a time and read only after every call of the step returned.
+        # The threads end with the controller (an executor collected stops its idle workers).
+        self._watchers = ThreadPoolExecutor(len(list(self.every_informer())), "toposched-watch")
+        self._carried: list[Change] = []  # pumped by a step that then failed: not yet acted on
 
     @property
     def kube_podgroups(self) -> Informer:
@@ -111,14 +120,12 @@ class UngaterController:
         alpha = self.kube_podgroups_v1alpha3
         return self.kube_podgroups_v1beta1 if alpha.resource in self.missing_kinds else alpha
 
-    def informers(self) -> Iterator[Informer]:
-        """The informers to pump, in order; lazily, as whether v1beta1 PodGroups are watched
-        depends on the v1alpha3 informer's first answer."""
-        yield from self.topologies  # first: nodes and gangs are read against them
+    def every_informer(self) -> Iterator[Informer]:
+        """Every informer, in the order their changes are acted on: the topologies first, as
+        nodes and gangs are read against them."""
+        yield from self.topologies
         yield from (self.nodes, self.pods, self.podgroups, self.kube_podgroups_v1alpha3)
-        if self.kube_podgroups is self.kube_podgroups_v1beta1:
-            yield self.kube_podgroups_v1beta1
-        yield from (self.kube_workloads, self.kube_composites)
+        yield from (self.kube_podgroups_v1beta1, self.kube_workloads, self.kube_composites)
 
     def step(self) -> StepReport:
         """One reconcile pass (see the module docstring); failed API calls are counted by status."""
@@ -138,9 +145,7 @@ class UngaterController:
             ungater.latencies.clear()
 
     def _step(self) -> StepReport:
-        changes: list[Change] = []
-        for informer in self.informers():
-            changes += self._pump(informer)
+        changes = self._pump_all()
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         now = self.clock.now()
         objects = GroupObjects(
@@ -162,6 +167,39 @@ class UngaterController:
         nodes = {n.name: n for n in self.scheduler.store.get_nodes()}
         self.ungater.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
+
+    def _pump_all(self) -> list[Change]:
+        """Every watched informer's changes, in ``every_informer`` order. v1beta1 PodGroups are
+        watched only once v1alpha3 ones are known not to be served (the class docstring), so on
+        the step that learns it they are listed after the others."""
+        alpha, beta = self.kube_podgroups_v1alpha3, self.kube_podgroups_v1beta1
+        beta_watched = self.kube_podgroups is beta
+        pumps = {
+            informer: self._watchers.submit(self._pump, informer)
+            for informer in self.every_informer()
+            if informer is not beta or beta_watched
+        }
+        if not beta_watched:
+            wait([pumps[alpha]])
+            if self.kube_podgroups is beta:
+                pumps[beta] = self._watchers.submit(self._pump, beta)
+        return self._gathered(list(pumps.values()))
+
+    def _gathered(self, pumps: list[Future[list[Change]]]) -> list[Change]:
+        """The pumps' changes after the ones carried over. When a pump failed, what the others
+        took from their watches is carried to the next step (their caches already hold it), and
+        the first failure is raised."""
+        changes, self._carried = self._carried, []
+        failure: BaseException | None = None
+        for pump in pumps:
+            try:
+                changes += pump.result()
+            except Exception as exc:
+                failure = failure or exc
+        if failure is not None:
+            self._carried = changes
+            raise failure
+        return changes
 
     def _pump(self, informer: Informer) -> list[Change]:
         if informer.resource in self.missing_kinds:
