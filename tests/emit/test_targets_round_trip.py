@@ -26,7 +26,7 @@ from tests.emit.kube.schemas import check as check_kube_schema
 
 from conformance import kai_case, kueue_case
 from conformance.loader import Case, discover
-from toposched.emit.targets import TARGETS
+from toposched.emit.targets import QUEUED, TARGETS
 from toposched.engine import place
 from toposched.frontends.cluster import load_cluster, topologies_from_documents
 from toposched.frontends.kai import validate_podgroup
@@ -256,3 +256,18 @@ def test_objects_match_the_schemas(target: str, index: int) -> None:
             verdict = validate_podgroup(obj)
             assert verdict.accepted, verdict.message
     assert checked >= 1  # a topology or a Workload at least (Pods, Jobs, JobSets have no schema here)
+
+
+@pytest.mark.parametrize("target", sorted(QUEUED))
+def test_the_queue_comes_back(target: str) -> None:
+    """A queue written by a target is the queue its front end reads back."""
+    checked = 0
+    for source in _examples():
+        queued = replace(source.gang, queue="team-a")
+        try:
+            _, gang = read_back(target, TARGETS[target](queued, source.topology).objects, source.topology)
+        except SpecError:
+            continue  # refused as the original is (see test_round_trip_places_the_same)
+        assert gang.queue == "team-a", source.id
+        checked += 1
+    assert checked > 0

@@ -161,7 +161,10 @@ def test_kai_keeps_running_pods_on_their_nodes_and_joins_pods_to_leaf_subgroups(
     objects = TARGETS["kai"](subject, TOPOLOGY).objects
     pods = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Pod"}
     assert pods["workers-0"]["spec"]["nodeName"] == "n1"
-    assert pods["workers-1"]["metadata"]["labels"] == {"kai.scheduler/subgroup-name": "workers"}
+    assert pods["workers-1"]["metadata"]["labels"] == {
+        "kai.scheduler/subgroup-name": "workers",
+        "kai.scheduler/queue": "default-queue",  # the input names none: KAI's fallback queue
+    }
     assert pods["leader-0"]["metadata"]["annotations"] == {"pod-group-name": "job"}
 
 

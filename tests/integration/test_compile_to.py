@@ -57,7 +57,9 @@ def test_what_the_target_cannot_express_is_a_warning(invoke: Invoke) -> None:
     assert run.exit_code == 0
     assert run.stderr.splitlines() == [
         "warning: group pg-distributed-training-tfjob-example: Kueue cannot constrain several PodSets "
-        "together; required zone left out"
+        "together; required zone left out",
+        "warning: the input names no queue: Kueue admits the workload only once it carries the label "
+        "kueue.x-k8s.io/queue-name naming a LocalQueue (toposched compile --queue NAME)",
     ]
     (_, jobset) = yaml.safe_load_all(run.stdout)
     assert [job["name"] for job in jobset["spec"]["replicatedJobs"]] == [
@@ -78,8 +80,13 @@ def test_without_to_the_front_end_s_own_objects_are_printed(invoke: Invoke) -> N
     [
         (("--to", "slurm"), "--to: unknown target 'slurm' (use one of kai, kueue, grove, kube)"),
         (("--to", "kai", "--kind", "Gadget"), "--kind: unknown kind hint 'Gadget'"),
+        (
+            ("--to", "kube", "--queue", "team-a"),
+            "--queue: is only for a target with queues (use it with --to grove, --to kai, --to kueue)",
+        ),
+        (("--to", "kueue", "--queue", "Team_A"), "--queue: 'Team_A' is not a valid name"),
     ],
-    ids=["unknown-target", "unknown-kind"],
+    ids=["unknown-target", "unknown-kind", "queue-without-queues", "queue-not-a-name"],
 )
 def test_bad_options_exit_2(invoke: Invoke, args: tuple[str, ...], line: str) -> None:
     run = invoke("compile", *SAME_ZONE, *args)
@@ -89,3 +96,48 @@ def test_bad_options_exit_2(invoke: Invoke, args: tuple[str, ...], line: str) ->
 def test_an_osmo_workflow_without_its_pool_names_the_option(invoke: Invoke) -> None:
     run = invoke("compile", OSMO / "1-single-nvl72-rack.workflow.yaml", "--to", "kai")
     assert run.exit_code == 2 and run.stderr.startswith("--pool: is missing")
+
+
+GROVE = EXAMPLES / "grove"
+GROVE_INPUT = (GROVE / "llama-405b-gb200.yaml", "--topology", GROVE / "topologies.yaml")
+
+
+def _queue_of(target: str, objects: list[dict[str, object]]) -> set[str]:
+    """Every queue the target's objects name."""
+    found: set[str] = set()
+    for obj in objects:
+        labels = obj.get("metadata", {}).get("labels") or {}  # type: ignore[attr-defined]
+        found |= {v for k, v in labels.items() if k in ("kueue.x-k8s.io/queue-name", "kai.scheduler/queue")}
+        if obj["kind"] == "PodGroup":
+            found.add(obj["spec"]["queue"])  # type: ignore[index]
+    return found
+
+
+@pytest.mark.parametrize("target", ["kueue", "kai", "grove"])
+def test_the_queue_the_input_names_is_kept(invoke: Invoke, target: str) -> None:
+    run = invoke("compile", *GROVE_INPUT, "--to", target)
+    assert run.exit_code == 0, run.stderr
+    assert _queue_of(target, list(yaml.safe_load_all(run.stdout))) == {"training"}
+
+
+@pytest.mark.parametrize("target", ["kueue", "kai", "grove"])
+def test_queue_option_names_the_queue(invoke: Invoke, target: str) -> None:
+    run = invoke("compile", *GROVE_INPUT, "--to", target, "--queue", "team-a")
+    assert run.exit_code == 0, run.stderr
+    assert _queue_of(target, list(yaml.safe_load_all(run.stdout))) == {"team-a"}
+    assert "names no queue" not in run.stderr
+
+
+def test_an_osmo_workflow_goes_to_its_pools_queue(invoke: Invoke) -> None:
+    run = invoke("compile", *SAME_ZONE, "--to", "kueue")
+    (_, job) = yaml.safe_load_all(run.stdout)
+    assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "osmo-pool-osmo-workflows-my-pool"}
+
+
+def test_kai_default_queue_is_no_queue_for_kueue(invoke: Invoke) -> None:
+    cluster = ("--cluster", KAI / "zone-ab-cluster.yaml")
+    run = invoke("compile", KAI / "podgroup-pods.yaml", "--kind", "kai", *cluster, "--to", "kueue")
+    assert run.exit_code == 0, run.stderr
+    (_, job) = yaml.safe_load_all(run.stdout)
+    assert "labels" not in job["metadata"]
+    assert "names no queue" in run.stderr

@@ -23,10 +23,11 @@ import yaml
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
-from toposched.emit.targets import TARGETS, VERSIONED
+from toposched.emit.targets import QUEUED, TARGETS, VERSIONED
 from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.registry import CompileContext
 from toposched.model import NotFoundError, Problem, SpecError, Topology, ToposchedError
+from toposched.model.names import MAX_LABEL, name_problems
 
 OPTIONS = {"topology": "--topology", "pool": "--pool", "kind": "--kind"}  # registry fields → options
 
@@ -89,11 +90,19 @@ def compile_command(
             help="With --to kube: scheduling.k8s.io/v1beta1 (default), v1alpha3 or v1alpha2.",
         ),
     ] = None,
+    queue: Annotated[
+        str | None,
+        typer.Option(
+            "--queue",
+            metavar="NAME",
+            help="With --to kueue, kai or grove: the queue to submit to (default: the one the input names).",
+        ),
+    ] = None,
 ) -> None:
     """Print the objects a front end would create for INPUT, or with --to the target's objects for
     the same gang. Nothing is placed; exit 0, or 2 for invalid input."""
     try:
-        documents, warnings = _compile(source, to, cluster, topology, pool, kind, priority, api_version)
+        documents, warnings = _compile(source, to, cluster, topology, pool, kind, priority, api_version, queue)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
@@ -112,6 +121,7 @@ def _compile(
     kind: str | None,
     priority: str,
     api_version: str | None = None,
+    queue: str | None = None,
 ) -> tuple[Sequence[Mapping[str, Any]], tuple[str, ...]]:
     """The objects to print and the warnings to say; ``SpecError`` for bad input or options."""
     if to is not None and to not in TARGETS:
@@ -119,6 +129,12 @@ def _compile(
     if api_version is not None and to not in VERSIONED:
         takes = ", ".join(f"--to {t}" for t in sorted(VERSIONED))
         raise SpecError([Problem("--api-version", "is only for a versioned target", f"use it with {takes}")])
+    if queue is not None:
+        if to not in QUEUED:
+            takes = ", ".join(f"--to {t}" for t in sorted(QUEUED))
+            raise SpecError([Problem("--queue", "is only for a target with queues", f"use it with {takes}")])
+        if problems := name_problems(queue, "--queue", max_length=MAX_LABEL):
+            raise SpecError(problems)
     documents = read_documents(source, what="workload")
     known, requested, default = _topologies(cluster, topology)
     context = CompileContext(topologies=known, pools=pool_option(pool), priority=priority)
@@ -134,8 +150,8 @@ def _compile(
     except SpecError as exc:  # the registry's "topology" and "pool" are this command's options
         raise type(exc)([replace(p, path=OPTIONS.get(p.path, p.path)) for p in exc.problems]) from None
     compiler = TARGETS[to] if api_version is None else VERSIONED[to](api_version)
-    translation = compiler(compiled.gang, chosen)
-    return translation.objects, (*compiled.warnings, *translation.unexpressed)
+    translation = compiler(compiled.gang if queue is None else replace(compiled.gang, queue=queue), chosen)
+    return translation.objects, (*compiled.warnings, *translation.unexpressed, *translation.advice)
 
 
 def _topologies(

@@ -1,7 +1,8 @@
 """The schedulers ``toposched compile --to`` writes for: one table of target name → compiler.
 Each compiler turns one gang on one topology into the target's objects and says what of the
 gang the target cannot express (``Translation.unexpressed``).
-``VERSIONED`` targets also take ``api_version=`` (``toposched compile --api-version``)."""
+``VERSIONED`` targets also take ``api_version=`` (``toposched compile --api-version``); ``QUEUED``
+ones write the gang's queue."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ Compiler = Callable[[Gang, Topology], Translation]
 TARGETS: Mapping[str, Compiler] = MappingProxyType(
     {"kai": compile_to_kai, "kueue": compile_to_kueue, "grove": compile_to_grove, "kube": compile_to_kube}
 )
+
+# Targets that submit a workload to a named queue (``Gang.queue``; ``toposched compile --queue``).
+QUEUED = frozenset({"kai", "kueue", "grove"})
 
 # Targets written in one of several API versions: target → the compiler for a version.
 VERSIONED: Mapping[str, Callable[[str], Compiler]] = MappingProxyType(

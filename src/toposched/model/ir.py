@@ -171,6 +171,8 @@ class Gang:
     kind: str = ""
     policy: Policy | None = None  # the front end's default; callers may override
     semantics: Semantics = Semantics.KUEUE
+    # The queue the input names (a Kueue LocalQueue, a KAI queue); "" = none named.
+    queue: str = ""
     # The tree is not Kueue-shaped, so even a Kueue gang needs the hierarchical solver.
     needs_hierarchy: bool = field(init=False, repr=False, compare=False)
 

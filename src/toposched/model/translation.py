@@ -16,3 +16,5 @@ class Translation:
     target: str
     objects: tuple[Mapping[str, Any], ...]
     unexpressed: tuple[str, ...] = ()
+    # What the user must still add before the target acts on the objects ("name a LocalQueue").
+    advice: tuple[str, ...] = ()

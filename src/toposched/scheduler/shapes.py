@@ -8,7 +8,7 @@ placement per shape instead of one per gang, and every refusal is exactly the on
 would have given (told as the gang's own).
 
 A shape is everything of a gang that decides where it fits: the gang and its group tree without
-the gang's name, namespace and priority, the root group's name (front ends name it after the
+the gang's name, namespace, priority and queue, the root group's name (front ends name it after the
 gang) and pod names, plus the topologies (by name and levels) and the policy it is placed under.
 A refusal whose text names its gang or root group is not remembered. ``SHAPE_FIELDS`` names the
 IR fields this reads, so a field added to the IR is noticed (a test compares it with the
@@ -27,7 +27,7 @@ from toposched.model import Gang, Group, PodSpec, Policy, Unschedulable
 SHAPE_FIELDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
     Gang: (
         frozenset({"root", "topology", "min_member", "kind", "policy", "semantics"}),
-        frozenset({"name", "namespace", "priority"}),
+        frozenset({"name", "namespace", "priority", "queue"}),  # the queue decides nothing of the fit
     ),
     Group: (
         frozenset(

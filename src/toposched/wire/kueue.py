@@ -25,6 +25,7 @@ SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
 SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
 SLICE_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
+QUEUE_NAME = "kueue.x-k8s.io/queue-name"  # the LocalQueue a workload is submitted to
 MAX_SLICE_LAYERS = 3
 
 

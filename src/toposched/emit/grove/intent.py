@@ -146,7 +146,7 @@ def compile_to_grove(gang: Gang, topology: Topology) -> Translation:
         cliques=writer.cliques,
         scaling_groups=writer.scaling_groups,
         pack=pack,
-        labels={QUEUE_LABEL: DEFAULT_QUEUE},  # Grove schedules through KAI, which needs a queue
+        labels={QUEUE_LABEL: gang.queue or DEFAULT_QUEUE},  # Grove schedules through KAI, which needs a queue
     )
     return Translation(TARGET, (cluster_topology_object(topology), pcs), tuple(writer.notes))
 

@@ -16,7 +16,7 @@ from toposched.emit.unexpressed import inner_minimum, on_topology, slices
 from toposched.model import Gang, Group, Topology, Translation
 from toposched.model.names import UniqueNames
 from toposched.wire.core import pod_object, pod_spec_object
-from toposched.wire.kai import pod_metadata_patch, topology_object
+from toposched.wire.kai import DEFAULT_QUEUE, QUEUE_LABEL, pod_metadata_patch, topology_object
 
 TARGET = "kai"
 SCHEDULER = "KAI"  # as sentences name it
@@ -28,7 +28,7 @@ def compile_to_kai(gang: Gang, topology: Topology) -> Translation:
     root = _expressible(
         on_topology(gang.root, topology, SCHEDULER, notes, bare_topology=True), topology, notes
     )
-    podgroup = podgroup_of(replace(gang, root=root, topology=topology.name))
+    podgroup = podgroup_of(replace(gang, root=root, topology=topology.name), queue=gang.queue or DEFAULT_QUEUE)
     leaf_subgroups: list[str | None] = (
         [sg.name for sg in podgroup.leaves()] if podgroup.sub_groups else [None]
     )
@@ -36,12 +36,13 @@ def compile_to_kai(gang: Gang, topology: Topology) -> Translation:
     names = UniqueNames(fallback="pod")
     for leaf, subgroup in zip(root.leaves(), leaf_subgroups, strict=True):
         metadata = pod_metadata_patch(podgroup.name, subgroup)["metadata"]
+        labels = {**metadata.get("labels", {}), QUEUE_LABEL: podgroup.queue}  # as KAI's PodGrouper reads it
         for pod in leaf.pods:
             pods.append(
                 pod_object(
                     names.of(pod.name),
                     gang.namespace,
-                    labels=metadata.get("labels"),
+                    labels=labels,
                     annotations=metadata["annotations"],
                     spec=pod_spec_object(pod),
                     node_name=pod.node,

@@ -10,8 +10,8 @@ PodSet groups (a leader pod and its workers sharing a level). The gang's tree be
 
 One PodSet is written as an Indexed Job, several as a JobSet with one Job per PodSet. Kueue admits
 all pods of a workload at once, so minimums below a group's size, minimums of subgroups, running
-pods and a constraint over several PodSets are what it cannot say. The queue-name label is the
-user's to add: the gang does not name a LocalQueue."""
+pods and a constraint over several PodSets are what it cannot say. The workload is labelled with
+the gang's queue as its LocalQueue; without one Kueue leaves it alone, which is said."""
 
 from __future__ import annotations
 
@@ -23,9 +23,13 @@ from toposched.model import Gang, Group, PodSpec, Role, SliceLayer, Topology, Tr
 from toposched.model.names import dns_label
 from toposched.wire.batch import ReplicatedJob, job_object, jobset_object
 from toposched.wire.core import pod_spec_object
-from toposched.wire.kueue import MAX_SLICE_LAYERS, podset_annotations, topology_object
+from toposched.wire.kueue import MAX_SLICE_LAYERS, QUEUE_NAME, podset_annotations, topology_object
 
 TARGET = "kueue"
+NO_QUEUE = (
+    f"the input names no queue: Kueue admits the workload only once it carries the label {QUEUE_NAME} "
+    "naming a LocalQueue (toposched compile --queue NAME)"
+)
 SCHEDULER = "Kueue"  # as sentences name it
 
 
@@ -55,6 +59,7 @@ def compile_to_kueue(gang: Gang, topology: Topology) -> Translation:
         notes += running_pods(group, SCHEDULER)
     podsets = _podsets(root, topology, notes)
     name = dns_label(gang.name, fallback="workload")
+    labels = {QUEUE_NAME: gang.queue} if gang.queue else None
     if len(podsets) == 1:
         (only,) = podsets
         workload = job_object(
@@ -62,6 +67,7 @@ def compile_to_kueue(gang: Gang, topology: Topology) -> Translation:
             gang.namespace,
             len(only.pods),
             _pod_spec(only, notes),
+            labels=labels,
             template_annotations=_annotations(only),
         )
     else:
@@ -69,8 +75,9 @@ def compile_to_kueue(gang: Gang, topology: Topology) -> Translation:
             ReplicatedJob(podset.name, len(podset.pods), _pod_spec(podset, notes), _annotations(podset))
             for podset in _unique_names(podsets)
         ]
-        workload = jobset_object(name, gang.namespace, jobs)
-    return Translation(TARGET, (topology_object(topology), workload), tuple(notes))
+        workload = jobset_object(name, gang.namespace, jobs, labels=labels)
+    advice = () if gang.queue else (NO_QUEUE,)
+    return Translation(TARGET, (topology_object(topology), workload), tuple(notes), advice)
 
 
 def _podsets(root: Group, topology: Topology, notes: list[str]) -> list[_PodSet]:

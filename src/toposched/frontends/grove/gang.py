@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toposched.frontends.grove.kai import named_queue
 from toposched.frontends.grove.objects import Clique, Constraint, PodCliqueSet
 from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, WorkloadSpecError
 from toposched.model.errors import SpecError
@@ -112,6 +113,7 @@ def to_gang(pcs: PodCliqueSet, topology: ClusterTopology | None, *, tas_enabled:
         kind=KIND,
         policy=Policy.BINPACK,  # Grove schedules through KAI: its ordering by default ...
         semantics=Semantics.HIERARCHY,  # ... and its group-tree rules
+        queue=named_queue(pcs),
     )
 
 

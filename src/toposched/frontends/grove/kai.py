@@ -35,15 +35,22 @@ class KaiPodGroup:
     podgang_annotations: Mapping[str, str]
 
 
-def queue_of(pcs: PodCliqueSet) -> str:
+def named_queue(pcs: PodCliqueSet) -> str:
     """The owning PodCliqueSet's ``kai.scheduler/queue`` label, then annotation, else the one value
-    its PodClique templates share. Missing or conflicting is an error."""
+    its PodClique templates share; "" when none is set or the cliques' values conflict."""
     found = pcs.labels.get(QUEUE_LABEL) or pcs.annotations.get(QUEUE_LABEL)
     if found:
         return found
     values = {c.labels[QUEUE_LABEL] for c in pcs.cliques if QUEUE_LABEL in c.labels}
-    if len(values) == 1:
-        return values.pop()
+    return values.pop() if len(values) == 1 else ""
+
+
+def queue_of(pcs: PodCliqueSet) -> str:
+    """``named_queue``, which Grove's KAI backend requires: missing or conflicting is an error."""
+    found = named_queue(pcs)
+    if found:
+        return found
+    values = {c.labels[QUEUE_LABEL] for c in pcs.cliques if QUEUE_LABEL in c.labels}
     detail = "is not set" if not values else f"conflicts between cliques ({', '.join(sorted(values))})"
     raise WorkloadSpecError(
         [

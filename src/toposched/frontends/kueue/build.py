@@ -38,6 +38,7 @@ def build_gang(workload: Workload, entries: Sequence[Entry], shapes: Sequence[Sh
         kind=workload.kind,
         root=root,
         semantics=Semantics.KUEUE,
+        queue=workload.queue,
     )
 
 

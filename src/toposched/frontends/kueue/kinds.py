@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from toposched.frontends.kueue import keys
 from toposched.frontends.kueue.fields import Problems, add_new, at, count, mapping, sequence, text
 from toposched.frontends.kueue.podsets import PodSetSource, Workload
 from toposched.model import PodBudget, Problem
@@ -34,7 +35,9 @@ def read_workload(
     )
     spec = mapping(doc.get("spec"), at(base, "spec"), problems, required=True)
     podsets, units = reader(spec, name or kind.lower(), at(base, "spec"), problems, budget)
-    return Workload(name, namespace, kind, podsets, units)
+    labels = metadata.get("labels")  # checked by metadata_problems above
+    queue = str(labels.get(keys.QUEUE_NAME) or "") if isinstance(labels, Mapping) else ""
+    return Workload(name, namespace, kind, podsets, units, queue)
 
 
 def _template(value: object, path: str, problems: Problems) -> Mapping[str, Any]:

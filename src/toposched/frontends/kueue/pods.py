@@ -26,6 +26,7 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
     namespaces: set[str] = set()
     groups: dict[str, list[str]] = {}
     totals: set[int] = set()
+    queues: set[str] = set()  # the pods' queue-name labels: one in practice, else the first by name
     for path, pod in pods:
         metadata = mapping(pod.get("metadata"), at(path, "metadata"), problems, required=True)
         name = text(metadata.get("name"), at(path, "metadata.name"), problems, required=True)
@@ -38,6 +39,8 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
         add_new(problems, metadata_problems(metadata, at(path, "metadata")))
         labels = mapping(metadata.get("labels"), at(path, "metadata.labels"), problems)
         group = labels.get(keys.POD_GROUP_NAME)
+        if labels.get(keys.QUEUE_NAME):
+            queues.add(str(labels[keys.QUEUE_NAME]))
         label_path = key_at(at(path, "metadata.labels"), keys.POD_GROUP_NAME)
         if group is None:
             if len(pods) > 1:
@@ -73,7 +76,8 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
         _check_total(next(iter(groups)), totals, pods, problems)
     group_name = next(iter(groups), None)
     workload_name = group_name or (names[0] if names else "")
-    return Workload(workload_name, min(namespaces, default="default"), "Pod", _podsets(pods, names, problems))
+    podsets = _podsets(pods, names, problems)
+    return Workload(workload_name, min(namespaces, default="default"), "Pod", podsets, queue=min(queues, default=""))
 
 
 def _check_total(group: str, totals: set[int], pods: Sequence[Located], problems: Problems) -> None:

@@ -52,6 +52,7 @@ class Workload:
     kind: str
     podsets: tuple[PodSetSource, ...]
     units: int = 1
+    queue: str = ""  # the queue-name label ("" when the workload names no LocalQueue)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,4 +58,5 @@ def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> 
         kind="OSMOWorkflowGroup",
         policy=policy,
         semantics=Semantics.HIERARCHY,  # OSMO schedules through KAI
+        queue=compiled.pool.queue,  # the KAI queue OSMO keeps for the pool
     )
