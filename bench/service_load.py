@@ -12,12 +12,16 @@ printed too, since on a small machine it competes with the server's.
 each run with a server importing toposched from the source tree SRC (e.g. an older checkout's
 ``src``), so load from other processes falls on both alike, and prints the ratios.
 
+``--think MS`` makes each client pause that long after every answer, as a user reading it would:
+the load is then what the clients ask for (about clients / think requests per second) rather than
+all the server can take, and latency is the service time plus what queueing remains.
+
 ``--client raw`` (default) gives every client its own lean keep-alive HTTP/1.1 connection;
 ``--client httpx`` shares one ``httpx.AsyncClient``, whose own CPU cost (about 10 ms a request)
 dominates what it measures on a small machine.
 
 Run: python bench/service_load.py [--clients 100] [--rounds 3] [--runs 1] [--client raw|httpx]
-[--baseline SRC] [--quick]
+[--think MS] [--baseline SRC] [--quick]
 """
 
 from __future__ import annotations
@@ -98,19 +102,19 @@ class Load:
     overcommits: int
 
 
-def one_run(clients: int, rounds: int, client: ClientKind, source: str | None) -> Load:
+def one_run(clients: int, rounds: int, client: ClientKind, source: str | None, think: float = 0.0) -> Load:
     """One load on a fresh server (importing toposched from ``source`` when given)."""
     env = dict(os.environ)
     if source is not None:  # the server inherits the environment
         os.environ["PYTHONPATH"] = os.pathsep.join([source, env.get("PYTHONPATH", "")])
     try:
-        return _load(clients, rounds, client)
+        return _load(clients, rounds, client, think)
     finally:
         os.environ.clear()
         os.environ.update(env)
 
 
-def _load(clients: int, rounds: int, client: ClientKind) -> Load:
+def _load(clients: int, rounds: int, client: ClientKind, think: float) -> Load:
     with tempfile.TemporaryDirectory() as workdir:
         server = Server(Path(workdir), cluster=cluster_yaml())
         server.start()
@@ -120,7 +124,13 @@ def _load(clients: int, rounds: int, client: ClientKind) -> Load:
             before, started, own = cpu_seconds(pid), time.perf_counter(), time.process_time()
             result = asyncio.run(
                 run_load(
-                    server.url, list(USERS.values()), ADMIN, clients=clients, rounds=rounds, client=client
+                    server.url,
+                    list(USERS.values()),
+                    ADMIN,
+                    clients=clients,
+                    rounds=rounds,
+                    client=client,
+                    think=think,
                 )
             )
             after, seconds, own = cpu_seconds(pid), time.perf_counter() - started, time.process_time() - own
@@ -139,20 +149,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--client", choices=["raw", "httpx"], default="raw")
+    parser.add_argument("--think", type=float, default=0.0, metavar="MS", help="each client's pause after an answer")
     parser.add_argument(
         "--baseline", metavar="SRC", help="alternate runs with a server from this source tree"
     )
     parser.add_argument("--quick", action="store_true", help="10 clients, 1 round: checks the script runs")
     args = parser.parse_args()
     clients, rounds = (10, 1) if args.quick else (args.clients, args.rounds)
-    print(f"cluster: 16 nodes x 8 GPUs; {clients} clients x {rounds} rounds ({args.client} client)")
+    think = args.think / 1000
+    pause = f", {args.think:g} ms think time" if think else ""
+    print(f"cluster: 16 nodes x 8 GPUs; {clients} clients x {rounds} rounds ({args.client} client{pause})")
     figures, baseline = Figures(), Figures()
     for _ in range(args.runs):
         if args.baseline is not None:
-            load = one_run(clients, rounds, args.client, args.baseline)
+            load = one_run(clients, rounds, args.client, args.baseline, think)
             print(f"baseline: {load.result.summary()}")
             baseline.add(load)
-        load = one_run(clients, rounds, args.client, None)
+        load = one_run(clients, rounds, args.client, None, think)
         print(load.result.summary())
         print(load.result.methods())
         figures.add(load)

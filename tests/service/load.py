@@ -12,6 +12,7 @@ which on a small machine makes the driver, not the server, the bottleneck it mea
 from __future__ import annotations
 
 import asyncio
+import random
 import statistics
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -95,25 +96,40 @@ async def _request(
     return response
 
 
-async def _client(send: Send, token: str, index: int, rounds: int, result: LoadResult) -> None:
+async def _client(
+    send: Send, token: str, index: int, rounds: int, result: LoadResult, think: float = 0.0
+) -> None:
     try:
-        await _rounds(send, token, index, rounds, result)
+        await _rounds(send, token, index, rounds, result, think)
     except TransportFailedError:
         return  # recorded in result.transport_errors; the test reports it
 
 
-async def _rounds(send: Send, token: str, index: int, rounds: int, result: LoadResult) -> None:
+async def _rounds(
+    send: Send, token: str, index: int, rounds: int, result: LoadResult, think: float = 0.0
+) -> None:
+    """``rounds`` submit / read / cancel loops; ``think`` seconds pass after each answer before the
+    client sends its next request (a user reading the answer)."""
+    pause = (lambda: asyncio.sleep(think)) if think > 0 else None
+    if think > 0:
+        await asyncio.sleep(think * random.Random(index).random())  # users do not all start at once
     for r in range(rounds):
         spec = job_yaml(f"load-{index}-{r}", pods=1 + (index + r) % 3, gpus=(2, 4, 8)[(index * 7 + r) % 3])
         submitted = await _request(send, result, "POST", "/v1/workloads", token, {"spec": spec})
+        if pause is not None:
+            await pause()
         if submitted.status_code != 201:
             continue
         answer = submitted.json()
         assert isinstance(answer, dict)
         workload = answer["id"]
         await _request(send, result, "GET", f"/v1/workloads/{workload}", token)
+        if pause is not None:
+            await pause()
         if (index + r) % 4 != 0:  # leave some running so capacity stays contended
             await _request(send, result, "DELETE", f"/v1/workloads/{workload}", token)
+            if pause is not None:
+                await pause()
 
 
 async def _sampler(send: Send, admin: str, stop: asyncio.Event, result: LoadResult) -> None:
@@ -146,8 +162,10 @@ async def run_load(
     clients: int = 100,
     rounds: int = 3,
     client: ClientKind = "raw",
+    think: float = 0.0,
 ) -> LoadResult:
-    """Run ``clients`` concurrent clients of ``rounds`` submit/get/cancel loops against ``base``."""
+    """Run ``clients`` concurrent clients of ``rounds`` submit/get/cancel loops against ``base``,
+    each pausing ``think`` seconds after every answer."""
     result = LoadResult()
     stop = asyncio.Event()
     if client == "httpx":
@@ -160,7 +178,7 @@ async def run_load(
 
             sampler = asyncio.create_task(_sampler(send, admin, stop, result))
             await asyncio.gather(
-                *(_client(send, tokens[i % len(tokens)], i, rounds, result) for i in range(clients))
+                *(_client(send, tokens[i % len(tokens)], i, rounds, result, think) for i in range(clients))
             )
             stop.set()
             await sampler
@@ -169,7 +187,10 @@ async def run_load(
     try:
         sampler = asyncio.create_task(_sampler(wires[-1].request, admin, stop, result))
         await asyncio.gather(
-            *(_client(wires[i].request, tokens[i % len(tokens)], i, rounds, result) for i in range(clients))
+            *(
+                _client(wires[i].request, tokens[i % len(tokens)], i, rounds, result, think)
+                for i in range(clients)
+            )
         )
         stop.set()
         await sampler
