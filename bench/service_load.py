@@ -12,9 +12,10 @@ printed too, since on a small machine it competes with the server's.
 each run with a server importing toposched from the source tree SRC (e.g. an older checkout's
 ``src``), so load from other processes falls on both alike, and prints the ratios.
 
-``--think MS`` makes each client pause that long after every answer, as a user reading it would:
-the load is then what the clients ask for (about clients / think requests per second) rather than
-all the server can take, and latency is the service time plus what queueing remains.
+``--think MS`` makes each client pause that long after every answer, as a user reading it would
+(the clients start spread over one pause): the load is then what the clients ask for (about
+clients / think requests per second), and the throughput printed is that offered rate, not what
+the server could take; latency is the service time plus what queueing remains.
 
 ``--client raw`` (default) gives every client its own lean keep-alive HTTP/1.1 connection;
 ``--client httpx`` shares one ``httpx.AsyncClient``, whose own CPU cost (about 10 ms a request)
@@ -65,6 +66,7 @@ class Figures:
     client_cpus: list[float] = field(default_factory=list)
     errors: int = 0
     overcommits: int = 0
+    rate_name: str = "throughput"  # "offered rate" when the clients pause (--think)
 
     def add(self, load: Load) -> None:
         result, seconds, per_request, overcommit = load.result, load.seconds, load.server_cpu, load.overcommits
@@ -85,7 +87,7 @@ class Figures:
         cpu = f"{self.cpu * 1000:.2f} ms" if self.cpu is not None else "n/a"
         return (
             f"p50 {statistics.median(self.p50s) * 1000:.1f} ms, p99 {statistics.median(self.p99s) * 1000:.1f} ms, "
-            f"throughput {statistics.median(self.throughputs):.0f}/s, server CPU per request {cpu}, "
+            f"{self.rate_name} {statistics.median(self.throughputs):.0f}/s, server CPU per request {cpu}, "
             f"client CPU per request {statistics.median(self.client_cpus) * 1000:.2f} ms"
         )
 
@@ -143,13 +145,22 @@ def _load(clients: int, rounds: int, client: ClientKind, think: float) -> Load:
         return Load(result, seconds, per_request, own / requests, len(overcommitted(server.db)))
 
 
+def _milliseconds(text: str) -> float:
+    value = float(text)
+    if not value >= 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not a pause: give 0 or more milliseconds")
+    return value
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--client", choices=["raw", "httpx"], default="raw")
-    parser.add_argument("--think", type=float, default=0.0, metavar="MS", help="each client's pause after an answer")
+    parser.add_argument(
+        "--think", type=_milliseconds, default=0.0, metavar="MS", help="each client's pause after an answer"
+    )
     parser.add_argument(
         "--baseline", metavar="SRC", help="alternate runs with a server from this source tree"
     )
@@ -159,7 +170,8 @@ def main() -> None:
     think = args.think / 1000
     pause = f", {args.think:g} ms think time" if think else ""
     print(f"cluster: 16 nodes x 8 GPUs; {clients} clients x {rounds} rounds ({args.client} client{pause})")
-    figures, baseline = Figures(), Figures()
+    rate_name = "offered rate" if think else "throughput"
+    figures, baseline = Figures(rate_name=rate_name), Figures(rate_name=rate_name)
     for _ in range(args.runs):
         if args.baseline is not None:
             load = one_run(clients, rounds, args.client, args.baseline, think)
@@ -175,8 +187,11 @@ def main() -> None:
         ratios = [
             ("p50", statistics.median(figures.p50s) / statistics.median(baseline.p50s)),
             ("p99", statistics.median(figures.p99s) / statistics.median(baseline.p99s)),
-            ("throughput", statistics.median(figures.throughputs) / statistics.median(baseline.throughputs)),
         ]
+        if not think:  # with think time both runs get the rate the clients offer
+            ratios.append(
+                ("throughput", statistics.median(figures.throughputs) / statistics.median(baseline.throughputs))
+            )
         if figures.cpu is not None and baseline.cpu is not None:
             ratios.append(("CPU per request", figures.cpu / baseline.cpu))
         print("ratio to baseline: " + ", ".join(f"{name} {ratio:.2f}x" for name, ratio in ratios))

@@ -9,7 +9,7 @@ import pytest
 from tests.controller.cluster import cluster, kueue_pod, pod
 
 from polling import wait_until
-from toposched.controller.app import Options, run, step_factory
+from toposched.controller.app import Options, reconciler_factory, run
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import LEASES, PODS
 from toposched.controller.leader import lead
@@ -36,20 +36,41 @@ class Scripted:
         self.released = True
 
 
+class Counted:
+    """A reconciler that records its steps and whether it was closed."""
+
+    def __init__(self, number: int, steps: list[int]) -> None:
+        self.number, self.steps, self.closed = number, steps, False
+
+    def step(self) -> None:
+        self.steps.append(self.number)
+
+    def close(self) -> None:
+        self.closed = True
+
+
 def test_steps_run_only_while_leading_and_start_afresh_after_a_lost_lease() -> None:
     stop = threading.Event()
     elector = Scripted([True, True, False, True, False], stop)
-    built: list[int] = []
+    built: list[Counted] = []
     steps: list[int] = []
 
-    def make_step() -> object:
-        built.append(len(built))
-        number = len(built)
-        return lambda: steps.append(number)
+    def make_reconciler() -> Counted:
+        built.append(Counted(len(built) + 1, steps))
+        return built[-1]
 
-    lead(elector, make_step, stop, 0.0)  # type: ignore[arg-type]  # the scripted elector
+    lead(elector, make_reconciler, stop, 0.0)  # type: ignore[arg-type]  # the scripted elector
     assert steps == [1, 1, 2]
+    assert [r.closed for r in built] == [True, True]  # each closed when its lease was lost
     assert elector.released
+
+
+def test_the_reconciler_is_closed_on_stop() -> None:
+    stop = threading.Event()
+    elector = Scripted([True, True], stop)
+    built: list[Counted] = []
+    lead(elector, lambda: built.append(Counted(1, [])) or built[-1], stop, 0.0)  # type: ignore[arg-type]
+    assert [r.closed for r in built] == [True]
 
 
 def test_the_controller_ungates_while_it_leads_and_releases_the_lease_on_stop() -> None:
@@ -72,4 +93,4 @@ def test_the_controller_ungates_while_it_leads_and_releases_the_lease_on_stop() 
 
 def test_the_sync_mode_needs_the_service_store() -> None:
     with pytest.raises(SpecError, match="--db"):
-        step_factory(cluster(), Options(mode=Mode.SYNC), None, ManualClock(), ControllerMetrics())
+        reconciler_factory(cluster(), Options(mode=Mode.SYNC), None, ManualClock(), ControllerMetrics())

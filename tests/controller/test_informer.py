@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import pytest
 from tests.controller.cluster import node
 from tests.controller.fake_kube import FakeKubeApi
 
 from toposched.controller.informer import ChangeType, Informer
-from toposched.controller.kubeapi import NODES
+from toposched.controller.kubeapi import NODES, KubeApiError, Resource, WatchEvent
 
 
 def test_the_first_pump_lists_and_later_pumps_watch_from_where_it_left() -> None:
@@ -48,3 +51,51 @@ def test_an_expired_watch_relists_and_reports_what_changed_meanwhile() -> None:
     assert {(c.type, c.key) for c in changes} == {(ChangeType.DELETE, "n0"), (ChangeType.UPSERT, "n2")}
     assert set(informer.objects) == {"n1", "n2"}
     assert [verb for verb, _ in api.calls] == ["list", "watch", "list"]
+
+
+class BreakingWatch(FakeKubeApi):
+    """The next watch delivers its events, then the stream breaks."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.breaking = False
+
+    def watch(
+        self, resource: Resource, resource_version: str, namespace: str | None = None, *, timeout_seconds: int = 300
+    ) -> Iterator[WatchEvent]:
+        events = super().watch(resource, resource_version, namespace, timeout_seconds=timeout_seconds)
+        if not self.breaking:
+            return events
+        self.breaking = False
+        return self._broken(events)
+
+    @staticmethod
+    def _broken(events: Iterator[WatchEvent]) -> Iterator[WatchEvent]:
+        yield from events
+        raise KubeApiError(500, "the connection was reset")
+
+
+def test_what_a_broken_watch_delivered_stays_pending_for_the_next_call() -> None:
+    api = BreakingWatch()
+    informer = Informer(api, NODES)
+    informer.pump()
+    api.put(NODES, node(0))
+    api.breaking = True
+    with pytest.raises(KubeApiError):
+        informer.pump()
+    assert "n0" in informer.objects  # the cache and the resume point moved on ...
+    assert [(c.type, c.key) for c in informer.pump()] == [(ChangeType.UPSERT, "n0")]  # ... and it is told
+
+
+def test_pending_changes_keep_each_object_s_latest_only() -> None:
+    api = FakeKubeApi()
+    informer = Informer(api, NODES)
+    informer.pump()
+    api.put(NODES, node(0))
+    api.put(NODES, node(1))
+    api.remove(NODES, "n0")
+    informer.fetch()
+    api.put(NODES, node(1, ready=False))
+    informer.fetch()
+    assert [(c.type, c.key) for c in informer.take()] == [(ChangeType.DELETE, "n0"), (ChangeType.UPSERT, "n1")]
+    assert informer.take() == []

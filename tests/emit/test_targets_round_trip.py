@@ -38,6 +38,7 @@ from toposched.model import (
     Gang,
     Placement,
     Policy,
+    Queue,
     Semantics,
     SpecError,
     Topology,
@@ -259,15 +260,18 @@ def test_objects_match_the_schemas(target: str, index: int) -> None:
 
 
 @pytest.mark.parametrize("target", sorted(QUEUED))
-def test_the_queue_comes_back(target: str) -> None:
-    """A queue written by a target is the queue its front end reads back."""
+@pytest.mark.parametrize("name", ["team-a", None])
+def test_the_queue_comes_back(target: str, name: str | None) -> None:
+    """A queue written by a target is the queue its front end reads back, and no queue stays none
+    (KAI's fallback default-queue included)."""
+    queue = Queue(name, QUEUED[target]) if name is not None else None
     checked = 0
     for source in _examples():
-        queued = replace(source.gang, queue="team-a")
+        queued = replace(source.gang, queue=queue)
         try:
             _, gang = read_back(target, TARGETS[target](queued, source.topology).objects, source.topology)
         except SpecError:
             continue  # refused as the original is (see test_round_trip_places_the_same)
-        assert gang.queue == "team-a", source.id
+        assert gang.queue == queue, source.id
         checked += 1
     assert checked > 0

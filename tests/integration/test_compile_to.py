@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from toposched.emit.kueue.intent import NO_QUEUE
 from toposched.emit.targets import TARGETS
 
 from .conftest import EXAMPLES, Invoke
@@ -27,7 +28,8 @@ def test_every_target_writes_the_osmo_use_case_in_full(invoke: Invoke, target: s
     version = ("--api-version", "scheduling.k8s.io/v1alpha3") if target == "kube" else ()
     run = invoke("compile", *SAME_ZONE, "--to", target, *version)
     assert run.exit_code == 0, run.stderr
-    assert "warning:" not in run.stderr
+    # Every constraint is written; what is said is only about the pool's (KAI) queue.
+    assert all("queue" in line for line in run.stderr.splitlines())
     kinds = [d["kind"] for d in yaml.safe_load_all(run.stdout)]
     assert kinds[0] in ("Topology", "ClusterTopology", "Workload") and len(kinds) >= 2
 
@@ -58,8 +60,7 @@ def test_what_the_target_cannot_express_is_a_warning(invoke: Invoke) -> None:
     assert run.stderr.splitlines() == [
         "warning: group pg-distributed-training-tfjob-example: Kueue cannot constrain several PodSets "
         "together; required zone left out",
-        "warning: the input names no queue: Kueue admits the workload only once it carries the label "
-        "kueue.x-k8s.io/queue-name naming a LocalQueue (toposched compile --queue NAME)",
+        f"warning: {NO_QUEUE}",
     ]
     (_, jobset) = yaml.safe_load_all(run.stdout)
     assert [job["name"] for job in jobset["spec"]["replicatedJobs"]] == [
@@ -113,11 +114,30 @@ def _queue_of(target: str, objects: list[dict[str, object]]) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("target", ["kueue", "kai", "grove"])
-def test_the_queue_the_input_names_is_kept(invoke: Invoke, target: str) -> None:
-    run = invoke("compile", *GROVE_INPUT, "--to", target)
+def test_a_kai_queue_goes_to_kai_and_grove(invoke: Invoke) -> None:
+    for target in ("kai", "grove"):
+        run = invoke("compile", *GROVE_INPUT, "--to", target)
+        assert run.exit_code == 0, run.stderr
+        assert _queue_of(target, list(yaml.safe_load_all(run.stdout))) == {"training"}
+        assert "queue" not in run.stderr
+
+
+def test_a_kai_queue_is_no_local_queue(invoke: Invoke) -> None:
+    run = invoke("compile", *GROVE_INPUT, "--to", "kueue")
     assert run.exit_code == 0, run.stderr
-    assert _queue_of(target, list(yaml.safe_load_all(run.stdout))) == {"training"}
+    assert _queue_of("kueue", list(yaml.safe_load_all(run.stdout))) == set()
+    assert "warning: the input's KAI queue 'training' is no Kueue LocalQueue: left out" in run.stderr
+    assert NO_QUEUE in run.stderr
+
+
+def test_a_local_queue_is_no_kai_queue(invoke: Invoke) -> None:
+    job = (EXAMPLES / "kueue" / "job-rack.yaml", "--cluster", EXAMPLES / "clusters" / "h100-small.yaml")
+    run = invoke("compile", *job, "--topology", "default", "--to", "kai")
+    assert run.exit_code == 0, run.stderr
+    assert _queue_of("kai", list(yaml.safe_load_all(run.stdout))) == {"default-queue"}
+    assert "the input's Kueue LocalQueue 'user-queue' is no KAI queue: default-queue written" in run.stderr
+    run = invoke("compile", *job, "--topology", "default", "--to", "kube")
+    assert "kube-scheduler has no queues: the input's Kueue LocalQueue 'user-queue' left out" in run.stderr
 
 
 @pytest.mark.parametrize("target", ["kueue", "kai", "grove"])
@@ -125,19 +145,19 @@ def test_queue_option_names_the_queue(invoke: Invoke, target: str) -> None:
     run = invoke("compile", *GROVE_INPUT, "--to", target, "--queue", "team-a")
     assert run.exit_code == 0, run.stderr
     assert _queue_of(target, list(yaml.safe_load_all(run.stdout))) == {"team-a"}
-    assert "names no queue" not in run.stderr
+    assert "queue" not in run.stderr
 
 
-def test_an_osmo_workflow_goes_to_its_pools_queue(invoke: Invoke) -> None:
-    run = invoke("compile", *SAME_ZONE, "--to", "kueue")
-    (_, job) = yaml.safe_load_all(run.stdout)
-    assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "osmo-pool-osmo-workflows-my-pool"}
+def test_an_osmo_pool_s_queue_is_a_kai_queue(invoke: Invoke) -> None:
+    run = invoke("compile", *SAME_ZONE, "--to", "kai")
+    podgroups = [d for d in yaml.safe_load_all(run.stdout) if d["kind"] == "PodGroup"]
+    assert {p["spec"]["queue"] for p in podgroups} == {"osmo-pool-osmo-workflows-my-pool"}
 
 
-def test_kai_default_queue_is_no_queue_for_kueue(invoke: Invoke) -> None:
+def test_kai_default_queue_is_no_queue(invoke: Invoke) -> None:
     cluster = ("--cluster", KAI / "zone-ab-cluster.yaml")
     run = invoke("compile", KAI / "podgroup-pods.yaml", "--kind", "kai", *cluster, "--to", "kueue")
     assert run.exit_code == 0, run.stderr
     (_, job) = yaml.safe_load_all(run.stdout)
     assert "labels" not in job["metadata"]
-    assert "names no queue" in run.stderr
+    assert run.stderr.splitlines()[-1] == f"warning: {NO_QUEUE}"

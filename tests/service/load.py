@@ -108,28 +108,30 @@ async def _client(
 async def _rounds(
     send: Send, token: str, index: int, rounds: int, result: LoadResult, think: float = 0.0
 ) -> None:
-    """``rounds`` submit / read / cancel loops; ``think`` seconds pass after each answer before the
-    client sends its next request (a user reading the answer)."""
-    pause = (lambda: asyncio.sleep(think)) if think > 0 else None
+    """``rounds`` submit / read / cancel loops; ``think`` seconds pass between an answer and the
+    client's next request (a user reading the answer)."""
     if think > 0:
         await asyncio.sleep(think * random.Random(index).random())  # users do not all start at once
+    first = True
+
+    async def request(method: str, path: str, body: object = None) -> Answer:
+        nonlocal first
+        if think > 0 and not first:
+            await asyncio.sleep(think)
+        first = False
+        return await _request(send, result, method, path, token, body)
+
     for r in range(rounds):
         spec = job_yaml(f"load-{index}-{r}", pods=1 + (index + r) % 3, gpus=(2, 4, 8)[(index * 7 + r) % 3])
-        submitted = await _request(send, result, "POST", "/v1/workloads", token, {"spec": spec})
-        if pause is not None:
-            await pause()
+        submitted = await request("POST", "/v1/workloads", {"spec": spec})
         if submitted.status_code != 201:
             continue
         answer = submitted.json()
         assert isinstance(answer, dict)
         workload = answer["id"]
-        await _request(send, result, "GET", f"/v1/workloads/{workload}", token)
-        if pause is not None:
-            await pause()
+        await request("GET", f"/v1/workloads/{workload}")
         if (index + r) % 4 != 0:  # leave some running so capacity stays contended
-            await _request(send, result, "DELETE", f"/v1/workloads/{workload}", token)
-            if pause is not None:
-                await pause()
+            await request("DELETE", f"/v1/workloads/{workload}")
 
 
 async def _sampler(send: Send, admin: str, stop: asyncio.Event, result: LoadResult) -> None:

@@ -26,7 +26,7 @@ from toposched.cli.workloads import REGISTRY
 from toposched.emit.targets import QUEUED, TARGETS, VERSIONED
 from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.registry import CompileContext
-from toposched.model import NotFoundError, Problem, SpecError, Topology, ToposchedError
+from toposched.model import NotFoundError, Problem, Queue, SpecError, Topology, ToposchedError
 from toposched.model.names import MAX_LABEL, name_problems
 
 OPTIONS = {"topology": "--topology", "pool": "--pool", "kind": "--kind"}  # registry fields → options
@@ -150,7 +150,8 @@ def _compile(
     except SpecError as exc:  # the registry's "topology" and "pool" are this command's options
         raise type(exc)([replace(p, path=OPTIONS.get(p.path, p.path)) for p in exc.problems]) from None
     compiler = TARGETS[to] if api_version is None else VERSIONED[to](api_version)
-    translation = compiler(compiled.gang if queue is None else replace(compiled.gang, queue=queue), chosen)
+    gang = compiled.gang if queue is None else replace(compiled.gang, queue=Queue(queue, QUEUED[to]))
+    translation = compiler(gang, chosen)
     return translation.objects, (*compiled.warnings, *translation.unexpressed, *translation.advice)
 
 

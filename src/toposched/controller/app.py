@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from toposched.controller.kubeapi import KubeApi
-from toposched.controller.leader import LeaderElector, lead
+from toposched.controller.leader import LeaderElector, Reconciler, lead
 from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
 from toposched.controller.modes import Mode
 from toposched.controller.sync import SyncController
@@ -53,24 +53,24 @@ def check(options: Options, store: Store | None) -> None:
         )
 
 
-def step_factory(
+def reconciler_factory(
     api: KubeApi, options: Options, store: Store | None, clock: Clock, metrics: ControllerMetrics
-) -> Callable[[], Callable[[], object]]:
-    """What builds the mode's step each time this replica starts leading: the ungater on a fresh
-    MemoryStore (rebuilt from the cluster), the sync mode on ``store`` (the service's)."""
+) -> Callable[[], Reconciler]:
+    """What builds the mode's reconciler each time this replica starts leading: the ungater on a
+    fresh MemoryStore (rebuilt from the cluster), the sync mode on ``store`` (the service's)."""
     if options.mode is Mode.SYNC:
         if store is None:
             raise SpecError(
                 [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
             )
         service = Scheduler(store, clock, options.scheduler)
-        return lambda: SyncController(api, service).step
+        return lambda: SyncController(api, service)
 
-    def ungater() -> Callable[[], object]:
+    def ungater() -> Reconciler:
         scheduler = Scheduler(MemoryStore(), clock, options.scheduler)
         return UngaterController(
             api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics
-        ).step
+        )
 
     return ungater
 
@@ -87,7 +87,7 @@ def run(
     ``stop`` is set (then the lease is released)."""
     clock = clock or SystemClock()
     metrics = ControllerMetrics()
-    make_step = step_factory(api, options, store, clock, metrics)
+    make_reconciler = reconciler_factory(api, options, store, clock, metrics)
     heartbeat = Heartbeat(clock.now, stale_after=max(30.0, 10 * options.interval))
     identity = options.identity or socket.gethostname()
     lease = options.lease_name or options.mode.lease_name
@@ -98,7 +98,7 @@ def run(
         else None
     )
     try:
-        lead(elector, make_step, stop, options.interval, on_tick=heartbeat.beat)
+        lead(elector, make_reconciler, stop, options.interval, on_tick=heartbeat.beat)
     finally:
         if server is not None:
             server.shutdown()

@@ -2,8 +2,11 @@
 resourceVersion; resume from the last event's (or BOOKMARK's) resourceVersion; list again when
 the watch expires (410).
 
-``pump`` runs one watch call to its end and returns what changed, so the controller's tests drive
-it step by step without threads; the controller's loop simply pumps again.
+``fetch`` runs one watch call (or listing) and keeps what changed as *pending*, change by change,
+so what a call delivered before it broke is not lost; ``take`` hands the pending changes over
+once the caller has acted on everything it fetched (the latest change per object: a kind whose
+calls keep failing leaves at most one per object waiting). ``pump`` is both, for callers that
+act at once, and lets the tests drive an informer step by step without threads.
 """
 
 from __future__ import annotations
@@ -70,59 +73,71 @@ class Informer:
         self.objects: dict[str, Object] = {}
         self.resource_version: str | None = None  # None: not listed yet (or the watch expired)
         self.relists = 0  # how many times a 410 forced a new listing
+        self._pending: dict[str, Change] = {}  # by key, in the order of each object's latest change
 
     @property
     def synced(self) -> bool:
         return self.resource_version is not None
 
-    def relist(self) -> list[Change]:
-        """List everything and report the difference with the cache (deletions missed while the
-        watch was down included)."""
-        listing = self.api.list(self.resource, self.namespace)
-        fresh = {object_key(obj): typed(self.resource, obj) for obj in listing.items}
-        changes = [
-            Change(ChangeType.DELETE, self.resource, key, old)
-            for key, old in sorted(self.objects.items())
-            if key not in fresh
-        ]
-        for key, obj in fresh.items():
-            old = self.objects.get(key)
-            if old is None or _resource_version(old) != _resource_version(obj) or old != obj:
-                changes.append(Change(ChangeType.UPSERT, self.resource, key, obj))
-        self.objects = fresh
-        self.resource_version = listing.resource_version
+    def pump(self) -> list[Change]:
+        """``fetch``, then ``take``."""
+        self.fetch()
+        return self.take()
+
+    def take(self) -> list[Change]:
+        """The pending changes, now no longer pending."""
+        changes, self._pending = list(self._pending.values()), {}
         return changes
 
-    def pump(self) -> list[Change]:
-        """List when needed, then consume one watch call; on 410 list again (the next pump
-        watches from the new listing)."""
+    def fetch(self) -> None:
+        """List when needed, then consume one watch call; on 410 list again (the next call
+        watches from the new listing). What changed is pending until ``take``."""
         if self.resource_version is None:
-            return self.relist()
-        changes: list[Change] = []
+            self.relist()
+            return
         try:
             for event in self.api.watch(
                 self.resource, self.resource_version, self.namespace, timeout_seconds=self.timeout_seconds
             ):
-                change = self.apply(event)
-                if change is not None:
-                    changes.append(change)
+                self.apply(event)
         except WatchExpiredError:
             self.relists += 1
             self.resource_version = None
-            changes.extend(self.relist())
-        return changes
+            self.relist()
 
-    def apply(self, event: WatchEvent) -> Change | None:
-        """Fold one watch event into the cache; bookmarks only move the resume point."""
+    def relist(self) -> None:
+        """List everything; the difference with the cache becomes pending (deletions missed while
+        the watch was down included)."""
+        listing = self.api.list(self.resource, self.namespace)
+        fresh = {object_key(obj): typed(self.resource, obj) for obj in listing.items}
+        for key, gone in sorted(self.objects.items()):
+            if key not in fresh:
+                self._note(Change(ChangeType.DELETE, self.resource, key, gone))
+        for key, obj in fresh.items():
+            old = self.objects.get(key)
+            if old is None or _resource_version(old) != _resource_version(obj) or old != obj:
+                self._note(Change(ChangeType.UPSERT, self.resource, key, obj))
+        self.objects = fresh
+        self.resource_version = listing.resource_version
+
+    def _note(self, change: Change) -> None:
+        self._pending.pop(change.key, None)  # the object's latest change goes last
+        self._pending[change.key] = change
+
+    def apply(self, event: WatchEvent) -> None:
+        """Fold one watch event into the cache (its change pending); bookmarks only move the
+        resume point."""
         version = _resource_version(event.object)
         if version:
             self.resource_version = version
         if event.type is EventType.BOOKMARK:
-            return None
+            return
         obj = typed(self.resource, event.object)
         key = object_key(obj)
         if event.type is EventType.DELETED:
             self.objects.pop(key, None)
-            return Change(ChangeType.DELETE, self.resource, key, obj)
-        self.objects[key] = obj
-        return Change(ChangeType.UPSERT, self.resource, key, obj)
+            change = Change(ChangeType.DELETE, self.resource, key, obj)
+        else:
+            self.objects[key] = obj
+            change = Change(ChangeType.UPSERT, self.resource, key, obj)
+        self._note(change)

@@ -15,6 +15,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from toposched.controller.kubeapi import LEASES, ApiConflictError, ApiNotFoundError, KubeApi, KubeApiError
 from toposched.model import Problem, SpecError
@@ -113,29 +114,41 @@ class LeaderElector:
         self._observed, self._observed_at = record, now
 
 
+class Reconciler(Protocol):
+    """What a mode runs while leading: one pass at a time, and ``close`` when it stops leading."""
+
+    def step(self) -> object: ...
+
+    def close(self) -> None: ...
+
+
 def lead(
     elector: LeaderElector,
-    make_step: Callable[[], Callable[[], object]],
+    make_reconciler: Callable[[], Reconciler],
     stop: threading.Event,
     retry_period: float = 2.0,
     *,
     on_tick: Callable[[], None] = lambda: None,
 ) -> None:
     """Tick once per ``retry_period`` and, while leading, step. Each time this replica becomes
-    the leader it starts from a fresh step (``make_step``), rebuilt from the cluster, since
-    another replica may have acted meanwhile. The lease is released on stop."""
-    step: Callable[[], object] | None = None
+    the leader it starts from a fresh reconciler (``make_reconciler``), rebuilt from the cluster,
+    since another replica may have acted meanwhile; the old one is closed. The lease is released
+    on stop."""
+    reconciler: Reconciler | None = None
     try:
         while not stop.is_set():
             if elector.tick():
-                step = step or make_step()
+                reconciler = reconciler or make_reconciler()
                 try:
-                    step()
+                    reconciler.step()
                 except Exception:  # a controller loop must survive a bad pass; the next one retries
                     log.exception("controller step failed; retrying")
-            else:
-                step = None
+            elif reconciler is not None:
+                reconciler.close()
+                reconciler = None
             on_tick()
             stop.wait(retry_period)
     finally:
+        if reconciler is not None:
+            reconciler.close()
         elector.release()

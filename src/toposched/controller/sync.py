@@ -64,6 +64,9 @@ class SyncController:
     _deleted: list[str] = field(default_factory=list)
     _skipped: list[str] = field(default_factory=list)
 
+    def close(self) -> None:
+        """Nothing to stop: a step holds no threads or connections of its own."""
+
     def step(self) -> SyncReport:
         self._applied, self._deleted, self._skipped = [], [], []
         pools = [stored_pool(record) for record in self.scheduler.store.list_pools()]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
@@ -109,10 +109,8 @@ class UngaterController:
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
         # One thread per informer, so their watch calls wait side by side. Each informer is
-        # pumped by one call at a time and read only after every call of the step returned.
-        # The threads end with the controller (an executor collected stops its idle workers).
+        # fetched by one call at a time and read only after every call of the step returned.
         self._watchers = ThreadPoolExecutor(len(list(self.every_informer())), "toposched-watch")
-        self._carried: list[Change] = []  # pumped by a step that then failed: not yet acted on
 
     @property
     def kube_podgroups(self) -> Informer:
@@ -168,48 +166,41 @@ class UngaterController:
         self.ungater.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
 
+    def close(self) -> None:
+        """Stop the watch threads; a call under way ends within its ``watch_seconds``."""
+        self._watchers.shutdown(wait=False, cancel_futures=True)
+
     def _pump_all(self) -> list[Change]:
-        """Every watched informer's changes, in ``every_informer`` order. v1beta1 PodGroups are
-        watched only once v1alpha3 ones are known not to be served (the class docstring), so on
-        the step that learns it they are listed after the others."""
+        """Every watched informer's changes, in ``every_informer`` order, once every call of the
+        step returned. When one failed, its first failure is raised and every informer keeps
+        what it fetched pending (the failed call's changes up to the failure too) for the next
+        step. v1beta1 PodGroups are watched only once v1alpha3 ones are known not to be served
+        (the class docstring), so on the step that learns it they are listed after the others."""
         alpha, beta = self.kube_podgroups_v1alpha3, self.kube_podgroups_v1beta1
         beta_watched = self.kube_podgroups is beta
-        pumps = {
-            informer: self._watchers.submit(self._pump, informer)
+        fetches = {
+            informer: self._watchers.submit(self._fetch, informer)
             for informer in self.every_informer()
             if informer is not beta or beta_watched
         }
         if not beta_watched:
-            wait([pumps[alpha]])
+            wait([fetches[alpha]])
             if self.kube_podgroups is beta:
-                pumps[beta] = self._watchers.submit(self._pump, beta)
-        return self._gathered(list(pumps.values()))
+                fetches[beta] = self._watchers.submit(self._fetch, beta)
+        failures = [error for f in fetches.values() if (error := f.exception()) is not None]
+        if failures:
+            raise failures[0]
+        return [change for informer in fetches for change in informer.take()]
 
-    def _gathered(self, pumps: list[Future[list[Change]]]) -> list[Change]:
-        """The pumps' changes after the ones carried over. When a pump failed, what the others
-        took from their watches is carried to the next step (their caches already hold it), and
-        the first failure is raised."""
-        changes, self._carried = self._carried, []
-        failure: BaseException | None = None
-        for pump in pumps:
-            try:
-                changes += pump.result()
-            except Exception as exc:
-                failure = failure or exc
-        if failure is not None:
-            self._carried = changes
-            raise failure
-        return changes
-
-    def _pump(self, informer: Informer) -> list[Change]:
+    def _fetch(self, informer: Informer) -> None:
         if informer.resource in self.missing_kinds:
-            return []
+            return
         try:
-            return informer.pump()
+            informer.fetch()
         except ApiNotFoundError:
             if informer.resource in OPTIONAL_RESOURCES:
                 self._missing(informer.resource)
-                return []
+                return
             raise
 
     def _missing(self, resource: Resource) -> None:

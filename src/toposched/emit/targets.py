@@ -14,7 +14,7 @@ from toposched.emit.grove import compile_to_grove
 from toposched.emit.kai.intent import compile_to_kai
 from toposched.emit.kube.intent import compile_to_kube
 from toposched.emit.kueue.intent import compile_to_kueue
-from toposched.model import Gang, Topology, Translation
+from toposched.model import Gang, QueueKind, Topology, Translation
 
 Compiler = Callable[[Gang, Topology], Translation]
 
@@ -22,8 +22,11 @@ TARGETS: Mapping[str, Compiler] = MappingProxyType(
     {"kai": compile_to_kai, "kueue": compile_to_kueue, "grove": compile_to_grove, "kube": compile_to_kube}
 )
 
-# Targets that submit a workload to a named queue (``Gang.queue``; ``toposched compile --queue``).
-QUEUED = frozenset({"kai", "kueue", "grove"})
+# Targets that submit a workload to a named queue, and their queues' kind (``toposched compile
+# --queue NAME`` names one of that kind).
+QUEUED: Mapping[str, QueueKind] = MappingProxyType(
+    {"kai": QueueKind.KAI, "kueue": QueueKind.KUEUE, "grove": QueueKind.KAI}
+)
 
 # Targets written in one of several API versions: target → the compiler for a version.
 VERSIONED: Mapping[str, Callable[[str], Compiler]] = MappingProxyType(

@@ -23,7 +23,19 @@ from toposched.model.explanation import (
     Suggestion,
     SuggestionKind,
 )
-from toposched.model.ir import Gang, Group, Mode, PodSpec, Policy, Role, Search, Semantics, SliceLayer
+from toposched.model.ir import (
+    Gang,
+    Group,
+    Mode,
+    PodSpec,
+    Policy,
+    Queue,
+    QueueKind,
+    Role,
+    Search,
+    Semantics,
+    SliceLayer,
+)
 from toposched.model.limits import MAX_PODS_PER_GANG, PodBudget
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
@@ -76,6 +88,8 @@ __all__ = [
     "PodSpec",
     "Policy",
     "Problem",
+    "Queue",
+    "QueueKind",
     "Resources",
     "Result",
     "Role",

@@ -70,6 +70,21 @@ class Mode(StrEnum):
     UNCONSTRAINED = "unconstrained"
 
 
+class QueueKind(StrEnum):
+    """Which scheduler's queue a name is: they are not interchangeable."""
+
+    KUEUE = "kueue"  # a LocalQueue, in the workload's namespace
+    KAI = "kai"  # a cluster-wide KAI Queue (OSMO pools and Grove use them too)
+
+
+@dataclass(frozen=True, slots=True)
+class Queue:
+    """The queue a workload is submitted to, as its input names it."""
+
+    name: str
+    kind: QueueKind
+
+
 @dataclass(frozen=True, slots=True)
 class SliceLayer:
     """Every ``size`` consecutive pods of the group share one domain of ``level``."""
@@ -171,8 +186,7 @@ class Gang:
     kind: str = ""
     policy: Policy | None = None  # the front end's default; callers may override
     semantics: Semantics = Semantics.KUEUE
-    # The queue the input names (a Kueue LocalQueue, a KAI queue); "" = none named.
-    queue: str = ""
+    queue: Queue | None = None  # the queue the input names, if it names one
     # The tree is not Kueue-shaped, so even a Kueue gang needs the hierarchical solver.
     needs_hierarchy: bool = field(init=False, repr=False, compare=False)
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toposched.model import Problem, Topology, WorkloadSpecError
+from toposched.model import Problem, Queue, QueueKind, Topology, WorkloadSpecError
 from toposched.model.lenient import items, mapping
 from toposched.model.names import dns_label
 
@@ -22,6 +22,11 @@ SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION = "pod-group-name"
 DEFAULT_QUEUE = "default-queue"
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def kai_queue(name: str) -> Queue | None:
+    """The queue a KAI workload names; KAI's fallback ``default-queue`` is no queue of the user's."""
+    return Queue(name, QueueKind.KAI) if name and name != DEFAULT_QUEUE else None
 
 
 @dataclass(frozen=True, slots=True)

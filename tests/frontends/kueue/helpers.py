@@ -155,11 +155,14 @@ def pod(
     total: Any = None,
     annotations: dict[str, Any] | None = None,
     requests: dict[str, Any] | None = None,
+    queue: str | None = None,
 ) -> dict[str, Any]:
     anns = dict(annotations or {})
     if total is not None:
         anns["kueue.x-k8s.io/pod-group-total-count"] = total
     labels = {"kueue.x-k8s.io/pod-group-name": group} if group is not None else {}
+    if queue is not None:
+        labels["kueue.x-k8s.io/queue-name"] = queue
     return {
         "apiVersion": "v1",
         "kind": "Pod",

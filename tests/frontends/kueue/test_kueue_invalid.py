@@ -369,6 +369,11 @@ CASES = {
     "pod-names-repeat": Case(
         pod_list(pod("a", total=2), pod("a", total=2)), "items[1].metadata.name", ("'a'", "twice")
     ),
+    "pods-name-two-queues": Case(
+        pod_list(pod("a", total=2, queue="q1"), pod("b", total=2, queue="q2")),
+        "metadata.labels",
+        ("2 LocalQueues", "q1, q2"),
+    ),
 }
 
 

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from toposched.frontends.kueue import compile_workload, load_workload, podset_infos, podset_names
-from toposched.model import Gang, Group, Mode, Role, Semantics, SliceLayer, Toleration, TolerationOperator
+from toposched.model import (
+    Gang,
+    Group,
+    Mode,
+    Queue,
+    QueueKind,
+    Role,
+    Semantics,
+    SliceLayer,
+    Toleration,
+    TolerationOperator,
+)
 
 from .helpers import (
     BLOCK,
@@ -299,3 +310,15 @@ def test_lws_of_size_one_in_a_group_is_a_plain_leader_podset() -> None:
 def test_a_list_holding_one_workload() -> None:
     gang = compile_workload([pod_list(job({REQUIRED: RACK}, parallelism=2))], SAMPLE)
     assert podset_names(gang) == ("main",) and gang.size == 2
+
+
+def test_the_queue_name_label_is_the_gang_s_local_queue() -> None:
+    labelled = job()
+    labelled["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-a"}
+    assert compile_one(labelled).queue == Queue("team-a", QueueKind.KUEUE)
+    assert compile_one(job()).queue is None
+
+
+def test_a_pod_group_s_queue_is_its_pods_label() -> None:
+    pods = pod_list(pod("a", total=2, queue="team-a"), pod("b", total=2, queue="team-a"))
+    assert compile_one(pods).queue == Queue("team-a", QueueKind.KUEUE)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from toposched.emit.queues import target_queue
 from toposched.emit.unexpressed import (
     effective_min,
     inner_minimum,
@@ -25,7 +26,7 @@ from toposched.emit.unexpressed import (
     running_pods,
     slices,
 )
-from toposched.model import Gang, Group, PodSpec, Topology, Translation
+from toposched.model import Gang, Group, PodSpec, QueueKind, Topology, Translation
 from toposched.model.names import UniqueNames, dns_label
 from toposched.wire.core import pod_spec_object
 from toposched.wire.grove import (
@@ -139,6 +140,7 @@ def compile_to_grove(gang: Gang, topology: Topology) -> Translation:
     """The ClusterTopology and the PodCliqueSet for ``gang`` on ``topology``."""
     writer = _Writer(topology)
     pack = writer.template(_template_group(on_topology(gang.root, topology, SCHEDULER, writer.notes)))
+    queue, advice = target_queue(gang, QueueKind.KAI, f"{DEFAULT_QUEUE} written")
     pcs = podcliqueset_object(
         dns_label(gang.name, fallback="workload"),
         gang.namespace,
@@ -146,9 +148,9 @@ def compile_to_grove(gang: Gang, topology: Topology) -> Translation:
         cliques=writer.cliques,
         scaling_groups=writer.scaling_groups,
         pack=pack,
-        labels={QUEUE_LABEL: gang.queue or DEFAULT_QUEUE},  # Grove schedules through KAI, which needs a queue
+        labels={QUEUE_LABEL: queue or DEFAULT_QUEUE},  # Grove schedules through KAI, which needs a queue
     )
-    return Translation(TARGET, (cluster_topology_object(topology), pcs), tuple(writer.notes))
+    return Translation(TARGET, (cluster_topology_object(topology), pcs), tuple(writer.notes), advice)
 
 
 def _template_group(root: Group) -> Group:

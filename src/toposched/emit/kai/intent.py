@@ -12,8 +12,9 @@ from dataclasses import replace
 from typing import Any
 
 from toposched.emit.kai.objects import podgroup_of
+from toposched.emit.queues import target_queue
 from toposched.emit.unexpressed import inner_minimum, on_topology, slices
-from toposched.model import Gang, Group, Topology, Translation
+from toposched.model import Gang, Group, QueueKind, Topology, Translation
 from toposched.model.names import UniqueNames
 from toposched.wire.core import pod_object, pod_spec_object
 from toposched.wire.kai import DEFAULT_QUEUE, QUEUE_LABEL, pod_metadata_patch, topology_object
@@ -28,7 +29,8 @@ def compile_to_kai(gang: Gang, topology: Topology) -> Translation:
     root = _expressible(
         on_topology(gang.root, topology, SCHEDULER, notes, bare_topology=True), topology, notes
     )
-    podgroup = podgroup_of(replace(gang, root=root, topology=topology.name), queue=gang.queue or DEFAULT_QUEUE)
+    queue, advice = target_queue(gang, QueueKind.KAI, f"{DEFAULT_QUEUE} written")
+    podgroup = podgroup_of(replace(gang, root=root, topology=topology.name), queue=queue or DEFAULT_QUEUE)
     leaf_subgroups: list[str | None] = (
         [sg.name for sg in podgroup.leaves()] if podgroup.sub_groups else [None]
     )
@@ -50,7 +52,7 @@ def compile_to_kai(gang: Gang, topology: Topology) -> Translation:
                 )
             )
     kai_topology = topology_object(topology.name, topology.levels, aliases=topology.aliases)
-    return Translation(TARGET, (kai_topology, podgroup.to_object(), *pods), tuple(notes))
+    return Translation(TARGET, (kai_topology, podgroup.to_object(), *pods), tuple(notes), advice)
 
 
 def _expressible(group: Group, topology: Topology, notes: list[str]) -> Group:

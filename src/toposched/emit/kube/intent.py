@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toposched.emit import unexpressed
+from toposched.emit.queues import queue_left_out
 from toposched.model import Gang, Group, PodSpec, Problem, Semantics, Topology, Translation, WorkloadSpecError
 from toposched.model.names import UniqueNames, dns_label, object_name
 from toposched.wire.core import pod_object, pod_spec_object
@@ -180,7 +181,7 @@ def compile_to_kube(gang: Gang, topology: Topology, *, api_version: str = DEFAUL
         *(g.to_object(api_version) for g in writer.groups),
         *writer.pods,
     )
-    return Translation(TARGET, objects, tuple(writer.notes))
+    return Translation(TARGET, objects, tuple(writer.notes), queue_left_out(gang, SCHEDULER))
 
 
 def _workload(writer: _Writer, units: list[Group]) -> Workload:

@@ -11,15 +11,16 @@ PodSet groups (a leader pod and its workers sharing a level). The gang's tree be
 One PodSet is written as an Indexed Job, several as a JobSet with one Job per PodSet. Kueue admits
 all pods of a workload at once, so minimums below a group's size, minimums of subgroups, running
 pods and a constraint over several PodSets are what it cannot say. The workload is labelled with
-the gang's queue as its LocalQueue; without one Kueue leaves it alone, which is said."""
+the LocalQueue the input names (``emit.queues``); the advice says when it names none."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from toposched.emit.queues import NAME_ONE, target_queue
 from toposched.emit.unexpressed import level_name, min_sub_group, mixed_shapes, on_topology, running_pods
-from toposched.model import Gang, Group, PodSpec, Role, SliceLayer, Topology, Translation
+from toposched.model import Gang, Group, PodSpec, QueueKind, Role, SliceLayer, Topology, Translation
 from toposched.model.names import dns_label
 from toposched.wire.batch import ReplicatedJob, job_object, jobset_object
 from toposched.wire.core import pod_spec_object
@@ -27,8 +28,8 @@ from toposched.wire.kueue import MAX_SLICE_LAYERS, QUEUE_NAME, podset_annotation
 
 TARGET = "kueue"
 NO_QUEUE = (
-    f"the input names no queue: Kueue admits the workload only once it carries the label {QUEUE_NAME} "
-    "naming a LocalQueue (toposched compile --queue NAME)"
+    f"no LocalQueue named: Kueue manages the workload only with the label {QUEUE_NAME}, unless its "
+    f"namespace has a LocalQueue named 'default' or Kueue manages jobs without a queue name ({NAME_ONE})"
 )
 SCHEDULER = "Kueue"  # as sentences name it
 
@@ -59,7 +60,10 @@ def compile_to_kueue(gang: Gang, topology: Topology) -> Translation:
         notes += running_pods(group, SCHEDULER)
     podsets = _podsets(root, topology, notes)
     name = dns_label(gang.name, fallback="workload")
-    labels = {QUEUE_NAME: gang.queue} if gang.queue else None
+    queue, advice = target_queue(gang, QueueKind.KUEUE, "left out")
+    labels = {QUEUE_NAME: queue} if queue is not None else None
+    if queue is None:
+        advice += (NO_QUEUE,)
     if len(podsets) == 1:
         (only,) = podsets
         workload = job_object(
@@ -76,7 +80,6 @@ def compile_to_kueue(gang: Gang, topology: Topology) -> Translation:
             for podset in _unique_names(podsets)
         ]
         workload = jobset_object(name, gang.namespace, jobs, labels=labels)
-    advice = () if gang.queue else (NO_QUEUE,)
     return Translation(TARGET, (topology_object(topology), workload), tuple(notes), advice)
 
 

@@ -13,6 +13,7 @@ from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, Wo
 from toposched.model.errors import SpecError
 from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.grove import ClusterTopology
+from toposched.wire.kai import kai_queue
 
 KIND = "PodCliqueSet"
 
@@ -113,7 +114,7 @@ def to_gang(pcs: PodCliqueSet, topology: ClusterTopology | None, *, tas_enabled:
         kind=KIND,
         policy=Policy.BINPACK,  # Grove schedules through KAI: its ordering by default ...
         semantics=Semantics.HIERARCHY,  # ... and its group-tree rules
-        queue=named_queue(pcs),
+        queue=kai_queue(named_queue(pcs)),
     )
 
 

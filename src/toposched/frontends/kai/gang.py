@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from toposched.frontends.kai.common import KaiGrouping
 from toposched.model import Gang, Group, PodSpec, Policy, Problem, Semantics, WorkloadSpecError
-from toposched.wire.kai import DEFAULT_QUEUE, PODGROUP_KIND, PodGroup, SubGroup, TopologyConstraint
+from toposched.wire.kai import PODGROUP_KIND, PodGroup, SubGroup, TopologyConstraint, kai_queue
 
 
 def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, PodSpec]]) -> Gang:
@@ -67,8 +67,7 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
         kind=PODGROUP_KIND,
         policy=Policy.BINPACK,  # KAI's domain ordering, the default a caller may override
         semantics=Semantics.HIERARCHY,
-        # KAI's fallback queue is none the user named (another scheduler has no such queue).
-        queue="" if group.queue == DEFAULT_QUEUE else group.queue,
+        queue=kai_queue(group.queue),
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from toposched.frontends.kueue.podsets import PodSetSource, Shape, Workload
 from toposched.frontends.kueue.request import TopologyRequest
 from toposched.frontends.kueue.rules import Entry, group_members
-from toposched.model import Gang, Group, PodSpec, Role, Semantics
+from toposched.model import Gang, Group, PodSpec, Queue, QueueKind, Role, Semantics
 
 
 def build_gang(workload: Workload, entries: Sequence[Entry], shapes: Sequence[Shape]) -> Gang:
@@ -38,7 +38,7 @@ def build_gang(workload: Workload, entries: Sequence[Entry], shapes: Sequence[Sh
         kind=workload.kind,
         root=root,
         semantics=Semantics.KUEUE,
-        queue=workload.queue,
+        queue=Queue(workload.queue, QueueKind.KUEUE) if workload.queue else None,
     )
 
 

@@ -26,7 +26,7 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
     namespaces: set[str] = set()
     groups: dict[str, list[str]] = {}
     totals: set[int] = set()
-    queues: set[str] = set()  # the pods' queue-name labels: one in practice, else the first by name
+    queues: set[str] = set()  # the pods' queue-name labels
     for path, pod in pods:
         metadata = mapping(pod.get("metadata"), at(path, "metadata"), problems, required=True)
         name = text(metadata.get("name"), at(path, "metadata.name"), problems, required=True)
@@ -64,6 +64,14 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
                 "a pod group lives in one namespace",
             )
         )
+    if len(queues) > 1:
+        problems.append(
+            Problem(
+                "metadata.labels",
+                f"the pods name {len(queues)} LocalQueues in {keys.QUEUE_NAME}: {', '.join(sorted(queues))}",
+                "a pod group is submitted to one LocalQueue: label every pod with the same one",
+            )
+        )
     if len(groups) > 1:
         problems.append(
             Problem(
@@ -77,7 +85,7 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
     group_name = next(iter(groups), None)
     workload_name = group_name or (names[0] if names else "")
     podsets = _podsets(pods, names, problems)
-    return Workload(workload_name, min(namespaces, default="default"), "Pod", podsets, queue=min(queues, default=""))
+    return Workload(workload_name, min(namespaces, default="default"), "Pod", podsets, queue=next(iter(queues), ""))
 
 
 def _check_total(group: str, totals: set[int], pods: Sequence[Located], problems: Problems) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from toposched.frontends.osmo.objects import CompiledGroup
 from toposched.frontends.osmo.tree import SubGroupSpec
-from toposched.model import Gang, Group, PodSpec, Policy, Semantics
+from toposched.model import Gang, Group, PodSpec, Policy, Queue, QueueKind, Semantics
 
 
 def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> Gang:
@@ -58,5 +58,5 @@ def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> 
         kind="OSMOWorkflowGroup",
         policy=policy,
         semantics=Semantics.HIERARCHY,  # OSMO schedules through KAI
-        queue=compiled.pool.queue,  # the KAI queue OSMO keeps for the pool
+        queue=Queue(compiled.pool.queue, QueueKind.KAI),  # the KAI queue OSMO keeps for the pool
     )
