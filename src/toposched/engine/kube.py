@@ -32,6 +32,13 @@ earlier ones took) but admits the gang whole: when any child cannot meet its min
 are available, reported placement status: minCount (M) cannot be satisfied: S scheduled, R
 remaining"; a CompositePodGroup's says "first placement status").
 
+How it is computed: a PodGroup whose pending pods are all alike (the usual case) is worked out
+in every candidate at once (``KubeNodes.room``: how many pods each node takes, so how many each
+candidate schedules and how full it ends), and only the winner's pods are put on nodes
+(``KubeNodes.fill``, the order ``pick`` would take one pod at a time). Other PodGroups are
+simulated per candidate run by run of alike pods. ``place_kube(..., by_pod=True)`` is the
+readable twin: every pod of every candidate through ``KubeNodes.pick``, as kube-scheduler does.
+
 ``search_gang`` is the same gang as the exact search of ``Search.COMPLETE`` reads it.
 """
 
@@ -39,14 +46,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from itertools import groupby
+from operator import attrgetter
 
 import numpy as np
 
 from toposched.engine.complete import pods_and_assignments
-from toposched.engine.kube_nodes import KubeNodes
+from toposched.engine.kube_nodes import KubeNodes, segment_sums
 from toposched.engine.messages import Reasons
 from toposched.engine.space import NodeSpace, TopoView
-from toposched.model import Gang, Group, PodSpec, Policy, Unschedulable
+from toposched.model import Gang, Group, PodSpec, Policy, Resources, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot
 from toposched.topology import IntArray
@@ -64,6 +73,7 @@ class Trial:
     scheduled: int  # pods with a node: the PodGroup's, or those of the children that succeeded
     fullness: int  # MostAllocated over the placement's nodes after the proposed pods
     pods: list[Proposed] = field(default_factory=list)  # the new pods, where they go
+    rows: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the placement's nodes
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +110,14 @@ def cannot(need: int, scheduled: int, remaining: int) -> str:
 class KubePlacer:
     """Mutable state of one placement: the space's ledger, where bound pods sit, the scores."""
 
-    def __init__(self, space: NodeSpace, nodes: KubeNodes) -> None:
+    def __init__(self, space: NodeSpace, nodes: KubeNodes, *, by_pod: bool = False) -> None:
         self.space = space
         self.nodes = nodes
+        self.by_pod = by_pod  # the readable twin: every pod through ``KubeNodes.pick``
         self.bound: dict[str, list[tuple[PodSpec, int]]] = {}  # group -> its subtree's bound pods
+        # By id: a PodGroup may share its name with a CompositePodGroup or the Workload.
+        self._runs: dict[int, list[list[PodSpec]]] = {}
+        self._columns: dict[int, IntArray] = {}
 
     def pin(self, root: Group) -> dict[tuple[str, str], int]:
         """Charge the pods that already run; note them per group (row -1: a node not in the
@@ -127,8 +141,29 @@ class KubePlacer:
         )
 
     def commit(self, pods: list[Proposed]) -> None:
+        """Charge the proposed pods: one charge per pod shape."""
+        ledger = self.space.ledger
+        by_requests: dict[Resources, list[int]] = {}
         for _, pod, row in pods:
-            self._charge(pod, row)
+            by_requests.setdefault(pod.requests, []).append(row)
+        for requests, rows in by_requests.items():
+            at, count = np.unique(np.asarray(rows, dtype=np.int64), return_counts=True)
+            ledger.charge(at, count, ledger.vector(requests))
+
+    def runs(self, group: Group) -> list[list[PodSpec]]:
+        """A PodGroup's pending pods in index order, cut into runs of alike pods."""
+        found = self._runs.get(id(group))
+        if found is None:
+            pending = sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
+            found = self._runs[id(group)] = [list(run) for _, run in groupby(pending, key=attrgetter("shape"))]
+        return found
+
+    def columns(self, group: Group) -> IntArray:
+        """The columns the placement score reads for ``group`` (every pod of its subtree)."""
+        found = self._columns.get(id(group))
+        if found is None:
+            found = self._columns[id(group)] = self.nodes.columns(p.requests for p in group.all_pods())
+        return found
 
     # -- one group ------------------------------------------------------------------------------
 
@@ -141,10 +176,17 @@ class KubePlacer:
                 Refusal(group.name, f"topology {topology!r} of group {group.name!r} is not known")
             )
         found = self.placements(group, rows[view.member[rows]], view)
-        trials = [self.simulate(group, name, part, topology) for name, part in found]
+        at_once = group.is_leaf and not self.by_pod and len(self.runs(group)) <= 1
+        if at_once:
+            trials = self._podgroup_each(group, found)
+        else:
+            trials = [self.simulate(group, name, part, topology) for name, part in found]
         feasible = [trial for trial in trials if trial.feasible]
         if feasible:
-            return choose(feasible)
+            best = choose(feasible)
+            if at_once:
+                best.pods = self._fill(group, best)
+            return best
         first = "first placement status" if group.children else "reported placement status"
         status = trials[0].status if trials else f"no node has label {group.required}"
         return Refusal(
@@ -169,8 +211,13 @@ class KubePlacer:
         labelled = rows[codes[rows] >= 0]
         domains, inverse = np.unique(codes[labelled], return_inverse=True)
         # A value may name several domains (the same rack name under two blocks): one placement.
-        values = np.asarray([tree.path(level, d)[-1] for d in domains.tolist()], dtype=np.str_)[inverse]
-        wanted = sorted(set(values.tolist()))
+        names = np.asarray([tree.path(level, d)[-1] for d in domains.tolist()], dtype=np.str_)
+        values, which = np.unique(names, return_inverse=True)  # sorted as Python sorts str
+        which = which[inverse]  # per labelled row, its value's place in ``values``
+        order = np.argsort(which, kind="stable")  # rows by value, in their order within one
+        ends = np.cumsum(np.bincount(which, minlength=len(values)))
+        parts = np.split(labelled[order], ends[:-1]) if len(values) else []
+        found = dict(zip(values.tolist(), parts, strict=True))
         bound = self.bound[group.name]
         if bound:
             pinned: set[str] = set()
@@ -193,8 +240,8 @@ class KubePlacer:
                         level=key,
                     )
                 )
-            wanted = [value for value in wanted if value in pinned]
-        return [(value, labelled[values == value]) for value in wanted]
+            return [(value, part) for value, part in found.items() if value in pinned]
+        return list(found.items())
 
     def simulate(self, group: Group, name: str, rows: IntArray, topology: str | None) -> Trial:
         ledger = self.space.ledger
@@ -204,11 +251,83 @@ class KubePlacer:
             if group.children
             else self._podgroup(group, name, rows)
         )
-        trial.fullness = self.nodes.fullness(rows, self.nodes.columns(p.requests for p in group.all_pods()))
+        trial.fullness = self.nodes.fullness(rows, self.columns(group))
+        trial.rows = rows
         ledger.undo(mark)
         return trial
 
+    def _podgroup_each(self, group: Group, found: list[tuple[str, IntArray]]) -> list[Trial]:
+        """A PodGroup of alike pending pods in every candidate at once, without its pods
+        (``_fill`` puts the winner's on nodes). Pods in index order each take a node while
+        one has room, so a candidate schedules as many as its nodes take, and stops at the
+        first that fits nowhere once minCount is out of reach."""
+        need = minimum(group)
+        runs = self.runs(group)
+        pending = runs[0] if runs else []
+        bound = len(group.pods) - len(pending)
+        if not found:
+            return []
+        if bound + len(pending) < need:
+            status = cannot(need, bound, len(pending))
+            return [Trial(name, False, status, bound, 0, rows=part) for name, part in found]
+        rows = np.concatenate([part for _, part in found])
+        starts = np.cumsum([0, *(len(part) for _, part in found)])
+        cols = self.columns(group)
+        if pending:
+            room = self.nodes.room(pending[0], rows, len(pending))
+            placed = np.minimum(segment_sums(room, starts), len(pending))
+            added = placed[:, None] * self.space.ledger.vector(pending[0].requests)[cols]
+        else:
+            placed = np.zeros(len(found), dtype=np.int64)
+            added = np.zeros((len(found), len(cols)), dtype=np.int64)
+        fullness = self.nodes.fullness_each(rows, starts, cols, added).tolist()
+        trials = []
+        for (name, part), scheduled, full in zip(found, (bound + placed).tolist(), fullness, strict=True):
+            # Short of minCount: it stopped at the pod that left too few behind.
+            status = "" if scheduled >= need else cannot(need, scheduled, need - scheduled - 1)
+            trials.append(Trial(name, not status, status, scheduled, full, rows=part))
+        return trials
+
+    def _fill(self, group: Group, trial: Trial) -> list[Proposed]:
+        """The pods ``_podgroup_each`` scheduled in ``trial``, on the nodes ``pick`` gives them."""
+        runs = self.runs(group)
+        if not runs:
+            return []
+        pending = runs[0]
+        at = self.nodes.fill(pending[0], trial.scheduled - (len(group.pods) - len(pending)), trial.rows)
+        return [(group.name, pod, row) for pod, row in zip(pending, at.tolist(), strict=False)]
+
     def _podgroup(self, group: Group, name: str, rows: IntArray) -> Trial:
+        """Run by run of alike pods in index order (see ``_podgroup_each``); the ledger keeps
+        the pods placed (``simulate`` undoes)."""
+        if self.by_pod:
+            return self._podgroup_by_pod(group, name, rows)
+        need = minimum(group)
+        runs = self.runs(group)
+        remaining = sum(map(len, runs))
+        scheduled = len(group.pods) - remaining
+        trial = Trial(name, False, "", scheduled, 0)
+        if scheduled + remaining < need:
+            trial.status = cannot(need, scheduled, remaining)
+            return trial
+        ledger = self.space.ledger
+        for run in runs:
+            room = self.nodes.room(run[0], rows, len(run))
+            placed = min(len(run), int(room.sum()))
+            scheduled += placed
+            remaining -= len(run)
+            if scheduled + remaining < need:  # it stopped at a pod of this run that fit nowhere
+                trial.status = cannot(need, scheduled, need - scheduled - 1)
+                break
+            at = self.nodes.fill(run[0], placed, rows, room)
+            where, count = np.unique(at, return_counts=True)
+            ledger.charge(where, count, ledger.vector(run[0].requests))
+            trial.pods += [(group.name, pod, row) for pod, row in zip(run, at.tolist(), strict=False)]
+        trial.scheduled = scheduled
+        trial.feasible = not trial.status and scheduled >= need
+        return trial
+
+    def _podgroup_by_pod(self, group: Group, name: str, rows: IntArray) -> Trial:
         """Pod by pod in index order; the ledger keeps the pods placed (``simulate`` undoes)."""
         need = minimum(group)
         pending = sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
@@ -275,13 +394,15 @@ def place_kube(
     *,
     policy: Policy,
     snapshots: Mapping[str, Snapshot] | None = None,
+    by_pod: bool = False,
 ) -> Placement | Unschedulable:
     """Place ``gang`` as kube-scheduler would (module docstring), admitted whole; the snapshots
-    are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains."""
+    are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains.
+    ``by_pod``: the readable twin (every pod through ``KubeNodes.pick``), same result."""
     reasons = Reasons(gang.name, snapshot.tree.topology.name, policy)
     with NodeSpace(snapshot, snapshots) as space:
         nodes = KubeNodes(space, [snapshot, *(snapshots or {}).values()], gang.root.all_pods())
-        placer = KubePlacer(space, nodes)
+        placer = KubePlacer(space, nodes, by_pod=by_pod)
         where = placer.pin(gang.root)
         everything = np.arange(space.size, dtype=np.int64)
         for unit in units(gang.root):

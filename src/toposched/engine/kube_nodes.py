@@ -17,6 +17,12 @@ proposed pods, averaged with weight 1 each: the fullest placement scores highest
 Both scores read the resources the group's pods request (``pods`` slot aside). kube-scheduler's
 default list is cpu and memory; pods that ask only for accelerators would tie on every node and
 every rack under it, so the requested resources are the ones that separate the candidates.
+
+``pick`` places one pod (the readable rule). ``fill`` places a run of identical pods at once:
+charging a pod only lowers its own node's score, so each node's scores for its 1st, 2nd, ...
+copy fall, and the nodes' sequences merged best first (score, then name, then copy) are the
+order ``pick`` would take them in one at a time. ``fullness_each`` scores many placements at
+once from their sums (the used amounts grow by what the pods charge, wherever they go).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import numpy as np
 
 from toposched.engine.space import NodeSpace
 from toposched.model import PODS, Node, PodSpec, Resources
-from toposched.snapshot import Snapshot
+from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray
 
 MAX_SCORE = 100  # kube-scheduler's MaxNodeScore
@@ -64,8 +70,7 @@ class KubeNodes:
             return None
         ledger = self.space.ledger
         vec = ledger.vector(pod.requests)
-        selector = tuple(sorted(pod.node_selector.items()))
-        ok = self.space.eligible(pod.tolerations, selector)[rows]
+        ok = self._eligible(pod)[rows]
         ok &= np.all(ledger.free[rows] >= vec, axis=1)
         fit = rows[ok]
         if len(fit) == 0:
@@ -74,18 +79,76 @@ class KubeNodes:
         if len(cols) == 0:
             scores: IntArray = np.zeros(len(fit), dtype=np.int64)
         else:
-            alloc = self.allocatable[fit][:, cols]
-            left = ledger.free[fit][:, cols] - vec[cols]
-            per = np.where(alloc > 0, left * MAX_SCORE // np.maximum(alloc, 1), 0)
-            scores = per.sum(axis=1) // len(cols)
+            scores = _score(ledger.free[fit][:, cols] - vec[cols], self.allocatable[fit][:, cols])
         best = np.lexsort((self.space.name_rank[fit], -scores))[0]
         return int(fit[best])
+
+    def room(self, pod: PodSpec, rows: IntArray, most: int) -> IntArray:
+        """Per row of ``rows``, how many copies of ``pod`` pass ``pick``'s filter there one
+        after another, at most ``most``."""
+        ledger = self.space.ledger
+        vec = ledger.vector(pod.requests)
+        free = ledger.free[rows]
+        ok = self._eligible(pod)[rows] & np.all(free >= vec, axis=1)  # vec's zeros: free >= 0 too
+        asked = vec > 0  # the pods slot at least
+        copies = np.min(free[:, asked] // vec[asked], axis=1)
+        room: IntArray = np.where(ok, np.minimum(copies, most), 0)
+        return room
+
+    def fill(self, pod: PodSpec, count: int, rows: IntArray, room: IntArray | None = None) -> IntArray:
+        """The rows the next ``count`` copies of ``pod`` go to, in order, as ``pick`` chooses
+        them one at a time with each charged (fewer when room runs out). ``room``: ``room(pod,
+        rows, count)`` when the caller has it. Nothing is charged."""
+        if room is None:
+            room = self.room(pod, rows, count)
+        taken = room > 0
+        rows, room = rows[taken], room[taken]
+        owner = np.repeat(np.arange(len(rows), dtype=np.int64), room)  # one entry per copy
+        copy = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(room) - room, room)
+        cols = self.columns([pod.requests])
+        if len(cols) == 0:
+            scores: IntArray = np.zeros(len(owner), dtype=np.int64)
+        else:
+            ledger = self.space.ledger
+            charged = (copy + 1)[:, None] * ledger.vector(pod.requests)[cols]
+            scores = _score(ledger.free[rows][:, cols][owner] - charged, self.allocatable[rows][:, cols][owner])
+        order = np.lexsort((copy, self.space.name_rank[rows][owner], -scores))[:count]
+        chosen: IntArray = rows[owner[order]]
+        return chosen
 
     def fullness(self, rows: IntArray, cols: IntArray) -> int:
         """``MostAllocated`` over all of ``rows`` together: 0 (empty) to 100 (full)."""
         if len(rows) == 0 or len(cols) == 0:
             return 0
         alloc = self.allocatable[rows][:, cols].sum(axis=0)
-        used = alloc - self.space.ledger.free[rows][:, cols].sum(axis=0)
-        per = np.where(alloc > 0, used * MAX_SCORE // np.maximum(alloc, 1), 0)
-        return int(per.sum()) // len(cols)
+        return int(_score(alloc - self.space.ledger.free[rows][:, cols].sum(axis=0), alloc))
+
+    def fullness_each(self, rows: IntArray, starts: IntArray, cols: IntArray, added: IntArray) -> IntArray:
+        """``fullness`` of many placements at once: placement i holds ``rows[starts[i]:starts[i
+        + 1]]`` (``starts`` ends with ``len(rows)``) and ``added[i]`` more used per column of
+        ``cols`` (pods proposed there, not charged)."""
+        if len(cols) == 0:
+            return np.zeros(len(starts) - 1, dtype=np.int64)
+        alloc = segment_sums(self.allocatable[rows][:, cols], starts)
+        used = alloc - segment_sums(self.space.ledger.free[rows][:, cols], starts) + added
+        return _score(used, alloc)
+
+    def _eligible(self, pod: PodSpec) -> BoolArray:
+        return self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
+
+
+def _score(part: IntArray, alloc: IntArray) -> IntArray:
+    """kube-scheduler's resource score over the last axis: ``part * 100 // allocatable`` per
+    resource (0 without allocatable), averaged with weight 1 each. ``part`` is what is left
+    (``LeastAllocated``) or what is used (``MostAllocated``)."""
+    per = np.where(alloc > 0, part * MAX_SCORE // np.maximum(alloc, 1), 0)
+    scores: IntArray = per.sum(axis=-1) // alloc.shape[-1]
+    return scores
+
+
+def segment_sums(values: IntArray, starts: IntArray) -> IntArray:
+    """Sums of ``values[starts[i]:starts[i + 1]]`` along the first axis (empty segments: 0)."""
+    total = np.zeros((len(values) + 1, *values.shape[1:]), dtype=np.int64)
+    np.cumsum(values, axis=0, out=total[1:])
+    sums: IntArray = total[starts[1:]] - total[starts[:-1]]
+    return sums
