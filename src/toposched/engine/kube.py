@@ -44,7 +44,7 @@ readable twin: every pod of every candidate through ``KubeNodes.pick``, as kube-
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import groupby
 from operator import attrgetter
@@ -74,6 +74,28 @@ class Trial:
     fullness: int  # MostAllocated over the placement's nodes after the proposed pods
     pods: list[Proposed] = field(default_factory=list)  # the new pods, where they go
     rows: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the placement's nodes
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """A group's candidate placements: placement i is named ``names[i]`` (label values in name
+    order) and holds the nodes ``rows[starts[i]:starts[i + 1]]``."""
+
+    names: list[str]
+    rows: IntArray
+    starts: IntArray
+
+    @classmethod
+    def one(cls, name: str, rows: IntArray) -> Candidates:
+        return cls([name], rows, np.asarray([0, len(rows)], dtype=np.int64))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self) -> Iterator[tuple[str, IntArray]]:
+        bounds = self.starts.tolist()
+        for i, name in enumerate(self.names):
+            yield name, self.rows[bounds[i] : bounds[i + 1]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,12 +219,12 @@ class KubePlacer:
             needed=None if group.children else minimum(group),
         )
 
-    def placements(self, group: Group, rows: IntArray, view: TopoView) -> list[tuple[str, IntArray]]:
+    def placements(self, group: Group, rows: IntArray, view: TopoView) -> Candidates:
         """One candidate per value of the group's label among ``rows`` (pinned by bound pods),
         in name order; without a key, all of ``rows``. Raises ``GroupError``."""
         key = group.required
         if key is None:
-            return [("", rows)]
+            return Candidates.one("", rows)
         tree = view.tree
         level = tree.level_index(key)
         if level is None:
@@ -215,9 +237,9 @@ class KubePlacer:
         values, which = np.unique(names, return_inverse=True)  # sorted as Python sorts str
         which = which[inverse]  # per labelled row, its value's place in ``values``
         order = np.argsort(which, kind="stable")  # rows by value, in their order within one
-        ends = np.cumsum(np.bincount(which, minlength=len(values)))
-        parts = np.split(labelled[order], ends[:-1]) if len(values) else []
-        found = dict(zip(values.tolist(), parts, strict=True))
+        starts = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(which, minlength=len(values)), out=starts[1:])
+        found = Candidates(values.tolist(), labelled[order], starts)
         bound = self.bound[group.name]
         if bound:
             pinned: set[str] = set()
@@ -240,8 +262,11 @@ class KubePlacer:
                         level=key,
                     )
                 )
-            return [(value, part) for value, part in found.items() if value in pinned]
-        return list(found.items())
+            return next(
+                (Candidates.one(name, part) for name, part in found if name in pinned),
+                Candidates([], found.rows[:0], found.starts[:1]),
+            )
+        return found
 
     def simulate(self, group: Group, name: str, rows: IntArray, topology: str | None) -> Trial:
         ledger = self.space.ledger
@@ -256,7 +281,7 @@ class KubePlacer:
         ledger.undo(mark)
         return trial
 
-    def _podgroup_each(self, group: Group, found: list[tuple[str, IntArray]]) -> list[Trial]:
+    def _podgroup_each(self, group: Group, found: Candidates) -> list[Trial]:
         """A PodGroup of alike pending pods in every candidate at once, without its pods
         (``_fill`` puts the winner's on nodes). Pods in index order each take a node while
         one has room, so a candidate schedules as many as its nodes take, and stops at the
@@ -265,13 +290,10 @@ class KubePlacer:
         runs = self.runs(group)
         pending = runs[0] if runs else []
         bound = len(group.pods) - len(pending)
-        if not found:
-            return []
         if bound + len(pending) < need:
             status = cannot(need, bound, len(pending))
             return [Trial(name, False, status, bound, 0, rows=part) for name, part in found]
-        rows = np.concatenate([part for _, part in found])
-        starts = np.cumsum([0, *(len(part) for _, part in found)])
+        rows, starts = found.rows, found.starts
         cols = self.columns(group)
         if pending:
             room = self.nodes.room(pending[0], rows, len(pending))
@@ -400,7 +422,7 @@ def place_kube(
     are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains.
     ``by_pod``: the readable twin (every pod through ``KubeNodes.pick``), same result."""
     reasons = Reasons(gang.name, snapshot.tree.topology.name, policy)
-    with NodeSpace(snapshot, snapshots) as space:
+    with NodeSpace.open(snapshot, snapshots) as space:
         nodes = KubeNodes(space, [snapshot, *(snapshots or {}).values()], gang.root.all_pods())
         placer = KubePlacer(space, nodes, by_pod=by_pod)
         where = placer.pin(gang.root)

@@ -28,13 +28,16 @@ once from their sums (the used amounts grow by what the pods charge, wherever th
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
+from operator import attrgetter
 
 import numpy as np
 
 from toposched.engine.space import NodeSpace
-from toposched.model import PODS, Node, PodSpec, Resources
+from toposched.model import PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray, Snapshot
-from toposched.topology import IntArray
+from toposched.snapshot.snapshot import distinct
+from toposched.topology import IntArray, TopologyTree
 
 MAX_SCORE = 100  # kube-scheduler's MaxNodeScore
 
@@ -47,16 +50,25 @@ class KubeNodes:
         ledger = space.ledger
         for pod in pods:  # every column a pod asks for exists before the matrix is read
             ledger.vector(pod.requests)
-        nodes: dict[str, Node] = {}
-        for snap in snapshots:
-            for node in snap.tree.nodes:
-                nodes.setdefault(node.name, node)
         self.allocatable: IntArray = np.zeros_like(ledger.free)
-        for row, name in enumerate(space.names):
-            for resource, amount in nodes[name].allocatable.items():
-                column = ledger.columns.get(resource)
-                if column is not None:
-                    self.allocatable[row, column] = amount
+        filled = np.zeros(space.size, dtype=np.bool_)
+        for snap in snapshots:  # a node in several snapshots: the first one's
+            tree = snap.tree
+            if tree.node_names == space.names[: tree.node_count]:  # the main snapshot's rows
+                rows = np.arange(tree.node_count, dtype=np.int64)
+            else:
+                rows = np.fromiter((space.row.get(n, -1) for n in tree.node_names), dtype=np.int64)
+            kinds, per_node = _allocatable(tree)
+            matrix = np.zeros((len(kinds), len(ledger.columns)), dtype=np.int64)
+            for kind, resources in enumerate(kinds):
+                for resource, amount in resources.items():
+                    column = ledger.columns.get(resource)
+                    if column is not None:
+                        matrix[kind, column] = amount
+            new = rows >= 0
+            new[new] = ~filled[rows[new]]
+            self.allocatable[rows[new]] = matrix[per_node[new]]
+            filled[rows[new]] = True
 
     def columns(self, requests: Iterable[Resources]) -> IntArray:
         """The ledger columns of the resources these requests ask for (``pods`` slot aside)."""
@@ -135,6 +147,12 @@ class KubeNodes:
 
     def _eligible(self, pod: PodSpec) -> BoolArray:
         return self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
+
+
+@lru_cache(maxsize=4)  # the trees of the current cycle
+def _allocatable(tree: TopologyTree) -> tuple[list[Resources], IntArray]:
+    """The distinct allocatable maps of ``tree``'s nodes, and per node the index of its own."""
+    return distinct(map(attrgetter("allocatable"), tree.nodes))
 
 
 def _score(part: IntArray, alloc: IntArray) -> IntArray:
