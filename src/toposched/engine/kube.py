@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import groupby
 from operator import attrgetter
 
@@ -58,7 +59,7 @@ from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import Gang, Group, PodSpec, Policy, Resources, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot
-from toposched.topology import IntArray
+from toposched.topology import IntArray, TopologyTree
 
 Proposed = tuple[str, PodSpec, int]  # (PodGroup, pod, row)
 
@@ -74,6 +75,7 @@ class Trial:
     fullness: int  # MostAllocated over the placement's nodes after the proposed pods
     pods: list[Proposed] = field(default_factory=list)  # the new pods, where they go
     rows: IntArray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # the placement's nodes
+    room: IntArray | None = None  # worked out at once: per node of ``rows``, the pods it takes
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,15 +233,14 @@ class KubePlacer:
             raise GroupError(Refusal(group.name, f"no requested topology level: {key}", level=key))
         codes = view.codes[level]
         labelled = rows[codes[rows] >= 0]
-        domains, inverse = np.unique(codes[labelled], return_inverse=True)
-        # A value may name several domains (the same rack name under two blocks): one placement.
-        names = np.asarray([tree.path(level, d)[-1] for d in domains.tolist()], dtype=np.str_)
-        values, which = np.unique(names, return_inverse=True)  # sorted as Python sorts str
-        which = which[inverse]  # per labelled row, its value's place in ``values``
+        values, value_of = label_values(tree, level)
+        which = value_of[codes[labelled]]  # per labelled row, its value's place in ``values``
+        counts = np.bincount(which, minlength=len(values))
+        present = np.flatnonzero(counts)
         order = np.argsort(which, kind="stable")  # rows by value, in their order within one
-        starts = np.zeros(len(values) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(which, minlength=len(values)), out=starts[1:])
-        found = Candidates(values.tolist(), labelled[order], starts)
+        starts = np.zeros(len(present) + 1, dtype=np.int64)
+        np.cumsum(counts[present], out=starts[1:])
+        found = Candidates([values[i] for i in present.tolist()], labelled[order], starts)
         bound = self.bound[group.name]
         if bound:
             pinned: set[str] = set()
@@ -304,10 +305,14 @@ class KubePlacer:
             added = np.zeros((len(found), len(cols)), dtype=np.int64)
         fullness = self.nodes.fullness_each(rows, starts, cols, added).tolist()
         trials = []
-        for (name, part), scheduled, full in zip(found, (bound + placed).tolist(), fullness, strict=True):
+        bounds = starts.tolist()
+        for i, (name, part) in enumerate(found):
+            scheduled = bound + int(placed[i])
             # Short of minCount: it stopped at the pod that left too few behind.
             status = "" if scheduled >= need else cannot(need, scheduled, need - scheduled - 1)
-            trials.append(Trial(name, not status, status, scheduled, full, rows=part))
+            trial = Trial(name, not status, status, scheduled, fullness[i], rows=part)
+            trial.room = room[bounds[i] : bounds[i + 1]] if pending else None
+            trials.append(trial)
         return trials
 
     def _fill(self, group: Group, trial: Trial) -> list[Proposed]:
@@ -316,7 +321,8 @@ class KubePlacer:
         if not runs:
             return []
         pending = runs[0]
-        at = self.nodes.fill(pending[0], trial.scheduled - (len(group.pods) - len(pending)), trial.rows)
+        count = trial.scheduled - (len(group.pods) - len(pending))
+        at = self.nodes.fill(pending[0], count, trial.rows, trial.room)
         return [(group.name, pod, row) for pod, row in zip(pending, at.tolist(), strict=False)]
 
     def _podgroup(self, group: Group, name: str, rows: IntArray) -> Trial:
@@ -393,6 +399,16 @@ class KubePlacer:
                 break
         trial.feasible = not trial.status and done >= need
         return trial
+
+
+@lru_cache(maxsize=8)  # the trees of the current cycle
+def label_values(tree: TopologyTree, level: int) -> tuple[list[str], IntArray]:
+    """The label values of ``level``'s domains, distinct and in name order, and per domain the
+    place of its value (a value may name several domains: the same rack name under two
+    blocks is one placement)."""
+    names = np.asarray([tree.path(level, d)[-1] for d in range(tree.count(level))], dtype=np.str_)
+    values, value_of = np.unique(names, return_inverse=True)  # sorted as Python sorts str
+    return values.tolist(), value_of.astype(np.int64)
 
 
 def choose(feasible: list[Trial]) -> Trial:
