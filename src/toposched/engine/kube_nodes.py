@@ -69,12 +69,20 @@ class KubeNodes:
             new[new] = ~filled[rows[new]]
             self.allocatable[rows[new]] = matrix[per_node[new]]
             filled[rows[new]] = True
+        self._scored: dict[Resources, IntArray] = {}
 
     def columns(self, requests: Iterable[Resources]) -> IntArray:
         """The ledger columns of the resources these requests ask for (``pods`` slot aside)."""
         columns = self.space.ledger.columns
         names = sorted({name for r in requests for name, amount in r.items() if amount > 0 and name != PODS})
         return np.asarray([columns[name] for name in names if name in columns], dtype=np.int64)
+
+    def scored(self, requests: Resources) -> IntArray:
+        """``columns`` of one pod's requests: the resources its node score reads (kept)."""
+        found = self._scored.get(requests)
+        if found is None:
+            found = self._scored[requests] = self.columns([requests])
+        return found
 
     def pick(self, pod: PodSpec, rows: IntArray) -> int | None:
         """The row of ``rows`` the pod goes to, or None when it fits none."""
@@ -87,7 +95,7 @@ class KubeNodes:
         fit = rows[ok]
         if len(fit) == 0:
             return None
-        cols = self.columns([pod.requests])
+        cols = self.scored(pod.requests)
         if len(cols) == 0:
             scores: IntArray = np.zeros(len(fit), dtype=np.int64)
         else:
@@ -113,20 +121,38 @@ class KubeNodes:
         rows, count)`` when the caller has it. Nothing is charged."""
         if room is None:
             room = self.room(pod, rows, count)
+        whole = np.asarray([0, len(rows)], dtype=np.int64)
+        return self.fill_each(pod, np.asarray([count], dtype=np.int64), rows, whole, room)[0]
+
+    def fill_each(
+        self, pod: PodSpec, counts: IntArray, rows: IntArray, starts: IntArray, room: IntArray
+    ) -> tuple[IntArray, IntArray]:
+        """``fill`` in several placements at once: ``counts[i]`` copies in the placement of
+        ``rows[starts[i]:starts[i + 1]]``, ``room`` as ``room`` gives it. Returns the rows,
+        placement after placement, and where each placement's begin (``starts`` again)."""
+        placement = np.repeat(np.arange(len(counts), dtype=np.int64), np.diff(starts))
         taken = room > 0
-        rows, room = rows[taken], room[taken]
+        rows, room, placement = rows[taken], room[taken], placement[taken]
         owner = np.repeat(np.arange(len(rows), dtype=np.int64), room)  # one entry per copy
         copy = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(room) - room, room)
-        cols = self.columns([pod.requests])
+        cols = self.scored(pod.requests)
         if len(cols) == 0:
             scores: IntArray = np.zeros(len(owner), dtype=np.int64)
         else:
             ledger = self.space.ledger
             charged = (copy + 1)[:, None] * ledger.vector(pod.requests)[cols]
             scores = _score(ledger.free[rows][:, cols][owner] - charged, self.allocatable[rows][:, cols][owner])
-        order = np.lexsort((copy, self.space.name_rank[rows][owner], -scores))[:count]
-        chosen: IntArray = rows[owner[order]]
-        return chosen
+        of = placement[owner]
+        order = np.lexsort((copy, self.space.name_rank[rows][owner], -scores, of))
+        # Each placement's copies are one block of ``order``, best first: keep its first counts.
+        begins = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(of, minlength=len(counts)), out=begins[1:])
+        kept = np.minimum(np.diff(begins), counts)
+        rank = np.arange(len(order), dtype=np.int64) - np.repeat(begins[:-1], np.diff(begins))
+        chosen: IntArray = rows[owner[order[rank < np.repeat(kept, np.diff(begins))]]]
+        out = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(kept, out=out[1:])
+        return chosen, out
 
     def fullness(self, rows: IntArray, cols: IntArray) -> int:
         """``MostAllocated`` over all of ``rows`` together: 0 (empty) to 100 (full)."""
