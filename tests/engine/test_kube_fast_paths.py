@@ -16,7 +16,7 @@ from builders import RACK, ZONE, kube_gang, node, running, topology
 from toposched.engine.kube import place_kube
 from toposched.engine.kube_nodes import KubeNodes
 from toposched.engine.space import NodeSpace
-from toposched.model import Group, Node, PodSpec, Policy, Resources, RunningPod, Toleration
+from toposched.model import Group, Node, Placement, PodSpec, Policy, Resources, RunningPod, Toleration
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
 
@@ -108,7 +108,9 @@ def kube_nodes(snapshot: Snapshot, shapes: list[int]) -> tuple[NodeSpace, KubeNo
 
 @SETTINGS
 @given(scenarios(), st.data())
-def test_fill_agrees_with_picking_one_pod_at_a_time(scenario: tuple[Snapshot, Group], data: st.DataObject) -> None:
+def test_fill_agrees_with_picking_one_pod_at_a_time(
+    scenario: tuple[Snapshot, Group], data: st.DataObject
+) -> None:
     snapshot, _ = scenario
     k = data.draw(st.integers(0, len(SHAPES) - 1))
     requests, tolerations, selector = SHAPES[k]
@@ -154,3 +156,22 @@ def _vector(space: NodeSpace, cols: np.ndarray, amounts: np.ndarray) -> np.ndarr
     vec = np.zeros(space.ledger.free.shape[1], dtype=np.int64)
     vec[cols] = amounts
     return vec
+
+
+def test_of_two_failing_groups_the_one_reached_first_one_at_a_time_names_the_refusal() -> None:
+    # A composite requiring a rack holds A (both of a1 and a2) then B. a1 fits only in r1; a2
+    # and B name a level the topology lacks. One candidate at a time, r0 comes first: a1
+    # fails there, A stops before a2, and B fails with an error. Child by child, a2 in r1
+    # comes before B: the refusal must still name B.
+    nodes = [
+        node("n0").at(zone="z", rack="r0").alloc(cpu=1).build(),
+        node("n1").at(zone="z", rack="r1").alloc(cpu=4).build(),
+    ]
+    snapshot = Snapshot.build(TopologyTree.build(TOPOLOGY, nodes))
+    a1 = Group("a1", min_member=1, pods=(PodSpec("a1-0", 0, Resources.parse({"cpu": "3"})),))
+    a2 = Group("a2", required="example.com/nothing", min_member=1, pods=(PodSpec("a2-0", 0),))
+    b = Group("b", required="example.com/else", min_member=1, pods=(PodSpec("b-0", 0),))
+    gang = kube_gang(Group("c", required=RACK, min_sub_group=1, children=(Group("a", min_sub_group=2, children=(a1, a2)), b)))
+    fast = place_kube(gang, snapshot, policy=Policy.MIXED)
+    assert fast == place_kube(gang, snapshot, policy=Policy.MIXED, by_pod=True)
+    assert not isinstance(fast, Placement) and fast.group == "b"

@@ -20,12 +20,14 @@ import numpy as np
 from toposched.engine.kube_nodes import segment_sums
 from toposched.engine.kube_placer import (
     Candidates,
+    GroupError,
     KubePlacer,
     Proposed,
     Refusal,
     Trial,
     cannot,
     minimum,
+    refusal,
 )
 from toposched.model import Group
 from toposched.topology import IntArray
@@ -35,53 +37,81 @@ class EachPlacer(KubePlacer):
     """``KubePlacer`` with every group evaluated in all of its parent's candidates at once."""
 
     def evaluate(self, group: Group, rows: IntArray, topology: str | None) -> Trial | Refusal:
-        return self.evaluate_each(group, Candidates.one("", rows), topology)[0]
+        mark = self.space.ledger.mark()
+        try:
+            return self.evaluate_each(group, Candidates.one("", rows), topology)[0]
+        except GroupError:
+            # Groups are reached child by child here, candidate by candidate there: with two
+            # failing groups, which one fails first is the one-at-a-time order's answer.
+            self.space.ledger.undo(mark)
+            return super().evaluate(group, rows, topology)
 
     def evaluate_each(self, group: Group, parents: Candidates, topology: str | None) -> list[Trial | Refusal]:
         """``evaluate`` inside each of ``parents`` (disjoint; each parent's own charges only
         touch its nodes, so they may all stand together)."""
         topology = group.topology if group.topology is not None else topology
         found, parent = self.placements(group, parents, self.view(group, topology))
+        ends = np.searchsorted(parent, np.arange(len(parents) + 1))
+        if group.is_leaf and len(self.runs(group)) <= 1:
+            return self._podgroup_each(group, found, parent, ends)
         if group.children:
             trials = self._composite_each(group, found, topology)
-        elif len(self.runs(group)) <= 1:
-            trials = self._podgroup_each(group, found)
         else:
             trials = [self.simulate(group, name, part, topology) for name, part in found]
-        ends = np.searchsorted(parent, np.arange(len(parents) + 1)).tolist()
-        results = [self.outcome(group, trials[ends[j] : ends[j + 1]]) for j in range(len(parents))]
-        self._fill(group, [r for r in results if isinstance(r, Trial) and r.room is not None])
-        return results
+        bounds = ends.tolist()
+        return [self.outcome(group, trials[bounds[j] : bounds[j + 1]]) for j in range(len(parents))]
 
-    def _podgroup_each(self, group: Group, found: Candidates) -> list[Trial]:
-        """A PodGroup of alike pending pods in every candidate, without its pods (``_fill``
-        puts the winner's on nodes). A candidate schedules what its nodes take; short of
-        minCount, it stopped at the pod that left too few behind."""
+    def _podgroup_each(
+        self, group: Group, found: Candidates, parent: IntArray, ends: IntArray
+    ) -> list[Trial | Refusal]:
+        """``outcome`` of a PodGroup of alike pending pods in every candidate, candidate
+        ``i`` inside parent ``parent[i]`` (parent ``j``'s are ``ends[j]`` to ``ends[j + 1]``).
+        A candidate schedules what its nodes take; short of minCount, it stopped at the pod
+        that left too few behind. The winners' pods are put on nodes together (``_fill``)."""
         need = minimum(group)
         runs = self.runs(group)
         pending = runs[0] if runs else []
         bound = len(group.pods) - len(pending)
-        if bound + len(pending) < need:
-            status = cannot(need, bound, len(pending))
-            return [Trial(name, False, status, bound, 0, rows=part) for name, part in found]
         rows, starts = found.rows, found.starts
         cols = self.columns(group)
-        room = self.nodes.room(pending[0], rows, len(pending)) if pending else np.zeros(len(rows), dtype=np.int64)
-        placed = np.minimum(segment_sums(room, starts), len(pending))
-        if pending:
-            added = placed[:, None] * self.space.ledger.vector(pending[0].requests)[cols]
-        else:
-            added = np.zeros((len(found), len(cols)), dtype=np.int64)
-        fullness = self.nodes.fullness_each(rows, starts, cols, added).tolist()
-        trials = []
-        bounds = starts.tolist()
-        for i, (name, part) in enumerate(found):
-            scheduled = bound + int(placed[i])
-            status = "" if scheduled >= need else cannot(need, scheduled, need - scheduled - 1)
-            trial = Trial(name, not status, status, scheduled, fullness[i], rows=part)
-            trial.room = room[bounds[i] : bounds[i + 1]]
-            trials.append(trial)
-        return trials
+        if pending and bound + len(pending) >= need:
+            room = self.nodes.room(pending[0], rows, len(pending))
+            placed = np.minimum(segment_sums(room, starts), len(pending))
+        else:  # nothing to place, or minCount out of reach before the first pod
+            room = np.zeros(len(rows), dtype=np.int64)
+            placed = np.zeros(len(found), dtype=np.int64)
+        scheduled = bound + placed
+        feasible = scheduled >= need
+        vec = self.space.ledger.vector(pending[0].requests)[cols] if pending else np.zeros(len(cols), np.int64)
+        fullness = self.nodes.fullness_each(rows, starts, cols, placed[:, None] * vec)
+        # ``choose`` in every parent: PodGroupPodsCount against the parent's best, plus fullness;
+        # the first candidate (by name) of the highest score.
+        best = np.zeros(len(ends) - 1, dtype=np.int64)
+        np.maximum.at(best, parent, np.where(feasible, scheduled, 0))
+        mine = best[parent]
+        score = np.where(mine > 0, scheduled * 100 // np.maximum(mine, 1), 0) + fullness
+        order = np.lexsort((-score, ~feasible, parent))  # stable: name order kept among equals
+        most = np.zeros(len(ends) - 1, dtype=np.int64)
+        np.maximum.at(most, parent, scheduled)
+        results: list[Trial | Refusal] = []
+        winners: list[Trial] = []
+        for j, (lo, hi) in enumerate(zip(ends[:-1].tolist(), ends[1:].tolist(), strict=True)):
+            if lo < hi and feasible[order[lo]]:
+                i = int(order[lo])
+                a, b = int(starts[i]), int(starts[i + 1])
+                trial = Trial(found.names[i], True, "", int(scheduled[i]), int(fullness[i]), rows=rows[a:b])
+                trial.room = room[a:b]
+                winners.append(trial)
+                results.append(trial)
+                continue
+            status = None
+            if lo < hi:
+                first = int(scheduled[lo])
+                reachable = bound + len(pending) >= need
+                status = cannot(need, first, need - first - 1) if reachable else cannot(need, bound, len(pending))
+            results.append(refusal(group, hi - lo, status, int(most[j])))
+        self._fill(group, winners)
+        return results
 
     def _fill(self, group: Group, winners: list[Trial]) -> None:
         """Put the pods ``_podgroup_each`` scheduled in each of ``winners`` (in different

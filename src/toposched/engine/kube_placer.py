@@ -97,6 +97,21 @@ class GroupError(Exception):
         self.refusal = refusal
 
 
+def refusal(group: Group, placements: int, status: str | None, fit: int) -> Refusal:
+    """No qualifying placement among ``placements``: the first one's ``status`` (None: there
+    is none), and the most pods one scheduled (``fit``, for a PodGroup)."""
+    first = "first placement status" if group.children else "reported placement status"
+    if status is None:
+        status = f"no node has label {group.required}"
+    return Refusal(
+        group.name,
+        f"0/{placements} placements are available, {first}: {status}",
+        level=group.required,
+        fit=None if group.children else fit,
+        needed=None if group.children else minimum(group),
+    )
+
+
 def minimum(group: Group) -> int:
     """minCount of a PodGroup, minGroupCount of a CompositePodGroup; basic (None) is one."""
     value = group.min_member if group.is_leaf else group.min_sub_group
@@ -188,15 +203,8 @@ class KubePlacer:
         feasible = [trial for trial in trials if trial.feasible]
         if feasible:
             return choose(feasible)
-        first = "first placement status" if group.children else "reported placement status"
-        status = trials[0].status if trials else f"no node has label {group.required}"
-        return Refusal(
-            group.name,
-            f"0/{len(trials)} placements are available, {first}: {status}",
-            level=group.required,
-            fit=None if group.children else max((t.scheduled for t in trials), default=0),
-            needed=None if group.children else minimum(group),
-        )
+        status = trials[0].status if trials else None
+        return refusal(group, len(trials), status, max((t.scheduled for t in trials), default=0))
 
     def placements(self, group: Group, parents: Candidates, view: TopoView) -> tuple[Candidates, IntArray]:
         """The group's candidates inside each of its parent's ``parents``: one per value of the
