@@ -1,9 +1,11 @@
 """kube-scheduler's placement worked out at once agrees with its readable twin, pod by pod.
 
 Pairs: ``KubeNodes.fill`` / ``KubeNodes.pick`` one pod at a time, each charged;
-``KubeNodes.fullness_each`` / ``KubeNodes.fullness`` per placement; ``place_kube`` / the same
-with ``by_pod=True`` (every pod of every candidate through ``pick``) on clusters with taints,
-node selectors, overcommitted nodes, alike and mixed pods, bound pods and CompositePodGroups.
+``KubeNodes.fullness_each`` / ``KubeNodes.fullness`` per placement; ``place_kube`` (``EachPlacer``:
+every candidate of a group at once, alike pods counted rather than simulated) / the same with
+``by_pod=True`` (``KubePlacer``: each candidate on its own, every pod through ``pick``) on clusters
+with taints, node selectors, overcommitted nodes, alike and mixed pods, bound pods and nested
+CompositePodGroups; and which of two failing groups names the refusal.
 """
 
 from __future__ import annotations

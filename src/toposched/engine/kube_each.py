@@ -15,9 +15,12 @@ with array work.
 
 from __future__ import annotations
 
+from itertools import groupby
+from operator import attrgetter
+
 import numpy as np
 
-from toposched.engine.kube_nodes import segment_sums
+from toposched.engine.kube_nodes import KubeNodes, segment_sums
 from toposched.engine.kube_placer import (
     Candidates,
     GroupError,
@@ -27,14 +30,28 @@ from toposched.engine.kube_placer import (
     Trial,
     cannot,
     minimum,
+    pending_pods,
     refusal,
 )
-from toposched.model import Group
+from toposched.engine.space import NodeSpace
+from toposched.model import Group, PodSpec
 from toposched.topology import IntArray
 
 
 class EachPlacer(KubePlacer):
     """``KubePlacer`` with every group evaluated in all of its parent's candidates at once."""
+
+    def __init__(self, space: NodeSpace, nodes: KubeNodes) -> None:
+        super().__init__(space, nodes)
+        self._runs: dict[int, list[list[PodSpec]]] = {}  # by id, as ``columns``
+
+    def runs(self, group: Group) -> list[list[PodSpec]]:
+        """A PodGroup's pending pods in index order, cut into runs of alike pods."""
+        found = self._runs.get(id(group))
+        if found is None:
+            runs = groupby(pending_pods(group), key=attrgetter("shape"))
+            found = self._runs[id(group)] = [list(run) for _, run in runs]
+        return found
 
     def evaluate(self, group: Group, rows: IntArray, topology: str | None) -> Trial | Refusal:
         mark = self.space.ledger.mark()
@@ -88,8 +105,8 @@ class EachPlacer(KubePlacer):
         # the first candidate (by name) of the highest score.
         best = np.zeros(len(ends) - 1, dtype=np.int64)
         np.maximum.at(best, parent, np.where(feasible, scheduled, 0))
-        mine = best[parent]
-        score = np.where(mine > 0, scheduled * 100 // np.maximum(mine, 1), 0) + fullness
+        theirs = best[parent]  # the best of each candidate's parent
+        score = np.where(theirs > 0, scheduled * 100 // np.maximum(theirs, 1), 0) + fullness
         order = np.lexsort((-score, ~feasible, parent))  # stable: name order kept among equals
         most = np.zeros(len(ends) - 1, dtype=np.int64)
         np.maximum.at(most, parent, scheduled)
@@ -99,8 +116,7 @@ class EachPlacer(KubePlacer):
             if lo < hi and feasible[order[lo]]:
                 i = int(order[lo])
                 a, b = int(starts[i]), int(starts[i + 1])
-                trial = Trial(found.names[i], True, "", int(scheduled[i]), int(fullness[i]), rows=rows[a:b])
-                trial.room = room[a:b]
+                trial = Trial(found.names[i], True, "", int(scheduled[i]), int(fullness[i]), [], rows[a:b], room[a:b])
                 winners.append(trial)
                 results.append(trial)
                 continue
@@ -125,7 +141,7 @@ class EachPlacer(KubePlacer):
         starts = np.zeros(len(winners) + 1, dtype=np.int64)
         np.cumsum([len(trial.rows) for trial in winners], out=starts[1:])
         rows = np.concatenate([trial.rows for trial in winners])
-        room = np.concatenate([trial.room for trial in winners if trial.room is not None])
+        room = np.concatenate([trial.room for trial in winners if trial.room is not None])  # all have it
         at, begins = self.nodes.fill_each(pending[0], counts, rows, starts, room)
         chosen, bounds = at.tolist(), begins.tolist()
         for i, trial in enumerate(winners):

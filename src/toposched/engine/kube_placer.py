@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import groupby
-from operator import attrgetter
 
 import numpy as np
 
@@ -97,6 +95,11 @@ class GroupError(Exception):
         self.refusal = refusal
 
 
+def pending_pods(group: Group) -> list[PodSpec]:
+    """A PodGroup's pods without a node, in index order."""
+    return sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
+
+
 def refusal(group: Group, placements: int, status: str | None, fit: int) -> Refusal:
     """No qualifying placement among ``placements``: the first one's ``status`` (None: there
     is none), and the most pods one scheduled (``fit``, for a PodGroup)."""
@@ -130,9 +133,7 @@ class KubePlacer:
         self.space = space
         self.nodes = nodes
         self.bound: dict[str, list[tuple[PodSpec, int]]] = {}  # group -> its subtree's bound pods
-        # By id: a PodGroup may share its name with a CompositePodGroup or the Workload.
-        self._runs: dict[int, list[list[PodSpec]]] = {}
-        self._columns: dict[int, IntArray] = {}
+        self._columns: dict[int, IntArray] = {}  # by id: a PodGroup may share a CompositePodGroup's name
 
     def pin(self, root: Group) -> dict[tuple[str, str], int]:
         """Charge the pods that already run; note them per group (row -1: a node not in the
@@ -164,15 +165,6 @@ class KubePlacer:
         for requests, rows in by_requests.items():
             at, count = np.unique(np.asarray(rows, dtype=np.int64), return_counts=True)
             ledger.charge(at, count, ledger.vector(requests))
-
-    def runs(self, group: Group) -> list[list[PodSpec]]:
-        """A PodGroup's pending pods in index order, cut into runs of alike pods."""
-        found = self._runs.get(id(group))
-        if found is None:
-            pending = sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
-            runs = groupby(pending, key=attrgetter("shape"))
-            found = self._runs[id(group)] = [list(run) for _, run in runs]
-        return found
 
     def columns(self, group: Group) -> IntArray:
         """The columns the placement score reads for ``group`` (every pod of its subtree)."""
@@ -285,7 +277,7 @@ class KubePlacer:
     def _podgroup(self, group: Group, name: str, rows: IntArray) -> Trial:
         """Pod by pod in index order; the ledger keeps the pods placed (``simulate`` undoes)."""
         need = minimum(group)
-        pending = sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
+        pending = pending_pods(group)
         scheduled, remaining = len(group.pods) - len(pending), len(pending)
         trial = Trial(name, False, "", scheduled, 0)
         if scheduled + remaining < need:
