@@ -129,7 +129,7 @@ class KubeNodes:
     ) -> tuple[IntArray, IntArray]:
         """``fill`` in several placements at once: ``counts[i]`` copies in the placement of
         ``rows[starts[i]:starts[i + 1]]``, ``room`` as ``room`` gives it. Returns the rows,
-        placement after placement, and where each placement's begin (``starts`` again)."""
+        placement after placement, and where each placement's rows begin (as ``starts``)."""
         placement = np.repeat(np.arange(len(counts), dtype=np.int64), np.diff(starts))
         taken = room > 0
         rows, room, placement = rows[taken], room[taken], placement[taken]
