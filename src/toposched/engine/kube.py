@@ -32,236 +32,29 @@ earlier ones took) but admits the gang whole: when any child cannot meet its min
 are available, reported placement status: minCount (M) cannot be satisfied: S scheduled, R
 remaining"; a CompositePodGroup's says "first placement status").
 
+The simulation is ``kube_placer.KubePlacer``'s (each candidate on its own, every pod through
+``KubeNodes.pick``, as kube-scheduler does it); ``kube_each.EachPlacer`` gives the same answers
+with array work and places gangs here (``place_kube(..., by_pod=True)``: the readable one).
+
 ``search_gang`` is the same gang as the exact search of ``Search.COMPLETE`` reads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from toposched.engine.complete import pods_and_assignments
+from toposched.engine.kube_each import EachPlacer
 from toposched.engine.kube_nodes import KubeNodes
+from toposched.engine.kube_placer import GroupError, KubePlacer, Refusal, minimum
 from toposched.engine.messages import Reasons
-from toposched.engine.space import NodeSpace, TopoView
-from toposched.model import Gang, Group, PodSpec, Policy, Unschedulable
+from toposched.engine.space import NodeSpace
+from toposched.model import Gang, Group, Policy, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot
-from toposched.topology import IntArray
-
-Proposed = tuple[str, PodSpec, int]  # (PodGroup, pod, row)
-
-
-@dataclass(slots=True)
-class Trial:
-    """One group simulated in one candidate placement (the ledger is back as it was after)."""
-
-    placement: str  # the label value ("" without a key)
-    feasible: bool
-    status: str  # kube-scheduler's status when not feasible
-    scheduled: int  # pods with a node: the PodGroup's, or those of the children that succeeded
-    fullness: int  # MostAllocated over the placement's nodes after the proposed pods
-    pods: list[Proposed] = field(default_factory=list)  # the new pods, where they go
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """A group without a qualifying placement: kube-scheduler's status and the facts behind it."""
-
-    group: str
-    message: str
-    level: str | None = None
-    fit: int | None = None
-    needed: int | None = None
-
-
-class GroupError(Exception):
-    """A group kube-scheduler would fail with an error rather than leave unschedulable (a level
-    the topology lacks, bound pods in two domains): it stops the whole placement."""
-
-    def __init__(self, refusal: Refusal) -> None:
-        super().__init__(refusal.message)
-        self.refusal = refusal
-
-
-def minimum(group: Group) -> int:
-    """minCount of a PodGroup, minGroupCount of a CompositePodGroup; basic (None) is one."""
-    value = group.min_member if group.is_leaf else group.min_sub_group
-    return 1 if value is None else value
-
-
-def cannot(need: int, scheduled: int, remaining: int) -> str:
-    """The GangScheduling plugin's early-exit status."""
-    return f"minCount ({need}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
-
-
-class KubePlacer:
-    """Mutable state of one placement: the space's ledger, where bound pods sit, the scores."""
-
-    def __init__(self, space: NodeSpace, nodes: KubeNodes) -> None:
-        self.space = space
-        self.nodes = nodes
-        self.bound: dict[str, list[tuple[PodSpec, int]]] = {}  # group -> its subtree's bound pods
-
-    def pin(self, root: Group) -> dict[tuple[str, str], int]:
-        """Charge the pods that already run; note them per group (row -1: a node not in the
-        space). Returns where they are, (PodGroup, pod) -> row."""
-        where: dict[tuple[str, str], int] = {}
-        for group in reversed(list(root.walk())):  # children before parents
-            found = [(pod, self.space.row.get(pod.node, -1)) for pod in group.pods if pod.node is not None]
-            for pod, row in found:
-                if row >= 0:
-                    self._charge(pod, row)
-                    where[(group.name, pod.name)] = row
-            for child in group.children:
-                found += self.bound[child.name]
-            self.bound[group.name] = found
-        return where
-
-    def _charge(self, pod: PodSpec, row: int) -> None:
-        ledger = self.space.ledger
-        ledger.charge(
-            np.asarray([row], dtype=np.int64), np.ones(1, dtype=np.int64), ledger.vector(pod.requests)
-        )
-
-    def commit(self, pods: list[Proposed]) -> None:
-        for _, pod, row in pods:
-            self._charge(pod, row)
-
-    # -- one group ------------------------------------------------------------------------------
-
-    def evaluate(self, group: Group, rows: IntArray, topology: str | None) -> Trial | Refusal:
-        """The group's best placement inside ``rows`` (its parent's placement), or why none."""
-        topology = group.topology if group.topology is not None else topology
-        view = self.space.views.get(topology or self.space.default)
-        if view is None:
-            raise GroupError(
-                Refusal(group.name, f"topology {topology!r} of group {group.name!r} is not known")
-            )
-        found = self.placements(group, rows[view.member[rows]], view)
-        trials = [self.simulate(group, name, part, topology) for name, part in found]
-        feasible = [trial for trial in trials if trial.feasible]
-        if feasible:
-            return choose(feasible)
-        first = "first placement status" if group.children else "reported placement status"
-        status = trials[0].status if trials else f"no node has label {group.required}"
-        return Refusal(
-            group.name,
-            f"0/{len(trials)} placements are available, {first}: {status}",
-            level=group.required,
-            fit=None if group.children else max((t.scheduled for t in trials), default=0),
-            needed=None if group.children else minimum(group),
-        )
-
-    def placements(self, group: Group, rows: IntArray, view: TopoView) -> list[tuple[str, IntArray]]:
-        """One candidate per value of the group's label among ``rows`` (pinned by bound pods),
-        in name order; without a key, all of ``rows``. Raises ``GroupError``."""
-        key = group.required
-        if key is None:
-            return [("", rows)]
-        tree = view.tree
-        level = tree.level_index(key)
-        if level is None:
-            raise GroupError(Refusal(group.name, f"no requested topology level: {key}", level=key))
-        codes = view.codes[level]
-        labelled = rows[codes[rows] >= 0]
-        domains, inverse = np.unique(codes[labelled], return_inverse=True)
-        # A value may name several domains (the same rack name under two blocks): one placement.
-        values = np.asarray([tree.path(level, d)[-1] for d in domains.tolist()], dtype=np.str_)[inverse]
-        wanted = sorted(set(values.tolist()))
-        bound = self.bound[group.name]
-        if bound:
-            pinned: set[str] = set()
-            for pod, row in bound:
-                if row < 0 or codes[row] < 0:
-                    raise GroupError(
-                        Refusal(
-                            group.name,
-                            f"pod {pod.name} of {group.name} is bound to node {pod.node}, which has no label {key}",
-                            level=key,
-                        )
-                    )
-                pinned.add(tree.path(level, int(codes[row]))[-1])
-            if len(pinned) > 1:
-                raise GroupError(
-                    Refusal(
-                        group.name,
-                        f"pods of {group.name} are bound to nodes in {len(pinned)} domains of {key}: "
-                        + ", ".join(sorted(pinned)),
-                        level=key,
-                    )
-                )
-            wanted = [value for value in wanted if value in pinned]
-        return [(value, labelled[values == value]) for value in wanted]
-
-    def simulate(self, group: Group, name: str, rows: IntArray, topology: str | None) -> Trial:
-        ledger = self.space.ledger
-        mark = ledger.mark()
-        trial = (
-            self._composite(group, name, rows, topology)
-            if group.children
-            else self._podgroup(group, name, rows)
-        )
-        trial.fullness = self.nodes.fullness(rows, self.nodes.columns(p.requests for p in group.all_pods()))
-        ledger.undo(mark)
-        return trial
-
-    def _podgroup(self, group: Group, name: str, rows: IntArray) -> Trial:
-        """Pod by pod in index order; the ledger keeps the pods placed (``simulate`` undoes)."""
-        need = minimum(group)
-        pending = sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
-        scheduled, remaining = len(group.pods) - len(pending), len(pending)
-        trial = Trial(name, False, "", scheduled, 0)
-        if scheduled + remaining < need:
-            trial.status = cannot(need, scheduled, remaining)
-            return trial
-        for pod in pending:
-            row = self.nodes.pick(pod, rows)
-            remaining -= 1
-            if row is not None:
-                self._charge(pod, row)
-                trial.pods.append((group.name, pod, row))
-                scheduled += 1
-            if scheduled + remaining < need:
-                trial.status = cannot(need, scheduled, remaining)
-                break
-        trial.scheduled = scheduled
-        trial.feasible = not trial.status and scheduled >= need
-        return trial
-
-    def _composite(self, group: Group, name: str, rows: IntArray, topology: str | None) -> Trial:
-        """Children in order, each keeping its best placement for the next; no backtracking."""
-        need = minimum(group)
-        done, remaining = 0, len(group.children)
-        trial = Trial(name, False, "", 0, 0)
-        if done + remaining < need:
-            trial.status = cannot(need, done, remaining)
-            return trial
-        for child in group.children:
-            result = self.evaluate(child, rows, topology)
-            remaining -= 1
-            if isinstance(result, Trial):
-                self.commit(result.pods)
-                trial.pods += result.pods
-                trial.scheduled += result.scheduled
-                done += 1
-            if done + remaining < need:
-                trial.status = cannot(need, done, remaining)
-                break
-        trial.feasible = not trial.status and done >= need
-        return trial
-
-
-def choose(feasible: list[Trial]) -> Trial:
-    """The highest PodGroupPodsCount + NodeResourcesFit score; equal scores: first by name."""
-    best = max(trial.scheduled for trial in feasible)
-
-    def score(trial: Trial) -> int:
-        return (trial.scheduled * 100 // best if best else 0) + trial.fullness
-
-    return min(feasible, key=lambda trial: (-score(trial), trial.placement))
 
 
 def units(root: Group) -> tuple[Group, ...]:
@@ -275,13 +68,15 @@ def place_kube(
     *,
     policy: Policy,
     snapshots: Mapping[str, Snapshot] | None = None,
+    by_pod: bool = False,
 ) -> Placement | Unschedulable:
     """Place ``gang`` as kube-scheduler would (module docstring), admitted whole; the snapshots
-    are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains."""
+    are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains.
+    ``by_pod``: the readable twin (every pod through ``KubeNodes.pick``), same result."""
     reasons = Reasons(gang.name, snapshot.tree.topology.name, policy)
-    with NodeSpace(snapshot, snapshots) as space:
+    with NodeSpace.open(snapshot, snapshots) as space:
         nodes = KubeNodes(space, [snapshot, *(snapshots or {}).values()], gang.root.all_pods())
-        placer = KubePlacer(space, nodes)
+        placer = (KubePlacer if by_pod else EachPlacer)(space, nodes)
         where = placer.pin(gang.root)
         everything = np.arange(space.size, dtype=np.int64)
         for unit in units(gang.root):
