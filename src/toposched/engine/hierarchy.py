@@ -185,7 +185,7 @@ class Solver:
                 )
                 at, takes = pairs.reshape(-1, 2).T
             if len(at):
-                space.ledger.charge(at, takes, vec)
+                space.ledger.charge(at, takes, vec, distinct=True)  # a fill gives each row once
                 placed = int(takes.sum())
                 self._record(node, positions[i : i + placed], np.repeat(at, takes))
                 i += placed
