@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from operator import attrgetter
 
 import numpy as np
@@ -132,8 +133,8 @@ def level_fits(
     resources = tuple(total)
     values = _fit_values(space.ledger, resources, rep)
     if within is not None and view.bounds is not None:
-        lo, hi = _row_range(view, *within)
-        return _within(view, values(slice(lo, hi)), lo, len(pods), total, rep is not None, deepest, within)
+        rows = slice(*_row_range(view, *within))
+        return _within(view, values(rows), len(pods), total, rep is not None, deepest, within)
     free = space.sums(view, ("fit", resources, rep), values)
     return free.derived(
         ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, total, rep)
@@ -150,50 +151,41 @@ def _row_range(view: TopoView, level: int, domain: int) -> tuple[int, int]:
 def _within(
     view: TopoView,
     per_row: IntArray,
-    lo: int,
     n: int,
     total: dict[str, int],
     whole: bool,
     deepest: int,
     within: tuple[int, int],
 ) -> LevelFits:
-    """``level_fits`` ``within`` one domain from the values (``_fit_values``) of its rows,
-    which start at row ``lo``."""
+    """``level_fits`` ``within`` one domain from the values (``_fit_values``) of its rows."""
     assert view.bounds is not None
     top, index = within
     if whole:  # at most ``n`` whole pods per node, as ``level_fits_direct`` counts them
         np.minimum(per_row[:, -1], n, out=per_row[:, -1])
-    # Per level, the index range of its domains inside; sums from the deepest level up.
+    # The domains inside, level after level (one index range each), summed from the level
+    # below; then every domain of those levels, the others not fitting.
     spans = [view.tree.descendants(top, index, level) for level in range(top, deepest + 1)]
-    first, last = spans[-1]
-    parts = [np.add.reduceat(per_row, view.bounds[deepest][first:last] - lo, axis=0)]
-    for level in range(deepest - 1, top - 1, -1):
-        first, last = spans[level - top]
-        children = view.tree.child_start[level][first:last] - spans[level - top + 1][0]
-        parts.insert(0, np.add.reduceat(parts[0], children, axis=0))
-    ratio, capacity, fits = _fit_of(np.concatenate(parts), total, n, whole)
-    # Whole levels, one after the other in one array each (what is not inside: not fitting).
-    start = [0]
-    for level in range(top, deepest + 1):
-        start.append(start[-1] + view.tree.count(level))
-    every_ratio = np.full(start[-1], NOTHING_FREE)
-    every_fit = np.zeros(start[-1], dtype=np.bool_)
-    every_capacity = None if capacity is None else np.zeros(start[-1], dtype=np.int64)
+    offsets = [0, *accumulate(last - first for first, last in spans)]
+    sums = np.empty((offsets[-1], per_row.shape[1]), dtype=np.int64, order="F")
+    below, at = per_row, view.bounds[deepest]
+    for k in range(len(spans) - 1, -1, -1):
+        first, last = spans[k]
+        here = sums[offsets[k] : offsets[k + 1]]
+        np.add.reduceat(below, at[first:last] - at[first], axis=0, out=here)
+        below, at = here, view.tree.child_start[top + k - 1] if k else at
+    ratio, capacity, fits = _fit_of(sums, total, n, whole)
     out: dict[int, LevelFit] = {}
-    at = 0
     for k, (first, last) in enumerate(spans):
-        mine, inside = slice(at, at + last - first), slice(start[k] + first, start[k] + last)
-        every_ratio[inside] = ratio[mine]
-        every_fit[inside] = fits[mine]
-        if every_capacity is not None and capacity is not None:
-            every_capacity[inside] = capacity[mine]
-        whole_level = slice(start[k], start[k + 1])
-        out[top + k] = LevelFit(
-            every_ratio[whole_level],
-            None if every_capacity is None else every_capacity[whole_level],
-            every_fit[whole_level],
-        )
-        at = mine.stop
+        size, mine = view.tree.count(top + k), slice(offsets[k], offsets[k + 1])
+        level_ratio = np.full(size, NOTHING_FREE)
+        level_ratio[first:last] = ratio[mine]
+        level_fits = np.zeros(size, dtype=np.bool_)
+        level_fits[first:last] = fits[mine]
+        level_capacity = None
+        if capacity is not None:
+            level_capacity = np.zeros(size, dtype=np.int64)
+            level_capacity[first:last] = capacity[mine]
+        out[top + k] = LevelFit(level_ratio, level_capacity, level_fits)
     return LevelFits(out)
 
 
