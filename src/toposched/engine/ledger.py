@@ -102,8 +102,13 @@ class Ledger:
 
     def undo(self, mark: int) -> None:
         """Give back every charge made after ``mark``."""
-        while len(self._journal) > mark:
-            rows, amounts, distinct = self._journal.pop()
+        given = self._journal[mark:]
+        del self._journal[mark:]
+        if len(given) > 1 and len({amounts.shape[1] for _, amounts, _ in given}) == 1:
+            # All at once (the sum is the same in any order): what a placement's close does.
+            rows = np.concatenate([r for r, _, _ in given])
+            given = [(rows, np.concatenate([a for _, a, _ in given]), False)]
+        for rows, amounts, distinct in reversed(given):
             _apply(self.free, rows, amounts, np.add, distinct)
             for changed in self._watchers:
                 changed(rows)

@@ -174,18 +174,22 @@ def _within(
         np.add.reduceat(below, at[first:last] - at[first], axis=0, out=here)
         below, at = here, view.tree.child_start[top + k - 1] if k else at
     ratio, capacity, fits = _fit_of(sums, total, n, whole)
+    # Whole levels, one after the other in one array of each kind.
+    starts = [0, *accumulate(view.tree.count(level) for level in range(top, deepest + 1))]
+    all_ratio = np.full(starts[-1], NOTHING_FREE)
+    all_fits = np.zeros(starts[-1], dtype=np.bool_)
+    all_capacity = None if capacity is None else np.zeros(starts[-1], dtype=np.int64)
     out: dict[int, LevelFit] = {}
     for k, (first, last) in enumerate(spans):
-        size, mine = view.tree.count(top + k), slice(offsets[k], offsets[k + 1])
-        level_ratio = np.full(size, NOTHING_FREE)
-        level_ratio[first:last] = ratio[mine]
-        level_fits = np.zeros(size, dtype=np.bool_)
-        level_fits[first:last] = fits[mine]
-        level_capacity = None
-        if capacity is not None:
-            level_capacity = np.zeros(size, dtype=np.int64)
-            level_capacity[first:last] = capacity[mine]
-        out[top + k] = LevelFit(level_ratio, level_capacity, level_fits)
+        mine, inside = slice(offsets[k], offsets[k + 1]), slice(starts[k] + first, starts[k] + last)
+        all_ratio[inside] = ratio[mine]
+        all_fits[inside] = fits[mine]
+        if all_capacity is not None and capacity is not None:
+            all_capacity[inside] = capacity[mine]
+        level = slice(starts[k], starts[k + 1])
+        out[top + k] = LevelFit(
+            all_ratio[level], None if all_capacity is None else all_capacity[level], all_fits[level]
+        )
     return LevelFits(out)
 
 
