@@ -26,7 +26,7 @@ import numpy as np
 
 from toposched.engine.members import SNode
 from toposched.engine.messages import Reasons
-from toposched.engine.policies.binpack import LevelFit, level_fits, topology_scores
+from toposched.engine.policies.binpack import LevelFit, level_fits
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import PodSpec, Unschedulable
@@ -118,7 +118,7 @@ def candidates(
     if pref is not None:
         ordered = order[pref] if pref > top else []
         if ordered and strategy is None:
-            scores = topology_scores(view, pref, ordered, fits[pref].ratio)
+            scores = fits.scored(view, top, top_index, deepest, pref)
         elif ordered:
             scores = _domain_ranks(view, pref, ordered)
     relevant = list(range(deepest, (req if req is not None else -1) - 1, -1))

@@ -90,11 +90,13 @@ class LevelFit:
 
 class LevelFits(dict[int, LevelFit]):
     """``LevelFit`` per level (the root is -1), and the domain orders sorted from them so far
-    (``ordered``): the fits of unchanged sums are reused, and their orders with them."""
+    (``ordered``) with the topology scores of those orders (``scored``): the fits of unchanged
+    sums are reused, and their orders and scores with them."""
 
     def __init__(self, fits: dict[int, LevelFit]) -> None:
         super().__init__(fits)
         self._orders: dict[tuple[int, int, int], dict[int, list[int]]] = {}
+        self._scores: dict[tuple[int, int, int, int], RowScores] = {}
 
     def ordered(self, view: TopoView, top: int, top_index: int, deepest: int) -> dict[int, list[int]]:
         """``sorted_levels`` for these fits (made once per arguments; read-only)."""
@@ -102,6 +104,16 @@ class LevelFits(dict[int, LevelFit]):
         found = self._orders.get(key)
         if found is None:
             found = self._orders[key] = sorted_levels(view, self, top, top_index, deepest)
+        return found
+
+    def scored(self, view: TopoView, top: int, top_index: int, deepest: int, level: int) -> RowScores:
+        """``topology_scores`` of ``level`` (below ``top``) in the ``ordered`` order (made once
+        per arguments; read-only)."""
+        key = (top, top_index, deepest, level)
+        found = self._scores.get(key)
+        if found is None:
+            ordered = self.ordered(view, top, top_index, deepest)[level]
+            found = self._scores[key] = topology_scores(view, level, ordered, self[level].ratio)
         return found
 
 
