@@ -282,7 +282,11 @@ def fill_one_by_one(
 def test_fill_nodes_agrees_with_placing_pods_one_at_a_time(tree: TopologyTree, data: st.DataObject) -> None:
     space = NodeSpace(Snapshot.build(tree))
     vec = space.ledger.vector(Resources({CPU: data.draw(st.integers(1, 3)) * 1000}))
-    rows = ints(sorted(data.draw(st.sets(st.integers(0, space.size - 1), min_size=1))))
+    if data.draw(st.booleans()):  # one row range (read as a view) or any rows
+        lo = data.draw(st.integers(0, space.size - 1))
+        rows = np.arange(lo, data.draw(st.integers(lo + 1, space.size)), dtype=np.int64)
+    else:
+        rows = ints(sorted(data.draw(st.sets(st.integers(0, space.size - 1), min_size=1))))
     allowed = np.asarray([data.draw(st.booleans()) for _ in range(space.size)], dtype=np.bool_)
     scores = (
         ints([data.draw(st.integers(0, 3)) for _ in range(space.size)]) if data.draw(st.booleans()) else None
