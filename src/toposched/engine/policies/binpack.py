@@ -134,23 +134,27 @@ def level_fits(
     pods' demand. Whole-pod capacities count at most ``len(pods)`` per node: when a node holds
     more, the direct computation answers. ``same_shape``: as for ``pod_kinds``.
 
-    ``within`` (level, domain), for a view whose domains are row ranges: only the levels from
-    that one to ``deepest`` and only their domains inside that domain, read from its rows alone
-    (a subgroup inside the domain its parent chose: no pass over the cluster, no sums to bring
-    up to date). Every other domain reads as not fitting."""
+    ``within`` (level, domain), for a view whose domains are row ranges: the caller reads only
+    the levels from that one to ``deepest`` and only their domains inside that domain. Those
+    are read from its rows alone (a subgroup inside the domain its parent chose: no pass over
+    the cluster, no sums to bring up to date), every other domain reading as not fitting,
+    unless the fits over the cluster are kept for the current capacity."""
     kinds = tuple(pod_kinds(pods, same_shape=same_shape).items())
     total, rep = _demand(kinds)
     if rep is not None and not rep:
         return level_fits_direct(space, view, pods, deepest)
     resources = tuple(total)
-    values = _fit_values(space.ledger, resources, rep)
+    key = ("fits", kinds, deepest)
     if within is not None and view.bounds is not None:
+        kept = space.kept_sums(view, ("fit", resources, rep))
+        found = None if kept is None else kept.kept(key)
+        if isinstance(found, LevelFits):
+            return found
         rows = slice(*_row_range(view, *within))
-        return _within(view, values(rows), len(pods), total, rep is not None, deepest, within)
-    free = space.sums(view, ("fit", resources, rep), values)
-    return free.derived(
-        ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, total, rep)
-    )
+        per_row = _fit_values(space.ledger, resources, rep)(rows)
+        return _within(view, per_row, len(pods), total, rep is not None, deepest, within)
+    free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
+    return free.derived(key, lambda: _from_sums(space, view, pods, deepest, free, total, rep))
 
 
 def _row_range(view: TopoView, level: int, domain: int) -> tuple[int, int]:
