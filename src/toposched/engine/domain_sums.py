@@ -87,10 +87,10 @@ class DomainSums:
             found = self._derived[(self._state, key)] = make()
         return cast(Derived, found)
 
-    def kept(self, key: Hashable) -> object | None:
-        """What ``derived`` made for ``key`` from the sums as they are, when no row changed
-        since they were read (None otherwise): a look that reads no row."""
-        return None if self._changed else self._derived.get((self._state, key))
+    def current(self, deepest: int) -> bool:
+        """Whether the sums down to level ``deepest`` are read without reading any row: no row
+        changed since they were last read, and they reach that level."""
+        return not self._changed and self._starts[deepest + 2] <= len(self._flat)
 
     def start(self, level: int) -> int:
         """Where ``level`` (the root is -1) starts in ``flat``."""

@@ -135,26 +135,26 @@ def level_fits(
     more, the direct computation answers. ``same_shape``: as for ``pod_kinds``.
 
     ``within`` (level, domain), for a view whose domains are row ranges: the caller reads only
-    the levels from that one to ``deepest`` and only their domains inside that domain. Those
-    are read from its rows alone (a subgroup inside the domain its parent chose: no pass over
-    the cluster, no sums to bring up to date), every other domain reading as not fitting,
-    unless the fits over the cluster are kept for the current capacity."""
+    the levels from that one to ``deepest`` and only their domains inside that domain. Unless
+    the sums over the cluster are current (nothing to read again), those are read from its rows
+    alone (a subgroup inside the domain its parent chose, after a sibling took some of it: no
+    pass over the cluster, no sums to bring up to date), every other domain reading as not
+    fitting."""
     kinds = tuple(pod_kinds(pods, same_shape=same_shape).items())
     total, rep = _demand(kinds)
     if rep is not None and not rep:
         return level_fits_direct(space, view, pods, deepest)
     resources = tuple(total)
-    key = ("fits", kinds, deepest)
     if within is not None and view.bounds is not None:
         kept = space.kept_sums(view, ("fit", resources, rep))
-        found = None if kept is None else kept.kept(key)
-        if isinstance(found, LevelFits):
-            return found
-        rows = slice(*_row_range(view, *within))
-        per_row = _fit_values(space.ledger, resources, rep)(rows)
-        return _within(view, per_row, len(pods), total, rep is not None, deepest, within)
+        if kept is None or not kept.current(deepest):
+            rows = slice(*_row_range(view, *within))
+            per_row = _fit_values(space.ledger, resources, rep)(rows)
+            return _within(view, per_row, len(pods), total, rep is not None, deepest, within)
     free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
-    return free.derived(key, lambda: _from_sums(space, view, pods, deepest, free, total, rep))
+    return free.derived(
+        ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, total, rep)
+    )
 
 
 def _row_range(view: TopoView, level: int, domain: int) -> tuple[int, int]:
