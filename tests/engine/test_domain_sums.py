@@ -1,9 +1,10 @@
 """The bin-pack fast paths agree with their readable twins.
 
 Pairs: ``DomainSums`` kept current through charges and undos / summing every row again;
-``sum_levels`` (row ranges) / ``sum_levels_by_code``; ``level_fits`` / ``level_fits_direct``;
-the candidate rows of a domain by row range / by grouping the rows. Node names are drawn out of
-topology order so that the name tie-break (``NodeSpace.name_rank``) differs from the row order.
+``sum_levels`` (row ranges) / ``sum_levels_by_code``; ``level_fits`` (over the cluster or within
+one domain) / ``level_fits_direct``; the candidate rows of a domain by row range / by grouping
+the rows; ``sorted_levels`` / sorting each parent's children in turn. Node names are drawn out
+of topology order so that the name tie-break (``NodeSpace.name_rank``) differs from the row order.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from builders import GPU, node, topology
 from toposched.engine.candidates import _lowest_common, _members, _members_by_domain
 from toposched.engine.domain_sums import sum_levels, sum_levels_by_code
-from toposched.engine.policies.binpack import level_fits, level_fits_direct, sorted_levels
+from toposched.engine.policies.binpack import LevelFit, level_fits, level_fits_direct, sorted_levels
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import CPU, Node, PodSpec, Resources
 from toposched.snapshot import Snapshot
@@ -113,6 +114,42 @@ def test_level_fits_agrees_with_summing_every_row(
 
 @SETTINGS
 @given(clusters(), st.booleans(), st.data())
+def test_level_fits_within_a_domain_agree_with_summing_every_row(
+    nodes: list[Node], joined: bool, data: st.DataObject
+) -> None:
+    space = spaces(nodes, joined)
+    view = space.views[space.default]
+    shapes = [
+        Resources({CPU: 1000}),
+        Resources({CPU: 2000, GPU: 1}),
+        Resources({CPU: 500, "example.com/fpga": 1}),  # a resource no node has
+    ]
+    kinds = data.draw(st.lists(st.sampled_from(shapes), min_size=1, max_size=3))
+    pods = [PodSpec(f"p{i}", i, kinds[i % len(kinds)]) for i in range(data.draw(st.integers(1, 10)))]
+    charge_some(space, data, space.ledger.vector(shapes[1]))
+    top = data.draw(st.integers(0, view.tree.depth - 1))
+    assume(view.tree.count(top) > 0)  # no node of the cluster carries every level
+    index = data.draw(st.integers(0, view.tree.count(top) - 1))
+    deepest = data.draw(st.integers(top, view.tree.depth - 1))
+    kept = data.draw(st.booleans())
+    if kept:  # the fits over the cluster are kept for this capacity: they answer
+        level_fits(space, view, pods, deepest)
+    fast = level_fits(space, view, pods, deepest, within=(top, index))
+    direct = level_fits_direct(space, view, pods, deepest)
+    assert set(fast) >= set(range(top, deepest + 1))  # kept fits hold the levels above too
+    for level in range(top, deepest + 1):
+        fit = fast[level]
+        first, last = view.tree.descendants(top, index, level)
+        inside, other = slice(first, last), direct[level]
+        assert np.array_equal(fit.ratio[inside], other.ratio[inside])
+        assert np.array_equal(fit.fits[inside], other.fits[inside])
+        assert (fit.capacity is None) == (other.capacity is None)
+        assert fit.capacity is None or np.array_equal(fit.capacity[inside], other.capacity[inside])
+        assert kept or fit.fits.sum() == fit.fits[inside].sum()  # else nothing outside fits
+
+
+@SETTINGS
+@given(clusters(), st.booleans(), st.data())
 def test_candidate_rows_by_range_agree_with_grouping(
     nodes: list[Node], joined: bool, data: st.DataObject
 ) -> None:
@@ -170,3 +207,37 @@ def test_level_fits_kept_for_unchanged_sums_agree_after_rollbacks(nodes: list[No
                     assert np.array_equal(fit.fits, direct[level].fits)
                 assert fast.ordered(view, -1, 0, deepest) == sorted_levels(view, direct, -1, 0, deepest)
                 charge_some(space, data, space.ledger.vector(pods[0].requests))
+
+
+def sorted_one_by_one(
+    view: TopoView, fits: dict[int, LevelFit], top: int, top_index: int, deepest: int
+) -> dict[int, list[int]]:
+    """``sorted_levels`` by sorting each parent's children in turn."""
+    tree, order = view.tree, {top: [top_index]}
+    for level in range(top + 1, deepest + 1):
+        kids: list[int] = []
+        for parent in order[level - 1]:
+            first, last = (0, tree.count(0)) if level == 0 else tree.children(level - 1, parent)
+            ranked = tree.dotted_rank(level)
+            kids += sorted(range(first, last), key=lambda k: (-fits[level].ratio[k], ranked[k]))
+        order[level] = kids
+    return order
+
+
+@SETTINGS
+@given(clusters(), st.data())
+def test_sorted_levels_sorts_each_parents_children(nodes: list[Node], data: st.DataObject) -> None:
+    space = spaces(nodes, False)
+    view = space.views[space.default]
+    assume(view.tree.count(0) > 0)
+    top = data.draw(st.integers(-1, view.tree.depth - 1))
+    index = 0 if top < 0 else data.draw(st.integers(0, view.tree.count(top) - 1))
+    deepest = data.draw(st.integers(max(top, 0), view.tree.depth - 1))
+    fits: dict[int, LevelFit] = {}
+    for level in range(top + 1, deepest + 1):
+        size = view.tree.count(level)
+        ratios = st.lists(st.sampled_from([0.25, 0.5, 1.0]), min_size=size, max_size=size)
+        ratio = np.asarray(data.draw(ratios))
+        fits[level] = LevelFit(ratio, None, ratio <= 1.0)
+    expected = sorted_one_by_one(view, fits, top, index, deepest)
+    assert sorted_levels(view, fits, top, index, deepest) == expected

@@ -4,8 +4,9 @@ Pairs: ``distribute_each`` / ``distribute`` per list; ``BestFit.last_domains`` /
 ``BestFit.last_domain`` per list; ``place_on_rows`` / ``place_pods``; ``leaf_assignment`` and
 ``assignment``'s shortcut / merging the pairs; the leaderless ``fill_counts`` / ``aggregate``
 level by level; the vectorised descent below the slice level (``_share_all``) / the per-parent
-loop; ``fill_nodes`` (one sort) / placing pods one at a time; ``Group.same_shape`` and the
-hierarchical solver's same-shape runs / comparing every pod's shape.
+loop; ``fill_nodes`` (one sort) / placing pods one at a time; its folded sort key (``_best_first``) /
+``np.lexsort``; ``Group.same_shape`` and the hierarchical solver's same-shape runs / comparing
+every pod's shape.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from toposched.engine.greedy import distribute, distribute_each
 from toposched.engine.hierarchy import _same_shape_run
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.policies.bestfit import BEST_FIT
-from toposched.engine.policies.binpack import fill_nodes
+from toposched.engine.policies.binpack import _FOLD_FROM, _best_first, fill_nodes
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.space import NodeSpace
 from toposched.engine.strategy import Strategy
@@ -281,7 +282,11 @@ def fill_one_by_one(
 def test_fill_nodes_agrees_with_placing_pods_one_at_a_time(tree: TopologyTree, data: st.DataObject) -> None:
     space = NodeSpace(Snapshot.build(tree))
     vec = space.ledger.vector(Resources({CPU: data.draw(st.integers(1, 3)) * 1000}))
-    rows = ints(sorted(data.draw(st.sets(st.integers(0, space.size - 1), min_size=1))))
+    if data.draw(st.booleans()):  # one row range (read as a view) or any rows
+        lo = data.draw(st.integers(0, space.size - 1))
+        rows = np.arange(lo, data.draw(st.integers(lo + 1, space.size)), dtype=np.int64)
+    else:
+        rows = ints(sorted(data.draw(st.sets(st.integers(0, space.size - 1), min_size=1))))
     allowed = np.asarray([data.draw(st.booleans()) for _ in range(space.size)], dtype=np.bool_)
     scores = (
         ints([data.draw(st.integers(0, 3)) for _ in range(space.size)]) if data.draw(st.booleans()) else None
@@ -289,6 +294,19 @@ def test_fill_nodes_agrees_with_placing_pods_one_at_a_time(tree: TopologyTree, d
     count = data.draw(st.integers(1, 12))
     expected = fill_one_by_one(space, rows, vec, allowed, scores, CPU, count)
     assert fill_nodes(space, rows, vec, allowed, scores, CPU, count) == expected
+
+
+@SETTINGS
+@given(st.data())
+def test_best_first_is_lexsort_order(data: st.DataObject) -> None:
+    n = data.draw(st.sampled_from([1, 7, _FOLD_FROM, _FOLD_FROM + 300]))
+    top = data.draw(st.sampled_from([3, 1000, 1 << 40]))  # the last too wide to fold
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    rank = rng.permutation(n).astype(np.int64)
+    second = rng.integers(-top, top, n)
+    first = rng.integers(-top, 1, n) if data.draw(st.booleans()) else None
+    keys = (rank, second) if first is None else (rank, second, first)
+    assert _best_first(first, second, rank).tolist() == np.lexsort(keys).tolist()
 
 
 # -- the IR's same-shape fact ---------------------------------------------------------------------

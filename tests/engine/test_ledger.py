@@ -58,3 +58,20 @@ def test_undo_to_any_mark_restores_exactly_what_was_free_there(
         assert not ledger.free[:, free.shape[1] :].any()  # columns added later hold nothing
     ledger.undo(0)
     assert np.array_equal(ledger.free[:, : snap.free.shape[1]], snap.free)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.sets(st.integers(0, 2), min_size=1), st.integers(1, 3), st.booleans()), max_size=8)
+)
+def test_a_charge_to_distinct_rows_is_the_unbuffered_add(steps: list[tuple[set[int], int, bool]]) -> None:
+    snap = snapshot()
+    fast, plain = Ledger(snap.free, snap.columns), Ledger(snap.free, snap.columns)
+    for rows, pods, new_resource in steps:
+        requests = Resources({CPU: 500, "extra": 1} if new_resource else {CPU: 500})
+        at, count = np.asarray(sorted(rows)), np.full(len(rows), pods)
+        fast.charge(at, count, fast.vector(requests), distinct=True)
+        plain.charge(at, count, plain.vector(requests))
+        assert np.array_equal(fast.free, plain.free)
+    fast.undo(0)
+    assert np.array_equal(fast.free[:, : snap.free.shape[1]], snap.free)

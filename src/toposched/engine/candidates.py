@@ -26,7 +26,7 @@ import numpy as np
 
 from toposched.engine.members import SNode
 from toposched.engine.messages import Reasons
-from toposched.engine.policies.binpack import LevelFit, level_fits, topology_scores
+from toposched.engine.policies.binpack import LevelFit, level_fits
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import PodSpec, Unschedulable
@@ -93,7 +93,8 @@ def candidates(
     assert deepest is not None
     valid = _members(view, rows)
     top, top_index = _lowest_common(view, valid, deepest)
-    fits = level_fits(space, view, pods, deepest, same_shape=node.same_shape)
+    within = (top, top_index) if _inside(view, top, top_index, req, held) else None
+    fits = level_fits(space, view, pods, deepest, same_shape=node.same_shape, within=within)
     here = fits[top]
     if not here.fits[top_index]:
         where = "the cluster" if top < 0 else view.domain_id(top, top_index)
@@ -117,7 +118,7 @@ def candidates(
     if pref is not None:
         ordered = order[pref] if pref > top else []
         if ordered and strategy is None:
-            scores = topology_scores(view, pref, ordered, fits[pref].ratio)
+            scores = fits.scored(view, top, top_index, deepest, pref)
         elif ordered:
             scores = _domain_ranks(view, pref, ordered)
     relevant = list(range(deepest, (req if req is not None else -1) - 1, -1))
@@ -198,7 +199,7 @@ def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[
         bounds = view.bounds[level]
 
         def in_range(domain: int) -> IntArray:
-            lo, hi = np.searchsorted(valid, bounds[domain : domain + 2]).tolist()
+            lo, hi = valid.searchsorted(bounds[domain : domain + 2]).tolist()
             return valid[lo:hi]
 
         return in_range
@@ -216,7 +217,8 @@ def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[
 def _members(view: TopoView, rows: IntArray) -> IntArray:
     """The rows (ascending) of the view's member nodes."""
     if view.bounds is not None:  # the members are the first rows
-        return rows[: int(np.searchsorted(rows, view.bounds[0][-1]))]
+        end = int(view.bounds[0][-1])
+        return rows if not len(rows) or rows[-1] < end else rows[: int(rows.searchsorted(end))]
     return rows[view.member[rows]]
 
 
@@ -238,6 +240,18 @@ def _lowest_common(view: TopoView, valid: IntArray, deepest: int) -> tuple[int, 
             break
         top, index = level, int(values[0])
     return top, index
+
+
+def _inside(view: TopoView, top: int, index: int, req: int | None, held: IntArray) -> bool:
+    """Whether every fit the candidates read lies inside the lowest common domain (``top``,
+    ``index``), so that its rows alone give them: the levels from it down (the required level
+    is one of them) and the domains of rows already holding the group's pods (ascending)."""
+    if top < 0 or view.bounds is None or req is None or req < top:
+        return False
+    if not len(held):
+        return True
+    lo, hi = view.bounds[top][index : index + 2].tolist()
+    return bool(lo <= held[0] and held[-1] < hi)
 
 
 def _ancestor(view: TopoView, level: int, index: int, target: int) -> int:

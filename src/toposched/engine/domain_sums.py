@@ -45,7 +45,9 @@ class DomainSums:
         sizes = [1, *(view.tree.count(level) for level in range(view.tree.depth))]
         self._starts: list[int] = np.cumsum([0, *sizes]).tolist()  # level k starts at [k + 1]
         self._flat: IntArray = members.sum(axis=0, keepdims=True).astype(np.int64)
-        self._codes = np.zeros((len(self._per_row), 0), dtype=np.int64)  # per row, its flat index per level
+        # Per row, its flat index per level summed so far (``_flat_codes``; made on first need).
+        self._summed = 0
+        self._codes: IntArray | None = None
         self._changed: list[IntArray] = []  # rows charged or given back since the sums were read
         # Since the checkpoint, each move of the sums: its rows, their values before, the flat
         # indices and amounts added, and the root's change (None: no rollback to rewind to).
@@ -85,6 +87,11 @@ class DomainSums:
             found = self._derived[(self._state, key)] = make()
         return cast(Derived, found)
 
+    def current(self, deepest: int) -> bool:
+        """Whether the sums down to level ``deepest`` are read without reading any row: no row
+        changed since they were last read, and they reach that level."""
+        return not self._changed and self._starts[deepest + 2] <= len(self._flat)
+
     def start(self, level: int) -> int:
         """Where ``level`` (the root is -1) starts in ``flat``."""
         return self._starts[level + 1]
@@ -103,8 +110,7 @@ class DomainSums:
             flat = np.concatenate([self._flat[:1], *sum_levels(self._view, self._per_row, lowest)])
             self._flat = np.asfortranarray(flat)
             self._moves = None  # the new levels hold the moves already: read the rows again instead
-            codes = self._view.codes[: lowest + 1]
-            self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
+            self._summed, self._codes = lowest + 1, None
             self._state = next(_STATES)
         return self._flat[:end]
 
@@ -140,6 +146,16 @@ class DomainSums:
         self._moves = None
         self._state = self._checkpoint_state
 
+    def _flat_codes(self) -> IntArray:
+        """Per row, its index in ``flat`` at each level summed (a placement whose sums never
+        move after the first read never needs them)."""
+        if self._codes is None:
+            codes = self._view.codes[: self._summed]
+            self._codes = np.zeros((len(self._per_row), 0), dtype=np.int64)
+            if codes:
+                self._codes = np.stack([c + self._starts[k + 1] for k, c in enumerate(codes)], axis=1)
+        return self._codes
+
     def _refresh(self) -> None:
         """Read the changed rows again and move the sums by the difference."""
         if not self._changed:
@@ -158,8 +174,9 @@ class DomainSums:
         moved, delta = rows[inside], delta[inside]
         root = delta.sum(axis=0)
         self._flat[0] += root
-        codes = self._codes[moved].ravel()
-        amounts = np.repeat(delta, self._codes.shape[1], axis=0)
+        flat_codes = self._flat_codes()
+        codes = flat_codes[moved].ravel()
+        amounts = np.repeat(delta, flat_codes.shape[1], axis=0)
         np.add.at(self._flat, codes, amounts)
         if self._moves is not None:
             self._moves.append((rows, before, codes, amounts, root))

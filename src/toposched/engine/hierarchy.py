@@ -119,8 +119,12 @@ class Solver:
 
     def held(self, node: SNode) -> IntArray:
         """Rows holding pods of ``node``'s subtree, ascending."""
-        found = [rows for leaf in self.subtree[node.name] if (rows := self.rows.get(leaf.name)) is not None]
-        if not found:
+        found = [
+            rows
+            for leaf in self.subtree[node.name]
+            if self.progress.count(leaf) and (rows := self.rows.get(leaf.name)) is not None
+        ]
+        if not found:  # no pod of the subtree has a node
             return np.zeros(0, dtype=np.int64)
         rows = np.concatenate(found) if len(found) > 1 else found[0]
         return np.unique(rows[rows >= 0])
@@ -185,7 +189,7 @@ class Solver:
                 )
                 at, takes = pairs.reshape(-1, 2).T
             if len(at):
-                space.ledger.charge(at, takes, vec)
+                space.ledger.charge(at, takes, vec, distinct=True)  # a fill gives each row once
                 placed = int(takes.sum())
                 self._record(node, positions[i : i + placed], np.repeat(at, takes))
                 i += placed
@@ -306,6 +310,8 @@ def _place(gang: Gang, space: NodeSpace, policy: Policy) -> Placement | Unschedu
         if attempt.empty or not solver.attempt(attempt):
             return solver.failure or reasons.refuse("the gang has no pods to place")
     for _ in range(sum(len(leaf.pods) for leaf in solver.leaves)):
+        if not progress.has_pending(root):  # what ``select`` would find: an empty attempt
+            break
         attempt = select(root, progress)
         if attempt.empty or attempt.short or not solver.attempt(attempt):
             break

@@ -31,7 +31,7 @@ class Ledger:
         self.columns = dict(columns)
         self._owned = owned
         self._scratch: IntArray | None = None
-        self._journal: list[tuple[IntArray, IntArray]] = []
+        self._journal: list[tuple[IntArray, IntArray, bool]] = []
         self._vectors: dict[Resources, IntArray] = {}  # ``vector``'s answers for the current columns
         self._watchers: list[Callable[[IntArray], None]] = []
 
@@ -78,8 +78,9 @@ class Ledger:
         col = self.columns.get(resource)
         return np.zeros(self.free.shape[0], dtype=np.int64) if col is None else self.free[:, col]
 
-    def charge(self, rows: IntArray, pods: IntArray, vec: IntArray) -> None:
-        """Take ``pods[i]`` pods of ``vec`` (from ``vector``) from row ``rows[i]``."""
+    def charge(self, rows: IntArray, pods: IntArray, vec: IntArray, *, distinct: bool = False) -> None:
+        """Take ``pods[i]`` pods of ``vec`` (from ``vector``) from row ``rows[i]``
+        (``distinct``: the caller knows no row repeats)."""
         if len(rows) == 0:
             return
         if not self._owned:
@@ -90,8 +91,8 @@ class Ledger:
                 self.free = self.free.copy()
             self._owned = True
         amounts = pods[:, None] * vec[None, :]
-        _apply(self.free, rows, -amounts)
-        self._journal.append((rows, amounts))
+        _apply(self.free, rows, amounts, np.subtract, distinct)
+        self._journal.append((rows, amounts, distinct))
         for changed in self._watchers:
             changed(rows)
 
@@ -101,22 +102,32 @@ class Ledger:
 
     def undo(self, mark: int) -> None:
         """Give back every charge made after ``mark``."""
-        while len(self._journal) > mark:
-            rows, amounts = self._journal.pop()
-            _apply(self.free, rows, amounts)
+        given = self._journal[mark:]
+        del self._journal[mark:]
+        if len(given) > 1 and len({amounts.shape[1] for _, amounts, _ in given}) == 1:
+            # All at once (the sum is the same in any order): what a placement's close does.
+            rows = np.concatenate([r for r, _, _ in given])
+            given = [(rows, np.concatenate([a for _, a, _ in given]), False)]
+        for rows, amounts, distinct in reversed(given):
+            _apply(self.free, rows, amounts, np.add, distinct)
             for changed in self._watchers:
                 changed(rows)
 
 
-def _apply(free: IntArray, rows: IntArray, amounts: IntArray) -> None:
-    """Add ``amounts[i]`` to row ``rows[i]`` (rows may repeat; an amount older than a column
-    added since is shorter and leaves that column alone). One row, the hierarchical solver's
-    usual charge, skips ``np.add.at``'s set-up."""
+def _apply(free: IntArray, rows: IntArray, amounts: IntArray, op: np.ufunc, distinct: bool) -> None:
+    """``op`` (add or subtract) ``amounts[i]`` into row ``rows[i]`` (an amount older than a
+    column added since is shorter and leaves that column alone). Rows may repeat unless
+    ``distinct``. ``op.at`` is the readable way; the others give the same: one row (the
+    hierarchical solver's usual charge) or distinct rows need no unbuffered ``at``, and a
+    one-dimensional ``at`` is many times faster than a two-dimensional one."""
     width = amounts.shape[1]
     if len(rows) == 1:
-        free[int(rows[0]), :width] += amounts[0]
-    elif free.flags.c_contiguous:  # one-dimensional ``np.add.at`` is many times faster
+        row = free[int(rows[0]), :width]
+        op(row, amounts[0], out=row)
+    elif distinct:
+        free[rows, :width] = op(free[rows, :width], amounts)
+    elif free.flags.c_contiguous:
         index = rows[:, None] * free.shape[1] + np.arange(width, dtype=np.int64)
-        np.add.at(free.reshape(-1), index.ravel(), amounts.ravel())
+        op.at(free.reshape(-1), index.ravel(), amounts.ravel())
     else:
-        np.add.at(free[:, :width], rows, amounts)
+        op.at(free[:, :width], rows, amounts)

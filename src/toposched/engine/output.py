@@ -70,8 +70,16 @@ def tally(domains: IntArray, size: int) -> tuple[IntArray, IntArray]:
     occurs: what ``np.unique(domains, return_counts=True)`` gives. When they are a good share
     of the domains, counting into one slot per domain is several times cheaper than sorting."""
     if len(domains) * _COUNT_SHARE < size:
-        found, counts = np.unique(domains, return_counts=True)
-        return found, counts.astype(np.int64)
+        # Sorted, each value where it first occurs: ``np.unique``'s way without its set-up.
+        ordered = np.sort(domains)
+        first = np.empty(len(ordered), dtype=np.bool_)
+        first[:1] = True
+        np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+        at = first.nonzero()[0]
+        counts = np.empty(len(at), dtype=np.int64)  # from each first occurrence to the next
+        np.subtract(at[1:], at[:-1], out=counts[:-1])
+        counts[-1:] = len(ordered) - at[-1:]
+        return ordered[at], counts
     counts = np.bincount(domains, minlength=size)
     found = np.flatnonzero(counts)
     return found, counts[found].astype(np.int64)

@@ -157,6 +157,10 @@ class NodeSpace:
                 found.checkpoint()
         return found
 
+    def kept_sums(self, view: TopoView, key: Hashable) -> DomainSums | None:
+        """The sums ``sums`` made for ``key`` over ``view`` so far, if any (none is made)."""
+        return self._sums.get((id(view.tree), key))
+
     def _charged(self, rows: IntArray) -> None:
         for sums in self._sums.values():
             sums.changed(rows)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import accumulate
 from operator import attrgetter
 
 import numpy as np
@@ -89,11 +90,13 @@ class LevelFit:
 
 class LevelFits(dict[int, LevelFit]):
     """``LevelFit`` per level (the root is -1), and the domain orders sorted from them so far
-    (``ordered``): the fits of unchanged sums are reused, and their orders with them."""
+    (``ordered``) with the topology scores of those orders (``scored``): the fits of unchanged
+    sums are reused, and their orders and scores with them."""
 
     def __init__(self, fits: dict[int, LevelFit]) -> None:
         super().__init__(fits)
         self._orders: dict[tuple[int, int, int], dict[int, list[int]]] = {}
+        self._scores: dict[tuple[int, int, int, int], RowScores] = {}
 
     def ordered(self, view: TopoView, top: int, top_index: int, deepest: int) -> dict[int, list[int]]:
         """``sorted_levels`` for these fits (made once per arguments; read-only)."""
@@ -103,9 +106,25 @@ class LevelFits(dict[int, LevelFit]):
             found = self._orders[key] = sorted_levels(view, self, top, top_index, deepest)
         return found
 
+    def scored(self, view: TopoView, top: int, top_index: int, deepest: int, level: int) -> RowScores:
+        """``topology_scores`` of ``level`` (below ``top``) in the ``ordered`` order (made once
+        per arguments; read-only)."""
+        key = (top, top_index, deepest, level)
+        found = self._scores.get(key)
+        if found is None:
+            ordered = self.ordered(view, top, top_index, deepest)[level]
+            found = self._scores[key] = topology_scores(view, level, ordered, self[level].ratio)
+        return found
+
 
 def level_fits(
-    space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int, *, same_shape: bool = False
+    space: NodeSpace,
+    view: TopoView,
+    pods: list[PodSpec],
+    deepest: int,
+    *,
+    same_shape: bool = False,
+    within: tuple[int, int] | None = None,
 ) -> LevelFits:
     """``LevelFit`` for the root (key -1) and levels 0..``deepest``, over every member node of the
     topology (nodes outside the caller's node set count too, as in KAI).
@@ -113,16 +132,81 @@ def level_fits(
     From the space's per-domain sums, which a placement computes once and keeps current (see
     ``level_fits_direct`` for the same from every row); made once per state of those sums and
     pods' demand. Whole-pod capacities count at most ``len(pods)`` per node: when a node holds
-    more, the direct computation answers. ``same_shape``: as for ``pod_kinds``."""
+    more, the direct computation answers. ``same_shape``: as for ``pod_kinds``.
+
+    ``within`` (level, domain), for a view whose domains are row ranges: the caller reads only
+    the levels from that one to ``deepest`` and only their domains inside that domain. Unless
+    the sums over the cluster are current (nothing to read again), those are read from its rows
+    alone (a subgroup inside the domain its parent chose, after a sibling took some of it: no
+    pass over the cluster, no sums to bring up to date), every other domain reading as not
+    fitting."""
     kinds = tuple(pod_kinds(pods, same_shape=same_shape).items())
     total, rep = _demand(kinds)
     if rep is not None and not rep:
         return level_fits_direct(space, view, pods, deepest)
     resources = tuple(total)
+    if within is not None and view.bounds is not None:
+        kept = space.kept_sums(view, ("fit", resources, rep))
+        if kept is None or not kept.current(deepest):
+            rows = slice(*_row_range(view, *within))
+            per_row = _fit_values(space.ledger, resources, rep)(rows)
+            return _within(view, per_row, len(pods), total, rep is not None, deepest, within)
     free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
     return free.derived(
         ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, total, rep)
     )
+
+
+def _row_range(view: TopoView, level: int, domain: int) -> tuple[int, int]:
+    """The rows [lo, hi) of one domain of a view whose domains are row ranges."""
+    assert view.bounds is not None
+    lo, hi = view.bounds[level][domain : domain + 2].tolist()
+    return lo, hi
+
+
+def _within(
+    view: TopoView,
+    per_row: IntArray,
+    n: int,
+    total: dict[str, int],
+    whole: bool,
+    deepest: int,
+    within: tuple[int, int],
+) -> LevelFits:
+    """``level_fits`` ``within`` one domain from the values (``_fit_values``) of its rows."""
+    assert view.bounds is not None
+    top, index = within
+    if whole:  # at most ``n`` whole pods per node, as ``level_fits_direct`` counts them
+        np.minimum(per_row[:, -1], n, out=per_row[:, -1])
+    # The domains inside, level after level (one index range each), summed from the level
+    # below; then every domain of those levels, the others not fitting.
+    spans = [view.tree.descendants(top, index, level) for level in range(top, deepest + 1)]
+    offsets = [0, *accumulate(last - first for first, last in spans)]
+    sums = np.empty((offsets[-1], per_row.shape[1]), dtype=np.int64, order="F")
+    below, at = per_row, view.bounds[deepest]
+    for k in range(len(spans) - 1, -1, -1):
+        first, last = spans[k]
+        here = sums[offsets[k] : offsets[k + 1]]
+        np.add.reduceat(below, at[first:last] - at[first], axis=0, out=here)
+        below, at = here, view.tree.child_start[top + k - 1] if k else at
+    ratio, capacity, fits = _fit_of(sums, total, n, whole)
+    # Whole levels, one after the other in one array of each kind.
+    starts = [0, *accumulate(view.tree.count(level) for level in range(top, deepest + 1))]
+    all_ratio = np.full(starts[-1], NOTHING_FREE)
+    all_fits = np.zeros(starts[-1], dtype=np.bool_)
+    all_capacity = None if capacity is None else np.zeros(starts[-1], dtype=np.int64)
+    out: dict[int, LevelFit] = {}
+    for k, (first, last) in enumerate(spans):
+        mine, inside = slice(offsets[k], offsets[k + 1]), slice(starts[k] + first, starts[k] + last)
+        all_ratio[inside] = ratio[mine]
+        all_fits[inside] = fits[mine]
+        if all_capacity is not None and capacity is not None:
+            all_capacity[inside] = capacity[mine]
+        level = slice(starts[k], starts[k + 1])
+        out[top + k] = LevelFit(
+            all_ratio[level], None if all_capacity is None else all_capacity[level], all_fits[level]
+        )
+    return LevelFits(out)
 
 
 def _from_sums(
@@ -140,20 +224,28 @@ def _from_sums(
         return level_fits_direct(space, view, pods, deepest)
     # Every level and every resource at once: the sums of the root and of levels 0..deepest
     # sit in one array, a column per resource, then whole pods for homogeneous pods.
-    resources = tuple(total)
-    sums = free.flat(deepest)
-    have = sums[:, : len(resources)].T  # a row per resource (the sums are kept column by column)
-    want = np.asarray([total[r] for r in resources], dtype=np.int64)[:, None]
-    ratio = np.maximum.reduce(
-        np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE), axis=0, initial=0.0
-    )
-    capacity = sums[:, -1].copy() if rep is not None else None
-    fits = capacity >= n if capacity is not None else ratio <= 1.0
+    ratio, capacity, fits = _fit_of(free.flat(deepest), total, n, rep is not None)
     out: dict[int, LevelFit] = {}
     for level in range(-1, deepest + 1):
         at = slice(free.start(level), free.start(level + 1))
         out[level] = LevelFit(ratio[at], None if capacity is None else capacity[at], fits[at])
     return LevelFits(out)
+
+
+def _fit_of(
+    sums: IntArray, total: dict[str, int], n: int, whole: bool
+) -> tuple[FloatArray, IntArray | None, BoolArray]:
+    """Ratio, capacity (``whole``: the last column holds whole pods) and fit of ``n`` pods that
+    ask for ``total`` in all, for each row of ``sums`` (a domain each, a column per resource of
+    ``total`` in its order)."""
+    have = sums[:, : len(total)].T  # a row per resource (the sums are kept column by column)
+    want = np.asarray(list(total.values()), dtype=np.int64)[:, None]
+    ratio = np.maximum.reduce(
+        np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE), axis=0, initial=0.0
+    )
+    capacity = sums[:, -1].copy() if whole else None
+    fits = capacity >= n if capacity is not None else ratio <= 1.0
+    return ratio, capacity, fits
 
 
 @lru_cache(maxsize=256)  # gangs have few distinct pod kinds
@@ -175,22 +267,24 @@ def _fit_values(
     """Per row, the free amount of each of ``resources`` (at least 0), a column each, then with
     ``rep`` ((resource, amount), not empty) the whole copies of that pod that fit."""
 
+    wanted = (*resources, *(r for r, _ in rep or ()))
+    amounts = np.asarray([a for _, a in rep or ()], dtype=np.int64)
+
     def of(rows: IntArray | slice) -> IntArray:
-        wanted = (*resources, *(r for r, _ in rep or ()))
-        at = [ledger.columns.get(r, -1) for r in wanted]
+        at = [ledger.columns.get(r, -1) for r in wanted]  # read now: the ledger may add columns
         # A resource no node has: a column of zeros after the ledger's columns.
         free = ledger.free[rows]
         if -1 in at:
             free = np.column_stack([free, np.zeros(len(free), dtype=np.int64)])
-        picked = free[:, at]
-        out = np.maximum(picked[:, : len(resources)], 0)
+        # Clipped at 0 first: the whole pods of a row short of one resource are 0 either way.
+        picked = np.maximum(free[:, at], 0)
         if rep is None:
-            return out
-        amounts = np.asarray([a for _, a in rep], dtype=np.int64)
-        # A negative free amount makes its quotient negative: clipping the least one at 0
-        # gives what clipping each amount first would.
-        whole = np.maximum((picked[:, len(resources) :] // amounts).min(axis=1), 0)
-        return np.column_stack([out, whole])
+            return picked
+        # Column by column, as a gather along the columns gives: sums down a column run in C.
+        out = np.empty((len(picked), len(resources) + 1), dtype=np.int64, order="F")
+        out[:, :-1] = picked[:, : len(resources)]
+        np.minimum.reduce(picked[:, len(resources) :] // amounts, axis=1, out=out[:, -1])
+        return out
 
     return of
 
@@ -238,15 +332,16 @@ def sorted_levels(
     order: dict[int, list[int]] = {top: [top_index]}
     parents = np.asarray([top_index], dtype=np.int64)
     for level in range(top + 1, deepest + 1):
-        if level == 0:
-            kids = np.arange(tree.count(0), dtype=np.int64)
-            rank = np.zeros(len(kids), dtype=np.int64)
+        # Parent position first (hierarchical order), then fullest first, then the dotted id.
+        if level == 0 or len(parents) == 1:  # one parent: its children are one index range
+            first, last = (0, tree.count(0)) if level == 0 else tree.children(level - 1, int(parents[0]))
+            ranks = (tree.dotted_rank(level)[first:last], -fits[level].ratio[first:last])
+            parents = np.lexsort(ranks) + first
         else:
             starts, ends = tree.child_start[level - 1][parents], tree.child_end[level - 1][parents]
             kids = expand(starts, ends)
             rank = np.repeat(np.arange(len(parents), dtype=np.int64), ends - starts)
-        # Parent position first (hierarchical order), then fullest first, then the dotted id.
-        parents = kids[np.lexsort((tree.dotted_rank(level)[kids], -fits[level].ratio[kids], rank))]
+            parents = kids[np.lexsort((tree.dotted_rank(level)[kids], -fits[level].ratio[kids], rank))]
         order[level] = parents.tolist()
     return order
 
@@ -327,31 +422,43 @@ def fill_rows(
     """
     if len(rows) == 0 or count <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    wanted = np.flatnonzero(vec > 0)
-    every = slice(None) if len(rows) == space.size else rows  # distinct ascending rows: all of them
-    room = np.min(space.ledger.free[every][:, wanted] // vec[wanted], axis=1)  # pods each row still takes
+    wanted = vec.nonzero()[0]
+    # Distinct ascending rows: one row range when the last is as far from the first as their
+    # count says (read as a view, not gathered).
+    lo, hi = int(rows[0]), int(rows[-1]) + 1
+    every = slice(lo, hi) if hi - lo == len(rows) else rows
+    # Pods each row still takes.
+    room = np.minimum.reduce(space.ledger.free[every][:, wanted] // vec[wanted], axis=1)
     ok = allowed[every] & (room > 0)
     rows, room = rows[ok], room[ok]
-    topo = scores[rows] if scores is not None else np.zeros(len(rows), dtype=np.int64)
-    order = _best_first(-topo, space.ledger.column(pack)[rows], space.name_rank[rows])
-    reached = np.cumsum(room[order])
-    used = min(int(np.searchsorted(reached, count, side="left")) + 1, len(order))
-    takes = room[order[:used]].copy()
+    topo = None if scores is None else -scores[rows]
+    order = _best_first(topo, space.ledger.column(pack)[rows], space.name_rank[rows])
+    reached = room[order].cumsum()
+    used = min(int(reached.searchsorted(count)) + 1, len(order))
+    best = order[:used]
+    takes = room[best]
     if used and int(reached[used - 1]) > count:
         takes[-1] -= int(reached[used - 1]) - count  # the last row takes only what is left
-    return rows[order[:used]], takes
+    return rows[best], takes
 
 
-def _best_first(first: IntArray, second: IntArray, rank: IntArray) -> IntArray:
+def _best_first(first: IntArray | None, second: IntArray, rank: IntArray) -> IntArray:
     """The order of ``np.lexsort((rank, second, first))`` for distinct ``rank`` values (a total
-    order, so any sort gives it): the three keys folded into one when there are many rows (three
-    short keys sort faster than one folds them) and the folded key stays within int64."""
+    order, so any sort gives it; ``first`` None: left out, as if all equal): the keys folded into
+    one when there are many rows (a few short keys sort faster than one folds them) and the
+    folded key stays within int64."""
+    keys = (rank, second) if first is None else (rank, second, first)
     if len(rank) >= _FOLD_FROM:
-        lo1, lo2 = int(first.min()), int(second.min())
-        span1, span2 = int(first.max()) - lo1 + 1, int(second.max()) - lo2 + 1
-        size = int(rank.max()) + 1
-        if span1 * span2 * size < _FOLD_LIMIT:
-            folded: IntArray = np.argsort(((first - lo1) * span2 + (second - lo2)) * size + rank)
-            return folded
-    order: IntArray = np.lexsort((rank, second, first))
+        lo2, size = int(second.min()), int(rank.max()) + 1
+        span = (int(second.max()) - lo2 + 1) * size
+        lo1 = 0 if first is None else int(first.min())
+        if first is not None:
+            span *= int(first.max()) - lo1 + 1
+        if span < _FOLD_LIMIT:
+            folded = (second - lo2) * size + rank
+            if first is not None:
+                folded += (first - lo1) * ((int(second.max()) - lo2 + 1) * size)
+            by_key: IntArray = np.argsort(folded)
+            return by_key
+    order: IntArray = np.lexsort(keys)
     return order
