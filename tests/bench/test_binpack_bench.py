@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import run_bench
 
 
 def test_quick_mode_prints_each_gang_with_its_ratios() -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "binpack.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=300,
-    )
+    done = run_bench("binpack.py", "--quick", timeout=300)
+    assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "1000 nodes" in out
     for name in ("binpack-rack-16", "binpack-block-256-4-racks", "binpack-block-2048-pref"):

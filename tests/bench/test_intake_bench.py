@@ -3,24 +3,11 @@ and prints a line per format (times are not asserted)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import run_bench
 
 
 def test_the_intake_bench_runs_in_quick_mode() -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
-    run = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "intake.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=240,
-        check=False,
-    )
+    run = run_bench("intake.py", "--quick", timeout=240)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0].startswith("cluster intake: 200 nodes")

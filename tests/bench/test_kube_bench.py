@@ -3,25 +3,14 @@ the floor. Times are not asserted (they depend on the machine)."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import run_bench
 
 
 def test_quick_mode_prints_every_gang_with_its_ratio_to_the_floor() -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "kube.py"), "--quick"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-        timeout=300,
-    )
+    done = run_bench("kube.py", "--quick", timeout=300)
+    assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "1000 nodes: 63 racks" in out
     expected = {

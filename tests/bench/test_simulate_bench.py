@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.bench.scripts import run_bench
 
 
 def test_quick_replay_bench_runs(tmp_path: Path) -> None:
@@ -15,14 +12,7 @@ def test_quick_replay_bench_runs(tmp_path: Path) -> None:
     (tmp_path / "philly_2017w40-45.csv").write_text(
         "job_id,submit_time_s,duration_s,num_pods,gpus_per_pod\n" + rows, encoding="utf-8"
     )
-    done = subprocess.run(
-        [sys.executable, str(REPO / "bench" / "simulate.py"), "--quick", "--trace-dir", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
-        timeout=240,
-    )
+    done = run_bench("simulate.py", "--quick", "--trace-dir", str(tmp_path), timeout=240)
     assert done.returncode == 0, done.stderr
     assert "first 100 jobs on nvl72:racks=4 (288 GPUs)" in done.stdout
     assert "jobs/s" in done.stdout and "whole trace (150 jobs)" in done.stdout
