@@ -194,6 +194,16 @@ def test_bound_pods_in_two_domains_are_refused() -> None:
     assert result.group == "workers"
 
 
+def test_a_group_named_like_its_workload_keeps_its_own_bound_pods() -> None:
+    # A PodGroup may share its Workload's name (the root's): only its own bound pod pins it.
+    nodes = rack_nodes({"r1": [8], "r2": [8, 8]})
+    workers = pod_group("workers", 2, required=RACK, min_count=2, gpu=4, bound={0: "r2-1"})
+    other = pod_group("other", 1, gpu=4, bound={0: "r1-1"})
+    gang = kube_gang(workers, other)
+    result = placed(run(replace(gang, root=replace(gang.root, name="workers")), nodes))
+    assert nodes_of(result)["workers-1"].startswith("r2-")
+
+
 def test_a_pod_bound_outside_the_topology_is_refused() -> None:
     group = pod_group("workers", 2, required=RACK, gpu=4, bound={0: "loose"})
     result = refused(run(kube_gang(group), THREE_RACKS))

@@ -230,10 +230,7 @@ def fill_greedy(
     shared out over those domains, then over the nodes of each, by Kueue's greedy."""
     if len(rows) == 0 or count <= 0:
         return []
-    wanted = np.flatnonzero(vec > 0)
-    room = np.min(space.ledger.free[rows][:, wanted] // vec[wanted], axis=1) if len(wanted) else None
-    if room is None:
-        room = np.full(len(rows), count, dtype=np.int64)  # a pod asking for nothing fits anywhere
+    room = space.ledger.copies(rows, vec)
     ok = allowed[rows] & (room > 0)
     rows, room = rows[ok], room[ok]
     if ranks is None:

@@ -141,7 +141,9 @@ class EachPlacer(KubePlacer):
         starts = np.zeros(len(winners) + 1, dtype=np.int64)
         np.cumsum([len(trial.rows) for trial in winners], out=starts[1:])
         rows = np.concatenate([trial.rows for trial in winners])
-        room = np.concatenate([trial.room for trial in winners if trial.room is not None])  # all have it
+        rooms = [trial.room for trial in winners if trial.room is not None]
+        assert len(rooms) == len(winners), "every winner of an alike-pod group carries its room"
+        room = np.concatenate(rooms)
         at, begins = self.nodes.fill_each(pending[0], counts, rows, starts, room)
         chosen, bounds = at.tolist(), begins.tolist()
         for i, trial in enumerate(winners):

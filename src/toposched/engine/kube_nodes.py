@@ -108,11 +108,9 @@ class KubeNodes:
         after another, at most ``most``."""
         ledger = self.space.ledger
         vec = ledger.vector(pod.requests)
-        free = ledger.free[rows]
-        ok = self._eligible(pod)[rows] & np.all(free >= vec, axis=1)  # vec's zeros: free >= 0 too
-        asked = vec > 0  # the pods slot at least
-        copies = np.min(free[:, asked] // vec[asked], axis=1)
-        room: IntArray = np.where(ok, np.minimum(copies, most), 0)
+        # A row passes when every column, asked or not, is free (>= 0 where nothing is asked).
+        ok = self._eligible(pod)[rows] & np.all(ledger.free[rows] >= vec, axis=1)
+        room: IntArray = np.where(ok, np.minimum(ledger.copies(rows, vec), most), 0)
         return room
 
     def fill(self, pod: PodSpec, count: int, rows: IntArray, room: IntArray | None = None) -> IntArray:

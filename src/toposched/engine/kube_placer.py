@@ -132,8 +132,10 @@ class KubePlacer:
     def __init__(self, space: NodeSpace, nodes: KubeNodes) -> None:
         self.space = space
         self.nodes = nodes
-        self.bound: dict[str, list[tuple[PodSpec, int]]] = {}  # group -> its subtree's bound pods
-        self._columns: dict[int, IntArray] = {}  # by id: a PodGroup may share a CompositePodGroup's name
+        # By id, as a group's name need not be unique: a PodGroup may be named like its Workload
+        # (the root) or share a CompositePodGroup's name.
+        self.bound: dict[int, list[tuple[PodSpec, int]]] = {}  # a group's subtree's bound pods
+        self._columns: dict[int, IntArray] = {}
 
     def pin(self, root: Group) -> dict[tuple[str, str], int]:
         """Charge the pods that already run; note them per group (row -1: a node not in the
@@ -146,8 +148,8 @@ class KubePlacer:
                     self._charge(pod, row)
                     where[(group.name, pod.name)] = row
             for child in group.children:
-                found += self.bound[child.name]
-            self.bound[group.name] = found
+                found += self.bound[id(child)]
+            self.bound[id(group)] = found
         return where
 
     def _charge(self, pod: PodSpec, row: int) -> None:
@@ -235,7 +237,7 @@ class KubePlacer:
     def pinned(self, group: Group, codes: IntArray, tree: TopologyTree, level: int) -> str | None:
         """The label value the group's bound pods pin it to (None: no bound pod). Raises
         ``GroupError`` for a bound pod on a node without the label or pods in two values."""
-        bound = self.bound[group.name]
+        bound = self.bound[id(group)]
         if not bound:
             return None
         key = group.required

@@ -73,6 +73,14 @@ class Ledger:
         self._vectors[requests] = vec
         return vec
 
+    def copies(self, rows: IntArray | slice, vec: IntArray) -> IntArray:
+        """Per row of ``rows``, how many more pods charging ``vec`` (from ``vector``, which
+        always asks the pods slot) fit: the least over the asked columns of free // asked,
+        negative on an over-committed row."""
+        asked = np.flatnonzero(vec)
+        copies: IntArray = np.min(self.free[rows][:, asked] // vec[asked], axis=1)
+        return copies
+
     def column(self, resource: str) -> IntArray:
         """Free amounts of one resource per row (zeros for a resource no node has)."""
         col = self.columns.get(resource)

@@ -188,7 +188,9 @@ def _within(
         first, last = spans[k]
         here = sums[offsets[k] : offsets[k + 1]]
         np.add.reduceat(below, at[first:last] - at[first], axis=0, out=here)
-        below, at = here, view.tree.child_start[top + k - 1] if k else at
+        below = here
+        if k:  # the level above sums this one over its domains' children
+            at = view.tree.child_start[top + k - 1]
     ratio, capacity, fits = _fit_of(sums, total, n, whole)
     # Whole levels, one after the other in one array of each kind.
     starts = [0, *accumulate(view.tree.count(level) for level in range(top, deepest + 1))]
@@ -422,13 +424,11 @@ def fill_rows(
     """
     if len(rows) == 0 or count <= 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    wanted = vec.nonzero()[0]
     # Distinct ascending rows: one row range when the last is as far from the first as their
     # count says (read as a view, not gathered).
     lo, hi = int(rows[0]), int(rows[-1]) + 1
     every = slice(lo, hi) if hi - lo == len(rows) else rows
-    # Pods each row still takes.
-    room = np.minimum.reduce(space.ledger.free[every][:, wanted] // vec[wanted], axis=1)
+    room = space.ledger.copies(every, vec)  # pods each row still takes
     ok = allowed[every] & (room > 0)
     rows, room = rows[ok], room[ok]
     topo = None if scores is None else -scores[rows]
