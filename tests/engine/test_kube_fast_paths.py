@@ -177,3 +177,19 @@ def test_of_two_failing_groups_the_one_reached_first_one_at_a_time_names_the_ref
     fast = place_kube(gang, snapshot, policy=Policy.MIXED)
     assert fast == place_kube(gang, snapshot, policy=Policy.MIXED, by_pod=True)
     assert not isinstance(fast, Placement) and fast.group == "b"
+
+
+def test_fullness_of_a_placement_whose_memory_times_100_passes_int64_is_exact() -> None:
+    # Three nodes of 1 EiB: 3 * 2**60 bytes, times 100 is past int64's 9.2e18.
+    nodes = [node(f"n{i}").at(zone="z", rack="r0").alloc(cpu=1, memory="1Ei").build() for i in range(3)]
+    snapshot = Snapshot.build(TopologyTree.build(TOPOLOGY, nodes))
+    space = NodeSpace(snapshot)
+    half = Resources.parse({"memory": "512Pi"})
+    kube = KubeNodes(space, [snapshot], [PodSpec("p", 0, half)])
+    rows = np.arange(3, dtype=np.int64)
+    cols = kube.columns([half])
+    space.ledger.charge(rows, np.ones(3, dtype=np.int64), space.ledger.vector(half))
+    expected = 50  # half of the memory is used (the score reads the pod's memory column)
+    assert kube.fullness(rows, cols) == expected
+    starts = np.asarray([0, 3], dtype=np.int64)
+    assert kube.fullness_each(rows, starts, cols, np.zeros((1, len(cols)), dtype=np.int64)).tolist() == [expected]

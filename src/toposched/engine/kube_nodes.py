@@ -157,7 +157,7 @@ class KubeNodes:
         if len(rows) == 0 or len(cols) == 0:
             return 0
         alloc = self.allocatable[rows][:, cols].sum(axis=0)
-        return int(_score(alloc - self.space.ledger.free[rows][:, cols].sum(axis=0), alloc))
+        return int(_summed_score(alloc - self.space.ledger.free[rows][:, cols].sum(axis=0), alloc))
 
     def fullness_each(self, rows: IntArray, starts: IntArray, cols: IntArray, added: IntArray) -> IntArray:
         """``fullness`` of many placements at once: placement i holds ``rows[starts[i]:starts[i
@@ -167,16 +167,19 @@ class KubeNodes:
             return np.zeros(len(starts) - 1, dtype=np.int64)
         alloc = segment_sums(self.allocatable[rows][:, cols], starts)
         used = alloc - segment_sums(self.space.ledger.free[rows][:, cols], starts) + added
-        return _score(used, alloc)
+        return _summed_score(used, alloc)
 
     def _eligible(self, pod: PodSpec) -> BoolArray:
         return self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
 
 
 @lru_cache(maxsize=4)  # the trees of the current cycle
-def _allocatable(tree: TopologyTree) -> tuple[list[Resources], IntArray]:
-    """The distinct allocatable maps of ``tree``'s nodes, and per node the index of its own."""
-    return distinct(map(attrgetter("allocatable"), tree.nodes))
+def _allocatable(tree: TopologyTree) -> tuple[tuple[Resources, ...], IntArray]:
+    """The distinct allocatable maps of ``tree``'s nodes, and per node the index of its own
+    (read-only: every caller shares them)."""
+    kinds, per_node = distinct(map(attrgetter("allocatable"), tree.nodes))
+    per_node.flags.writeable = False
+    return tuple(kinds), per_node
 
 
 def _score(part: IntArray, alloc: IntArray) -> IntArray:
@@ -185,6 +188,13 @@ def _score(part: IntArray, alloc: IntArray) -> IntArray:
     (``LeastAllocated``) or what is used (``MostAllocated``)."""
     per = np.where(alloc > 0, part * MAX_SCORE // np.maximum(alloc, 1), 0)
     scores: IntArray = per.sum(axis=-1) // alloc.shape[-1]
+    return scores
+
+
+def _summed_score(part: IntArray, alloc: IntArray) -> IntArray:
+    """``_score`` of amounts summed over many nodes, in Python integers: a cluster's memory in
+    bytes times 100 can pass int64 (100k nodes of 2 TiB)."""
+    scores: IntArray = np.asarray(_score(part.astype(object), alloc.astype(object)), dtype=np.int64)
     return scores
 
 

@@ -323,13 +323,15 @@ class KubePlacer:
 
 
 @lru_cache(maxsize=8)  # the trees of the current cycle
-def label_values(tree: TopologyTree, level: int) -> tuple[list[str], IntArray]:
+def label_values(tree: TopologyTree, level: int) -> tuple[tuple[str, ...], IntArray]:
     """The label values of ``level``'s domains, distinct and in name order, and per domain the
     place of its value (a value may name several domains: the same rack name under two
     blocks is one placement)."""
     names = np.asarray([tree.path(level, d)[-1] for d in range(tree.count(level))], dtype=np.str_)
     values, value_of = np.unique(names, return_inverse=True)  # sorted as Python sorts str
-    return values.tolist(), value_of.astype(np.int64)
+    codes = value_of.astype(np.int64)
+    codes.flags.writeable = False  # shared by every caller (cached)
+    return tuple(values.tolist()), codes
 
 
 def choose(feasible: list[Trial]) -> Trial:

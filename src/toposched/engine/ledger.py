@@ -88,7 +88,8 @@ class Ledger:
 
     def charge(self, rows: IntArray, pods: IntArray, vec: IntArray, *, distinct: bool = False) -> None:
         """Take ``pods[i]`` pods of ``vec`` (from ``vector``) from row ``rows[i]``
-        (``distinct``: the caller knows no row repeats)."""
+        (``distinct``: the caller knows no row repeats). The journal and the watchers keep
+        ``rows`` itself, not a copy: callers must not change it afterwards."""
         if len(rows) == 0:
             return
         if not self._owned:
