@@ -9,7 +9,8 @@ spec always hide a mistake.
 Timestamps stay strings and binary stays base64 text, so every document is plain JSON data
 (mappings, lists, str, int, float, bool, None) that can be stored and re-read without YAML.
 ``parse_stream`` hands out the items of a ``kind: List`` one by one, so a dump of 100k nodes
-is never held as one document tree.
+is never held as one document tree; a large YAML list in kubectl's shape is read in bulk by
+rapidyaml (``yaml_bulk``), which hands anything it cannot read as the event reader does over to it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from toposched.frontends.parse.bounds import (
     too_large,
 )
 from toposched.frontends.parse.json_text import NotJsonError, looks_like_json, read_json
+from toposched.frontends.parse.yaml_bulk import read_items_bulk
 from toposched.frontends.parse.yaml_events import read_yaml
 from toposched.model import Problem, SpecError
 
@@ -93,7 +95,8 @@ def _read(text: str | bytes, source: str, limits: InputLimits, *, stream_items: 
                 raise SpecError(
                     [Problem(source, f"invalid JSON: {exc.reason}", "write strict JSON")]
                 ) from None
-    yield from read_yaml(data, source, limits, stream_items=stream_items)
+    bulk = read_items_bulk(data, source, limits) if stream_items else None
+    yield from bulk if bulk is not None else read_yaml(data, source, limits, stream_items=stream_items)
 
 
 def _utf8(text: str, source: str) -> bytes:
