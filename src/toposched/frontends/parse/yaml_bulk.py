@@ -48,7 +48,7 @@ except ImportError:  # pragma: no cover - a declared dependency; the event reade
     ryml = None
 
 BULK_FROM = 1 << 20  # texts from 1 MiB: below, the event reader costs little and stays the only reader
-_CHUNK = 1 << 21  # bytes of items handed to rapidyaml at once
+_CHUNK = 1 << 18  # bytes of items handed to rapidyaml at once (larger chunks cost memory, not time)
 
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n"
 _NON_ASCII = bytes(range(0x80, 0x100))
