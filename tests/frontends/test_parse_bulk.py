@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,8 +16,6 @@ from toposched.frontends.parse.yaml_events import read_yaml
 from toposched.model import SpecError
 
 TEXT_TAGS = {"tag:yaml.org,2002:" + t for t in ("str", "timestamp", "value")}
-# What rapidyaml writes as a JSON literal when plain (an empty value as null): text in JSON only when quoted.
-JSON_LITERAL = re.compile(r"|true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 
 
 def resolved(text: str) -> str:
@@ -29,16 +26,8 @@ def resolved(text: str) -> str:
 # Strings made of what numbers, booleans, nulls and the YAML indicators are made of.
 SCALAR_LIKE = st.one_of(
     st.text(st.sampled_from("-+.0123456789_:eExXbBoO~<*!&"), max_size=8),
-    st.sampled_from(
-        ["yes", "Yes", "no", "NO", "on", "Off", "true", "True", "false", "null", "Null", "~", ".inf"]
-    ),
+    st.sampled_from(["yes", "Yes", "no", "NO", "on", "Off", "true", "True", "false", "null", "Null", "~", ".inf"]),
 )
-
-
-@given(SCALAR_LIKE)
-def test_a_suspect_is_what_pyyaml_reads_as_other_than_text_and_json_as_no_literal(text: str) -> None:
-    other_than_text = resolved(text) not in TEXT_TAGS and JSON_LITERAL.fullmatch(text) is None
-    assert yaml_bulk.suspect(text) == (other_than_text or text.startswith("*"))
 
 
 @given(SCALAR_LIKE | st.text(max_size=6))
@@ -51,7 +40,9 @@ def test_a_key_reads_as_text_when_pyyaml_resolves_it_to_text(key: str) -> None:
 PLAIN_WORDS = [
     "yes", "True", "off", "~", "Null", "010", "0x1F", "1_000", "12:30", "1e3", "1.0e3", "1.5", "-0",
     "8", "true", "null", ".inf", ".5", "+1", "1.", "<<", "=", "2026-10-01T08:00:00Z", "10.0.0.1",
-    "64Gi", "250m", "nvidia.com/gpu", "a b", "x#y",
+    "64Gi", "250m", "nvidia.com/gpu", "a b", "x#y", "inf", "nan", "-infinity", ".NaN", "-.5",
+    "-.5e+3", "1 # one", "yes #c", "&x yes", "*x", "!!str 5", "[on, 1]", "{a: yes}", "[]", "{}",
+    "@c", "]", "|2", "? a", "'a':b", "\"a\":yes",
 ]  # fmt: skip
 TEXT = st.text(
     st.characters(exclude_categories=("Cc", "Cf", "Cs", "Zl", "Zp"), exclude_characters="\t"), max_size=10
@@ -130,15 +121,6 @@ def bulk(text: bytes) -> Iterator[Parsed]:
     return parse_stream(text, source="dump")
 
 
-def same(a: Any, b: Any) -> bool:
-    """Equal, types included (``True == 1`` and ``1 == 1.0`` in Python)."""
-    if isinstance(a, dict):
-        return isinstance(b, dict) and list(a) == list(b) and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(map(same, a, b))
-    return type(a) is type(b) and (a == b or (a != a and b != b))
-
-
 @pytest.fixture
 def small(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every text read in bulk, in chunks of a few items."""
@@ -146,18 +128,24 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(yaml_bulk, "_CHUNK", 200)
 
 
-def fell_back(monkeypatch: pytest.MonkeyPatch, text: bytes) -> list[bool]:
-    """Records, per read, whether the bulk reader handed over to the event reader (or never started)."""
-    calls: list[bool] = []
-    real = yaml_bulk.read_yaml
+def ways_read(monkeypatch: pytest.MonkeyPatch, text: bytes) -> list[str]:
+    """Records how ``text`` is read: "bulk" when the bulk reader starts on its items, "handed
+    over" when it gives them to the event reader after that."""
+    ways: list[str] = []
+    chunks, read_yaml_there = yaml_bulk._chunks, yaml_bulk.read_yaml
 
-    def spy(data: bytes, *args: Any, **kwargs: Any) -> Iterator[Parsed]:
+    def spy_chunks(*args: Any) -> Iterator[list[Any]]:
+        ways.append("bulk")
+        return chunks(*args)
+
+    def spy_read_yaml(data: bytes, *args: Any, **kwargs: Any) -> Iterator[Parsed]:
         if data == text:
-            calls.append(True)
-        return real(data, *args, **kwargs)
+            ways.append("handed over")
+        return read_yaml_there(data, *args, **kwargs)
 
-    monkeypatch.setattr(yaml_bulk, "read_yaml", spy)
-    return calls
+    monkeypatch.setattr(yaml_bulk, "_chunks", spy_chunks)
+    monkeypatch.setattr(yaml_bulk, "read_yaml", spy_read_yaml)
+    return ways
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -169,8 +157,8 @@ def test_the_bulk_reader_hands_out_what_the_event_reader_does(small: None, items
     assert len(got) == len(want)
     for (d, value, i, head), (wd, wvalue, wi, whead) in zip(got, want, strict=True):
         assert (d, i) == (wd, wi)
-        assert same(value, wvalue)
-        assert same(head, whead)  # the document's keys read before its items
+        assert yaml_bulk.same_values(value, wvalue)
+        assert yaml_bulk.same_values(head, whead)  # the document's keys read before its items
 
 
 def test_a_kubectl_dump_is_read_in_bulk(small: None, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -182,9 +170,9 @@ def test_a_kubectl_dump_is_read_in_bulk(small: None, monkeypatch: pytest.MonkeyP
         for i in range(5)
     ]
     text = dump(items)
-    fallbacks = fell_back(monkeypatch, text)
+    ways = ways_read(monkeypatch, text)
     values = [p.value for p in parse_stream(text, source="dump")]
-    assert not fallbacks
+    assert ways == ["bulk"]
     assert [v["metadata"]["name"] for v in values[:-1]] == [f"n{i}" for i in range(5)]
     assert values[0]["status"]["conditions"][0]["status"] == "True"
     assert values[0]["status"]["capacity"]["pods"] == 110
@@ -207,16 +195,16 @@ def test_a_kubectl_dump_is_read_in_bulk(small: None, monkeypatch: pytest.MonkeyP
         ("8: eight", {8: "eight"}),
     ],
 )
-def test_what_json_reads_otherwise_goes_to_the_event_reader(
+def test_plain_scalars_read_apart_go_to_the_event_reader(
     small: None, monkeypatch: pytest.MonkeyPatch, line: str, value: Any
 ) -> None:
     text = dump(["- name: a\n", f"- name: b\n  {line}\n", "- name: c\n"])
-    fallbacks = fell_back(monkeypatch, text)
+    ways = ways_read(monkeypatch, text)
     values = [p.value for p in parse_stream(text, source="dump")]
-    assert fallbacks
+    assert ways in ([], ["bulk", "handed over"])  # declined at once, or handed over
     key, _, _ = line.partition(":")
     got = values[1] if key == "8" else values[1][key]
-    assert same(got, {"name": "b", **value} if key == "8" else value)
+    assert yaml_bulk.same_values(got, {"name": "b", **value} if key == "8" else value)
     assert [v.get("name") for v in values[:3]] == ["a", "b", "c"]
 
 
@@ -268,3 +256,47 @@ def test_rapidyaml_errors_do_not_reach_stderr(small: None, capfd: pytest.Capture
     with pytest.raises(SpecError):
         list(parse_stream(text, source="dump"))
     assert capfd.readouterr().err == ""
+
+
+def wrap(items: bytes) -> bytes:
+    return b"apiVersion: v1\nitems:\n" + items + b"kind: List\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        wrap(b"- a: inf\n  b: nan\n  c: -infinity\n"),  # rapidyaml writes .inf, .nan
+        wrap(b"- a: .Inf\n  b: .NaN\n  c: -.INF\n"),
+        wrap(b"- a: -.5\n  b: -.5e+3\n"),  # rapidyaml writes -0.5
+        wrap(b"- a: &x yes\n  b: [&y 010]\n"),  # anchored scalars
+        wrap(b'- {"a":yes, "b":010}\n'),  # JSON-like keys
+        wrap(b'- b: &x 1\n  c: {"a":*x}\n'),
+        wrap(b'- {"a":!!str 5, "b":!!float 1}\n'),  # tags
+        wrap(b"- a: |2\n     \n  b: 1\n"),  # an indentation indicator, a line of spaces
+        wrap(b"- \n>\n"),  # a block scalar header on a line of its own
+        wrap(b"- a: " + b"[" * 62 + b"]" * 62 + b"\n"),  # flow nesting past the bound
+        wrap(b"- a: @c\n"),  # reserved indicators
+        wrap(b"- a: ]\n"),
+        wrap(b"- [x:]\n"),
+        wrap(b"- a: &a.b foo\n"),
+        wrap(b"- a: |2'\n"),
+        wrap(b'- \n"x"\n'),  # a value at column 0: not the item's
+        b'apiVersion: v1\n"items":\n- a: yes\nitems:\n- b: 1\nkind: List\n',  # items twice
+        wrap(b"- a:\n    yes\n"),  # a plain scalar on a line of its own
+        wrap(b"- a: 1 # one\n  b: 0x1F # hex\n"),
+    ],
+)
+def test_yaml_the_two_parsers_read_apart_is_read_by_the_event_reader(small: None, text: bytes) -> None:
+    (got, got_error), (want, want_error) = read(text, bulk), read(text, events)
+    assert got_error == want_error
+    assert len(got) == len(want)
+    assert all(yaml_bulk.same_values(list(g), list(w)) for g, w in zip(got, want, strict=True))
+
+
+def test_flow_nesting_is_bounded_as_the_event_reader_bounds_it(small: None) -> None:
+    text, limits = wrap(b"- a: [[[[[[[[[[]]]]]]]]]]\n"), InputLimits(max_depth=8)
+    with pytest.raises(SpecError) as bulk_error:
+        list(parse_stream(text, source="dump", limits=limits))
+    with pytest.raises(SpecError) as event_error:
+        list(read_yaml(text, "dump", limits, stream_items=True))
+    assert str(bulk_error.value) == str(event_error.value)

@@ -2,27 +2,29 @@
 
 A 14k-node ``kubectl get nodes,pods -o yaml`` dump is 3.5 million libyaml events, and handing
 each one to Python as an object is most of what reading it costs. rapidyaml parses in C++ and
-writes JSON, which the ``json`` module reads in C: a few times faster. But rapidyaml resolves
-plain scalars by JSON's rules, not YAML 1.1's (``on`` stays text, ``1e3`` becomes a number),
-writes an alias as its ``*name``, drops tags, checks none of the bounds and pairs surrogate
-escapes; and JSON keeps the last of two equal keys. So this reads only what it can tell it reads
-as the event reader does:
+writes JSON, which the ``json`` module reads in C: a few times faster. But the two parsers do not
+read all YAML alike: rapidyaml resolves plain scalars by its own rules, not YAML 1.1's (``on``
+stays text, ``1e3`` becomes a number, ``nan`` becomes ``.nan``), keeps aliases as ``*name``,
+drops tags, accepts some text libyaml refuses and checks none of the bounds; JSON keeps the last
+of two equal keys. So the bulk reader takes only text in the block style kubectl prints, and
+hands everything else to the event reader before reading anything (``_plain_list``):
 
-* the text (``_plain_list``): one document, a mapping at column 0 whose ``items`` is a sequence
-  at column 0, as kubectl prints it; no tag, document marker, directive, surrogate escape, tab,
-  carriage return or character YAML reads otherwise (C0/C1 controls, NEL, line and paragraph
-  separators, BOM); no line starting deeper than half the nesting bound, so that no value nests
-  deeper than the bound;
-* the JSON: no key YAML 1.1 reads as other than text (``1``, ``true``), no number it reads as
-  text (``1e3``), no duplicate key (``_Checks``); and any text value that, written plain, YAML
-  1.1 would read as another value (``True``, ``~``, ``0755``, an alias) must have been quoted in
-  the YAML (``_written_plain``: kubectl quotes such text, ``status: "True"``).
+* one document: a mapping at column 0 whose ``items`` is a block sequence at column 0, the rest
+  of the document read by the event reader first;
+* where a value begins (after a key's ": ", an entry's "- ", or indentation at the start of a
+  line) no flow collection but ``[]`` and ``{}``, no anchor, alias, tag, complex key, directive,
+  reserved or misplaced indicator, and only plain block scalar headers (``|``, ``>-``, ...);
+* no document marker, surrogate escape, tab, carriage return or character YAML reads otherwise
+  (C0/C1 controls, NEL, line and paragraph separators, BOM), and no line starting deeper than
+  half the nesting bound, so that no value nests deeper than the bound;
+* every plain scalar that could be other than text (it starts like a number, or is a word YAML
+  or rapidyaml reads as a boolean, null or float) reads the same in both: each distinct one is
+  read by both parsers at once and compared (``_plain_scalars_agree``);
+* while reading: no key YAML 1.1 reads as other than text, and no duplicate key (``_Checks``).
 
-Items are read in chunks of whole items, so memory stays that of one chunk. Whatever it cannot
-read this way (a chunk rapidyaml or the JSON decoder refuses, or one of the above) hands over
-to the event reader, which reads the text again and gives every item after those already handed
-out, or its error with its line: whatever this module reads is what the event reader reads (a
-property test holds the two equal).
+Items are read in chunks of whole items, so memory stays that of one chunk. A chunk rapidyaml
+refuses (bad YAML) hands over to the event reader, which reads the text again and gives every
+item after those already handed out, or its error with its line.
 """
 
 from __future__ import annotations
@@ -36,10 +38,8 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
-import yaml
-
 from toposched.frontends.parse.bounds import InputLimits, Parsed
-from toposched.frontends.parse.yaml_events import read_yaml
+from toposched.frontends.parse.yaml_events import read_yaml, resolves_to_text
 from toposched.model import SpecError
 
 try:
@@ -49,41 +49,54 @@ except ImportError:  # pragma: no cover - a declared dependency; the event reade
 
 BULK_FROM = 1 << 20  # texts from 1 MiB: below, the event reader costs little and stays the only reader
 _CHUNK = 1 << 18  # bytes of items handed to rapidyaml at once (larger chunks cost memory, not time)
+_KEYS_KEPT = 100_000  # keys known to be text, remembered (field names repeat)
 
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n"
 _NON_ASCII = bytes(range(0x80, 0x100))
 # Non-ASCII characters YAML reads otherwise: C1 controls (NEL among them), line and paragraph
 # separators, the BOM, non-characters.
 _SPECIAL_UTF8 = re.compile(rb"\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]|\xef\xbb\xbf|\xef\xbf[\xbe\xbf]")
-_MARKERS = (b"---", b"...", b"%")  # document markers and directives, at the start of a line
 _SURROGATE_ESCAPE = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F]")  # which YAML refuses and JSON pairs up
-_TAG_START = re.compile(rb"[ \n\[{,]!")  # where a tag may begin (and some "!" in text)
+_MARKERS = re.compile(rb"\n(?:---|\.\.\.|%)")  # document markers and directives (at the start: _FIRST_MARKER)
+_FIRST_MARKER = re.compile(rb"---|\.\.\.|%")
+
+# Where a value begins: after a key's ": " or an entry's "- " (one space, as kubectl writes them;
+# a second space is not kubectl's shape), or after the indentation of a line. Every pattern below
+# starts with a literal: one that may match at any position is searched many times slower.
+#
+# What may not begin a value: a flow collection other than an empty one, an anchor, alias or
+# tag, a complex key, a directive, a reserved or flow indicator, a comment in place of a value.
+_NO_START = rb"(?:[\[{](?![\]}][ ]*\n)|[\]},&*!%@`?#])"
+# On a line of its own, what is not a key, an entry or text going on from the line before: a
+# scalar that might not be text, or a block scalar header (kubectl writes neither there).
+# (Any short word starting like yes, no, on, off, true, false, null, inf, nan, "<<" or "=": a
+# search ignoring case is much slower.)
+_ALONE = rb"(?:-(?! )|[+.0-9~|>]|[yYnNoOtTfFiI<=][a-zA-Z<]{0,7}[ ]*(?:#|\n))"
+_ODD_START = tuple(
+    re.compile(pattern)
+    for pattern in (
+        b": (?: |" + _NO_START + b")",
+        b"- (?: |" + _NO_START + b")",
+        rb"\n *(?:" + _NO_START + b"|" + _ALONE + b")",
+    )
+)
+_ODD_HEADER = re.compile(rb"[:-] [|>](?![-+]?\n)")  # a block scalar header with more than chomping
+_QUOTE_COLON = (re.compile(rb'":[^ \n]'), re.compile(rb"':[^ \n]"))  # JSON-like keys: a value right after ":"
+# Plain scalars after ": " or "- " that might not be text: they start like a number or a null,
+# or they are words YAML 1.1 or rapidyaml reads as booleans, nulls or floats. The scalar ends at
+# the end of the line, or before a comment.
+_MAYBE_NOT_TEXT = (
+    rb"((?:-(?! )|[+.0-9~])[^\n]*?|(?i:yes|no|on|off|true|false|null|y|n|inf|infinity|nan|<<|=))"
+    rb"(?:[ ]+#[^\n]*)?[ ]*\n"
+)
+_PLAIN_SCALARS = (re.compile(b": " + _MAYBE_NOT_TEXT), re.compile(b"- " + _MAYBE_NOT_TEXT))
 _ITEMS = re.compile(rb"items:[ ]*\n(?=-[ \n])")  # at the start of a line
 _ITEM_START = re.compile(rb"\n-[ \n]")
 _AFTER_ITEMS = re.compile(rb"\n[^ \n-]")  # the next key of the document, at column 0
-_JSON_FLOAT_YAML_TOO = re.compile(r"-?(?:0|[1-9][0-9]*)\.[0-9]+(?:[eE][-+][0-9]+)?")
-_TEXT_TAGS = frozenset({"tag:yaml.org,2002:" + t for t in ("str", "timestamp", "value")})  # kept as text
-_MAYBE_NOT_TEXT = frozenset(
-    "-+.0123456789~<*!&YyNnTtFfOo"
-)  # first letters of plain scalars YAML may not read as text
-# What YAML 1.1 (PyYAML's resolver) reads as other than text, less what JSON reads as a literal.
-_NOT_TEXT = (
-    r"yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF"
-    r"|~|null|Null|NULL"
-    r"|[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
-    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
-    r"|[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+"
-    r"|<<|!|&|\*"
-)
-_JSON_LITERAL = r"true|false|null|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
-_SUSPECT = re.compile(rf"(?!(?:{_JSON_LITERAL})$)(?:{_NOT_TEXT})|\*.*", re.DOTALL)
-# JSON string values (not keys: ``mapping`` checks those) that may be ``suspect``.
-_CANDIDATES_JSON = re.compile(r'"([-+.0-9~<*!&YyNnTtFfOo][^"\\]*)"(?!:)')
-_RESOLVER: Any = yaml.SafeLoader("")  # PyYAML's YAML 1.1 resolver, which the event reader's loader has too
 
 
 class _HandOverError(Exception):
-    """A chunk the fast path does not read the way the event reader does."""
+    """What the bulk reader does not read the way the event reader does."""
 
 
 def read_items_bulk(data: bytes, source: str, limits: InputLimits) -> Iterator[Parsed] | None:
@@ -95,12 +108,22 @@ def read_items_bulk(data: bytes, source: str, limits: InputLimits) -> Iterator[P
     layout = _plain_list(data, limits)
     if layout is None:
         return None
-    return _read(data, source, limits, *layout)
+    key, start, end = layout
+    try:
+        head = _only_mapping(read_yaml(data[:key] or b"{}", source, limits, stream_items=False))
+        # The document without its items; its lines are not the text's, so the event reader
+        # reports any error in it.
+        rest = data[:key] + b"items: []\n" + data[end:]
+        document = _only_mapping(read_yaml(rest, source, limits, stream_items=False))
+    except (_HandOverError, SpecError):
+        return None
+    if not _plain_scalars_agree(data, limits):
+        return None
+    return _read(data, source, limits, head, document, start, end)
 
 
 def _plain_list(data: bytes, limits: InputLimits) -> tuple[int, int, int] | None:
     """Where the ``items`` key is and where its items start and end, when the text is in shape."""
-    # Patterns starting with "\n" are searched fast; one matching at each line start is not.
     line = data.find(b"\nitems:")
     key = 0 if data.startswith(b"items:") else line + 1 if line >= 0 else -1
     found = _ITEMS.match(data, key) if key >= 0 else None
@@ -112,10 +135,13 @@ def _plain_list(data: bytes, limits: InputLimits) -> tuple[int, int, int] | None
     deep = b"[ -]{%d}" % max(1, limits.max_depth // 2 - 1)
     if (
         _special_characters(data)
-        or any(data.startswith(marker) or b"\n" + marker in data for marker in _MARKERS)
-        or (b"!" in data and _TAG_START.search(data))
+        or _FIRST_MARKER.match(data)
+        or _MARKERS.search(data)
         or _SURROGATE_ESCAPE.search(data)
-        or re.match(deep, data)  # a search from each line start is much slower than one for "\n"
+        or any(pattern.search(data) for pattern in _ODD_START)
+        or ((b"|" in data or b">" in data) and _ODD_HEADER.search(data))
+        or any(pattern.search(data) for pattern in _QUOTE_COLON)
+        or re.match(deep, data)
         or re.search(b"\n" + deep, data)
     ):
         return None
@@ -132,30 +158,59 @@ def _special_characters(data: bytes) -> bool:
     return _SPECIAL_UTF8.search(data) is not None
 
 
-def _read(data: bytes, source: str, limits: InputLimits, key: int, start: int, end: int) -> Iterator[Parsed]:
-    handed_out = 0
-    try:
-        head = _only_mapping(read_yaml(data[:key] or b"{}", source, limits, stream_items=False))
-        for items in _chunks(data, start, end):
-            for item in items:
-                yield Parsed(0, item, handed_out, head)
-                handed_out += 1
-        # The document without its items: its line numbers are not the text's, so an error in it
-        # is the event reader's to report.
-        rest = data[:key] + b"items: []\n" + data[end:]
-        document = _only_mapping(read_yaml(rest, source, limits, stream_items=False))
-    except (_HandOverError, SpecError):
-        # The event reader from the first item not handed out: its values, or its error.
-        yield from islice(read_yaml(data, source, limits, stream_items=True), handed_out, None)
-        return
-    yield Parsed(0, document)
-
-
 def _only_mapping(documents: Iterator[Parsed]) -> dict[str, Any]:
     found = [parsed.value for parsed in documents]
     if len(found) > 1 or (found and not isinstance(found[0], dict)):
         raise _HandOverError
     return found[0] if found else {}
+
+
+def _plain_scalars_agree(data: bytes, limits: InputLimits) -> bool:
+    """Whether every distinct plain scalar of the text that might not be text reads the same in
+    both parsers: read as one list by each and compared, value and type."""
+    scalars = {scalar for pattern in _PLAIN_SCALARS for scalar in pattern.findall(data)}
+    if not scalars:
+        return True
+    text = b"".join(b"- " + scalar + b"\n" for scalar in sorted(scalars))
+    try:
+        [expected] = [parsed.value for parsed in read_yaml(text, "plain scalars", limits, stream_items=False)]
+        got = _chunk(text, _Checks())
+    except (_HandOverError, SpecError, ValueError):
+        return False
+    return same_values(got, expected)
+
+
+def same_values(a: Any, b: Any) -> bool:
+    """Equal and of the same types all through (in Python ``True == 1 == 1.0``)."""
+    if a.__class__ is not b.__class__:
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same_values(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(same_values, a, b))
+    return bool(a == b or (a != a and b != b))  # NaN is NaN
+
+
+def _read(
+    data: bytes,
+    source: str,
+    limits: InputLimits,
+    head: dict[str, Any],
+    document: dict[str, Any],
+    start: int,
+    end: int,
+) -> Iterator[Parsed]:
+    handed_out = 0
+    try:
+        for items in _chunks(data, start, end):
+            for item in items:
+                yield Parsed(0, item, handed_out, head)
+                handed_out += 1
+    except _HandOverError:
+        # The event reader from the first item not handed out: its values, or its error.
+        yield from islice(read_yaml(data, source, limits, stream_items=True), handed_out, None)
+        return
+    yield Parsed(0, document)
 
 
 def _chunks(data: bytes, start: int, end: int) -> Iterator[list[Any]]:
@@ -171,6 +226,7 @@ def _chunks(data: bytes, start: int, end: int) -> Iterator[list[Any]]:
 
 
 def _chunk(text: bytes, checks: _Checks) -> list[Any]:
+    """The items of ``text`` (a block sequence at column 0)."""
     try:
         with _stderr_silenced():
             tree = ryml.parse_in_arena(text)
@@ -178,22 +234,19 @@ def _chunk(text: bytes, checks: _Checks) -> list[Any]:
             raise _HandOverError
         as_json = ryml.emit_json_malloc(tree, tree.root_id())
         del tree
-        items = json.loads(as_json, object_pairs_hook=checks.mapping, parse_float=checks.number)
-    except (ValueError, RecursionError, ryml.ExceptionBasic):  # bad JSON or YAML, too deep for the decoder
+        items = json.loads(as_json, object_pairs_hook=checks.mapping)
+    except (ValueError, RecursionError, ryml.ExceptionBasic):  # bad YAML or JSON
         raise _HandOverError from None
     if not isinstance(items, list):
-        raise _HandOverError
-    suspects = {value for value in set(_CANDIDATES_JSON.findall(as_json)) if suspect(value)}
-    if suspects and _written_plain(text, suspects):
         raise _HandOverError
     return items
 
 
 @contextmanager
 def _stderr_silenced() -> Iterator[None]:
-    """rapidyaml prints each error to the process's stderr before it raises it; the event reader
-    then reports it properly. Silenced on the main thread only (the CLI's): elsewhere another
-    thread's output would be lost with it."""
+    """rapidyaml prints each error to the process's stderr before it raises it, and the event
+    reader then reports it properly. The redirection is process-wide, so it is made only on the
+    main thread (the command line's), where no other thread is expected to write meanwhile."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -208,58 +261,26 @@ def _stderr_silenced() -> Iterator[None]:
 
 
 class _Checks:
-    """Hooks for the JSON decoder that decline keys and numbers the event reader reads otherwise,
-    and duplicate keys."""
+    """A hook for the JSON decoder: declines duplicate keys and keys YAML 1.1 reads as other
+    than text written plain (``1``, ``true``; JSON cannot tell whether they were quoted)."""
 
     def __init__(self) -> None:
-        self._text_keys: set[str] = set()  # keys that are text written plain (field names repeat)
+        self._text_keys: set[str] = set()
 
     def mapping(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         mapping = dict(pairs)
         if len(mapping) != len(pairs):
             raise _HandOverError  # a duplicate key: the event reader names it with its line
         if not mapping.keys() <= self._text_keys:  # one check in C
+            if len(self._text_keys) > _KEYS_KEPT:
+                self._text_keys.clear()
             for key in mapping:
                 if not reads_as_text(key):
                     raise _HandOverError
                 self._text_keys.add(key)
         return mapping
 
-    @staticmethod
-    def number(text: str) -> float:
-        """A JSON number with a fraction or exponent: YAML 1.1 reads it as a float only with both
-        a fraction and, with an exponent, its sign (``1e3`` and ``1.0e3`` are text)."""
-        if _JSON_FLOAT_YAML_TOO.fullmatch(text) is None:
-            raise _HandOverError
-        return float(text)
-
-
-def _written_plain(text: bytes, suspects: set[str]) -> bool:
-    """Whether one of ``suspects`` stands in ``text`` as a whole plain scalar: after a key's
-    ": ", an entry's "- ", a flow "[", "{" or "," or at the start of a line, and before the end
-    of the line, a comment or a flow "," "]" "}". kubectl quotes all such text it writes
-    (``status: "True"``), so this looks for rare words, each followed by what ends a plain scalar."""
-    words = b"|".join(re.escape(s.encode()) for s in sorted(suspects, key=len, reverse=True))
-    for found in re.finditer(b"(?:" + words + rb")(?= *(?:[\n#,\]}]|$))", text):
-        start = found.start()
-        before = text[text.rfind(b"\n", 0, start) + 1 : start]
-        spaced = before.rstrip(b" ")
-        if not spaced or spaced[-1:] in b"[{," or (spaced[-1:] in b":-?" and spaced != before):
-            return True
-    return False
-
 
 def reads_as_text(key: str) -> bool:
-    """Whether a key, written plain, is text in YAML 1.1 (JSON keys always are)."""
-    if key and key[0] not in _MAYBE_NOT_TEXT:
-        return True
-    tag: str = _RESOLVER.resolve(yaml.ScalarNode, key, (True, False))
-    return not key.startswith("*") and tag in _TEXT_TAGS
-
-
-def suspect(value: str) -> bool:
-    """Whether text JSON holds would be another value in YAML 1.1 had it been written plain:
-    what YAML 1.1 reads as a boolean, null, number or merge key, and an alias (rapidyaml writes
-    one as ``*name``); not what JSON would read as a literal, which rapidyaml writes as such
-    when plain, so that JSON holds it as text only when it was quoted."""
-    return _SUSPECT.fullmatch(value) is not None
+    """Whether a key, written plain, is text in YAML 1.1 (as the event reader resolves it)."""
+    return not key.startswith("*") and resolves_to_text(key)

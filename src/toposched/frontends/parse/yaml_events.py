@@ -51,6 +51,14 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _as_text)
 
 
+_RESOLVER: Any = yaml.SafeLoader("")  # the YAML 1.1 resolver, as every loader here has it
+
+
+def resolves_to_text(text: str) -> bool:
+    """Whether ``text`` written plain is read as text (timestamps and "=" are kept as text)."""
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) in _TEXT_TAGS
+
+
 def twin_load(data: bytes | str) -> list[Any]:
     """The documents as PyYAML's own (composing) loader builds them: the readable reference the
     event reader is tested against. It checks no bounds: give it only trusted text."""
