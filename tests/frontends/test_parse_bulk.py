@@ -26,7 +26,9 @@ def resolved(text: str) -> str:
 # Strings made of what numbers, booleans, nulls and the YAML indicators are made of.
 SCALAR_LIKE = st.one_of(
     st.text(st.sampled_from("-+.0123456789_:eExXbBoO~<*!&"), max_size=8),
-    st.sampled_from(["yes", "Yes", "no", "NO", "on", "Off", "true", "True", "false", "null", "Null", "~", ".inf"]),
+    st.sampled_from(
+        ["yes", "Yes", "no", "NO", "on", "Off", "true", "True", "false", "null", "Null", "~", ".inf"]
+    ),
 )
 
 
