@@ -17,6 +17,8 @@ from toposched.model import Resources
 from toposched.snapshot import per_slot_requests
 from toposched.topology import IntArray
 
+_ASKED = 64  # vectors whose asked columns are kept
+
 
 class Ledger:
     """Free amounts per row (node) and column (resource), with a mark / undo journal.
@@ -33,6 +35,8 @@ class Ledger:
         self._scratch: IntArray | None = None
         self._journal: list[tuple[IntArray, IntArray, bool]] = []
         self._vectors: dict[Resources, IntArray] = {}  # ``vector``'s answers for the current columns
+        # Per read-only vector (``vector``'s, by id; kept alive here): its asked columns and amounts.
+        self._asked: dict[int, tuple[IntArray, IntArray, IntArray]] = {}
         self._watchers: list[Callable[[IntArray], None]] = []
 
     def watch(self, changed: Callable[[IntArray], None]) -> None:
@@ -50,6 +54,7 @@ class Ledger:
         self._owned = False
         self._journal.clear()
         self._vectors.clear()
+        self._asked.clear()
 
     def vector(self, requests: Resources) -> IntArray:
         """One pod's charge (``pods`` slot included) per column. A resource no node has gets a
@@ -77,8 +82,16 @@ class Ledger:
         """Per row of ``rows``, how many more pods charging ``vec`` (from ``vector``, which
         always asks the pods slot) fit: the least over the asked columns of free // asked,
         negative on an over-committed row."""
-        asked = np.flatnonzero(vec)
-        copies: IntArray = np.min(self.free[rows][:, asked] // vec[asked], axis=1)
+        found = self._asked.get(id(vec))
+        if found is None or found[0] is not vec:
+            asked = np.flatnonzero(vec)
+            found = (vec, asked, vec[asked])
+            if not vec.flags.writeable:  # ``vector``'s: it never changes
+                if len(self._asked) >= _ASKED:
+                    self._asked.clear()
+                self._asked[id(vec)] = found
+        _, asked, amounts = found
+        copies: IntArray = (self.free[rows][:, asked] // amounts).min(axis=1)
         return copies
 
     def column(self, resource: str) -> IntArray:

@@ -192,9 +192,9 @@ class Progress:
         """Children in member order."""
 
         def key(child: SNode) -> tuple[bool, bool, float, str]:
-            threshold = self.threshold(child)
-            ratio = self.done(child) / threshold if threshold else 0.0
-            return (self.satisfied(child), threshold == 0, ratio, child.name)
+            threshold, done = self.threshold(child), self.done(child)
+            ratio = done / threshold if threshold else 0.0
+            return (done >= threshold, threshold == 0, ratio, child.name)  # satisfied first
 
         return sorted(node.children, key=key)
 
