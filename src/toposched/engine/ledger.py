@@ -36,7 +36,7 @@ class Ledger:
         self._journal: list[tuple[IntArray, IntArray, bool]] = []
         self._vectors: dict[Resources, IntArray] = {}  # ``vector``'s answers for the current columns
         # Per read-only vector (``vector``'s, by id; kept alive here): its asked columns and amounts.
-        self._asked: dict[int, tuple[IntArray, IntArray, IntArray]] = {}
+        self._asked: dict[int, tuple[IntArray, list[tuple[int, int]]]] = {}
         self._watchers: list[Callable[[IntArray], None]] = []
 
     def watch(self, changed: Callable[[IntArray], None]) -> None:
@@ -85,13 +85,19 @@ class Ledger:
         found = self._asked.get(id(vec))
         if found is None or found[0] is not vec:
             asked = np.flatnonzero(vec)
-            found = (vec, asked, vec[asked])
+            found = (vec, list(zip(asked.tolist(), vec[asked].tolist(), strict=True)))
             if not vec.flags.writeable:  # ``vector``'s: it never changes
                 if len(self._asked) >= _ASKED:
                     self._asked.clear()
                 self._asked[id(vec)] = found
-        _, asked, amounts = found
-        copies: IntArray = (self.free[rows][:, asked] // amounts).min(axis=1)
+        free = self.free[rows]
+        copies: IntArray | None = None
+        # Column by column: dividing by one number is much faster than by a row of them (and
+        # a slot asked once needs no division).
+        for column, amount in found[1]:
+            fit = free[:, column] if amount == 1 else free[:, column] // amount
+            copies = fit.copy() if copies is None else np.minimum(copies, fit, out=copies)
+        assert copies is not None  # ``vector`` always asks the pods slot
         return copies
 
     def column(self, resource: str) -> IntArray:
