@@ -75,3 +75,24 @@ def test_a_charge_to_distinct_rows_is_the_unbuffered_add(steps: list[tuple[set[i
         assert np.array_equal(fast.free, plain.free)
     fast.undo(0)
     assert np.array_equal(fast.free[:, : snap.free.shape[1]], snap.free)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_copies_are_the_least_whole_share_of_every_asked_column(data: st.DataObject) -> None:
+    """``copies`` (column by column, one divisor each) equals dividing row by row."""
+    free = np.asarray(
+        data.draw(st.lists(st.lists(st.integers(-3, 50), min_size=3, max_size=3), min_size=1, max_size=6)),
+        dtype=np.int64,
+    )
+    ledger = Ledger(free, {CPU: 0, "memory": 1, PODS: 2})
+    vec = ledger.vector(Resources({CPU: data.draw(st.integers(0, 7)), "memory": data.draw(st.integers(0, 7))}))
+    if data.draw(st.booleans()):
+        vec = vec.copy()  # a writable vector is read afresh every time
+    rows = np.asarray(data.draw(st.lists(st.integers(0, len(free) - 1), max_size=6)), dtype=np.int64)
+    expected = [min(int(free[r, c]) // int(vec[c]) for c in range(3) if vec[c]) for r in rows.tolist()]
+    assert ledger.copies(rows, vec).tolist() == expected
+    assert ledger.copies(rows, vec).tolist() == expected  # kept columns answer alike
+    assert ledger.copies(slice(0, len(free)), vec).tolist() == [
+        min(int(f[c]) // int(vec[c]) for c in range(3) if vec[c]) for f in free.tolist()
+    ]

@@ -3,7 +3,8 @@
 ``place_hierarchical`` takes the space an earlier placement on the same snapshot closed (its
 ledger rolled back, its per-domain sums kept current); the readable twin builds a new
 ``NodeSpace`` for every placement. Placements alternate between gangs and commit some of them
-to the snapshot (a new snapshot version: the kept space starts from its capacity again).
+to the snapshot or release earlier ones (a new snapshot version: the kept space starts from its
+capacity again, its sums moved by the rows that changed).
 """
 
 from __future__ import annotations
@@ -33,20 +34,28 @@ def same_result(a: Placement | Unschedulable, b: Placement | Unschedulable) -> b
 
 
 @SETTINGS
-@given(scenarios(), scenarios(), st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=5))
+@given(
+    scenarios(),
+    scenarios(),
+    st.lists(st.tuples(st.booleans(), st.sampled_from(["keep", "commit", "release"])), min_size=1, max_size=6),
+)
 def test_kept_space_places_as_a_new_one(
-    first: Scenario, second: Scenario, steps: list[tuple[bool, bool]]
+    first: Scenario, second: Scenario, steps: list[tuple[bool, str]]
 ) -> None:
+    """Commits and releases between placements: the kept space moves its sums by the rows the
+    snapshot changed."""
     snapshot = first.snapshot()
     gangs = [first.gang, second.gang]
-    for k, (which, commit) in enumerate(steps):
+    for k, (which, step) in enumerate(steps):
         gang = gangs[which]
         for policy in (Policy.BINPACK, Policy.MIXED):
             kept = place_hierarchical(gang, snapshot, policy=policy)
             fresh = _place(gang, NodeSpace(snapshot), policy)
             assert same_result(kept, fresh)
-        if commit and isinstance(kept, Placement):
+        if step == "commit" and isinstance(kept, Placement):
             snapshot.add_usage(f"g{k}", usage_of(kept, gang))
+        elif step == "release" and snapshot.usage_keys():
+            snapshot.remove_usage(snapshot.usage_keys()[0])
 
 
 def test_kept_space_follows_the_snapshot() -> None:

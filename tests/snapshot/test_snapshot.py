@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builders import GPU, node, running, topology
 from toposched.model import Resources, Toleration, TolerationOperator
@@ -141,3 +143,37 @@ def test_level_capacity_sums_node_capacity_per_domain() -> None:
     )
     sums = Snapshot.build(tree).level_capacity(shape(cpu=1))
     assert [s.tolist() for s in sums] == [[5, 1], [2, 3, 1], [2, 3, 1]]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_changed_rows_hold_every_row_that_changed(data: st.DataObject) -> None:
+    """``changed_rows(v)``: every row whose free amounts differ from version v's, or None when
+    a column was added since."""
+    names = [f"h{i}" for i in range(5)]
+    snap = Snapshot.build(TopologyTree.build(HOSTS, [node(n).at().alloc(cpu=4).build() for n in names]))
+    seen: dict[int, np.ndarray] = {snap.version: snap.free.copy()}
+    for _ in range(data.draw(st.integers(1, 12))):
+        key = f"w{data.draw(st.integers(0, 2))}"
+        if data.draw(st.booleans()):
+            snap.remove_usage(key)
+        else:
+            resource = data.draw(st.sampled_from(["cpu", "pods", "example.com/fpga"]))
+            chosen = data.draw(st.lists(st.sampled_from([*names, "elsewhere"]), max_size=4))
+            snap.add_usage(key, {n: Resources({resource: data.draw(st.integers(0, 3))}) for n in chosen})
+        seen[snap.version] = snap.free.copy()
+    for version, free in seen.items():  # at most 24 changes: all of them kept
+        rows = snap.changed_rows(version)
+        if free.shape != snap.free.shape:  # a column was added since (columns are only added)
+            assert rows is None
+            continue
+        assert rows is not None
+        differ = np.flatnonzero((free != snap.free).any(axis=1))
+        assert set(differ.tolist()) <= set(rows.tolist())
+
+
+def test_changed_rows_of_a_version_older_than_the_changes_kept_are_not_known(snapshot: Snapshot) -> None:
+    for k in range(70):
+        snapshot.add_usage("w", {"h1": Resources({"cpu": k})})
+    assert snapshot.changed_rows(0) is None
+    assert snapshot.changed_rows(snapshot.version - 1) is not None

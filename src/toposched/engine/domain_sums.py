@@ -122,6 +122,8 @@ class DomainSums:
     def changed(self, rows: IntArray) -> None:
         """The free amounts of ``rows`` changed: read them again before the sums are next read
         (a placement's last charges are never read)."""
+        if not len(rows):
+            return
         self._changed.append(rows)
         if len(self._changed) > _PENDING:  # a sum nobody reads for long: keep its rows bounded
             self._changed = [np.unique(np.concatenate(self._changed))]

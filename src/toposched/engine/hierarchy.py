@@ -41,6 +41,8 @@ from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray, TopologyTree
 
 MAX_TRIES = 20_000  # candidate sets tried per attempt before giving up (bounded backtracking)
+_NO_ROWS: IntArray = np.zeros(0, dtype=np.int64)
+_NO_ROWS.setflags(write=False)
 
 
 class Solver:
@@ -139,9 +141,8 @@ class Solver:
         pods = attempt.of(node)
         if not pods:
             return True
-        found = candidates(
-            self.space, node, pods, rows, self.held(node), self.reasons, self.strategy[node.name]
-        )
+        held = self.held(node) if node.constrained else _NO_ROWS  # read for constraints only
+        found = candidates(self.space, node, pods, rows, held, self.reasons, self.strategy[node.name])
         if isinstance(found, Unschedulable):
             self.note(found)
             return False

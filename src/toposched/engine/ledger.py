@@ -17,6 +17,8 @@ from toposched.model import Resources
 from toposched.snapshot import per_slot_requests
 from toposched.topology import IntArray
 
+_ASKED = 64  # vectors whose asked columns are kept
+
 
 class Ledger:
     """Free amounts per row (node) and column (resource), with a mark / undo journal.
@@ -33,6 +35,8 @@ class Ledger:
         self._scratch: IntArray | None = None
         self._journal: list[tuple[IntArray, IntArray, bool]] = []
         self._vectors: dict[Resources, IntArray] = {}  # ``vector``'s answers for the current columns
+        # Per read-only vector (``vector``'s, by id; kept alive here): its asked columns and amounts.
+        self._asked: dict[int, tuple[IntArray, list[tuple[int, int]]]] = {}
         self._watchers: list[Callable[[IntArray], None]] = []
 
     def watch(self, changed: Callable[[IntArray], None]) -> None:
@@ -50,6 +54,7 @@ class Ledger:
         self._owned = False
         self._journal.clear()
         self._vectors.clear()
+        self._asked.clear()
 
     def vector(self, requests: Resources) -> IntArray:
         """One pod's charge (``pods`` slot included) per column. A resource no node has gets a
@@ -77,8 +82,22 @@ class Ledger:
         """Per row of ``rows``, how many more pods charging ``vec`` (from ``vector``, which
         always asks the pods slot) fit: the least over the asked columns of free // asked,
         negative on an over-committed row."""
-        asked = np.flatnonzero(vec)
-        copies: IntArray = np.min(self.free[rows][:, asked] // vec[asked], axis=1)
+        found = self._asked.get(id(vec))
+        if found is None or found[0] is not vec:
+            asked = np.flatnonzero(vec)
+            found = (vec, list(zip(asked.tolist(), vec[asked].tolist(), strict=True)))
+            if not vec.flags.writeable:  # ``vector``'s: it never changes
+                if len(self._asked) >= _ASKED:
+                    self._asked.clear()
+                self._asked[id(vec)] = found
+        free = self.free[rows]
+        copies: IntArray | None = None
+        # Column by column: dividing by one number is much faster than by a row of them (and
+        # a slot asked once needs no division).
+        for column, amount in found[1]:
+            fit = free[:, column] if amount == 1 else free[:, column] // amount
+            copies = fit.copy() if copies is None else np.minimum(copies, fit, out=copies)
+        assert copies is not None  # ``vector`` always asks the pods slot
         return copies
 
     def column(self, resource: str) -> IntArray:

@@ -140,11 +140,11 @@ class Progress:
     counts: dict[str, int] = field(default_factory=dict)
 
     def add(self, node: SNode, positions: IntArray) -> None:
-        """The pods at ``positions`` (distinct) have a node now."""
+        """The pods at ``positions`` (distinct, none with a node yet) have a node now."""
         flags = self.flags.get(node.name)
         if flags is None:
             flags = self.flags[node.name] = np.zeros(len(node.pods), dtype=np.bool_)
-        self.counts[node.name] = self.count(node) + int(np.count_nonzero(~flags[positions]))
+        self.counts[node.name] = self.count(node) + len(positions)
         flags[positions] = True
 
     def remove(self, node: SNode, positions: IntArray) -> None:
@@ -192,9 +192,9 @@ class Progress:
         """Children in member order."""
 
         def key(child: SNode) -> tuple[bool, bool, float, str]:
-            threshold = self.threshold(child)
-            ratio = self.done(child) / threshold if threshold else 0.0
-            return (self.satisfied(child), threshold == 0, ratio, child.name)
+            threshold, done = self.threshold(child), self.done(child)
+            ratio = done / threshold if threshold else 0.0
+            return (done >= threshold, threshold == 0, ratio, child.name)  # satisfied first
 
         return sorted(node.children, key=key)
 

@@ -30,6 +30,9 @@ def amounts(resources: Sequence[Resources], columns: Mapping[str, int]) -> IntAr
     return matrix
 
 
+_CHANGES = 64  # changes a snapshot remembers the rows of
+
+
 class Snapshot:
     """Free resources per member node: allocatable - running pods - one ``pods`` unit per pod.
 
@@ -39,7 +42,7 @@ class Snapshot:
     derives from ``free`` (the engine keeps a node space per snapshot) knows when it is stale.
     """
 
-    __slots__ = ("__weakref__", "_columns", "_usage", "free", "tree", "version")
+    __slots__ = ("__weakref__", "_changes", "_columns", "_usage", "free", "tree", "version")
 
     tree: TopologyTree
     free: IntArray
@@ -57,6 +60,9 @@ class Snapshot:
         self.free = free
         self._usage: dict[str, tuple[IntArray, Mapping[str, IntArray]]] = dict(usage or {})
         self.version = 0
+        # The latest changes: (version they made, rows whose free amounts they changed; None:
+        # every row may have changed, as when a column is added).
+        self._changes: list[tuple[int, IntArray | None]] = []
 
     @classmethod
     def build(cls, tree: TopologyTree, pods: Sequence[RunningPod] = ()) -> Snapshot:
@@ -117,7 +123,7 @@ class Snapshot:
         for resource, values in matrix.items():
             np.subtract.at(self.free[:, self._columns[resource]], index, values)
         self._usage[key] = (index, matrix)
-        self.version += 1
+        self._changed(index)
 
     def remove_usage(self, key: str) -> None:
         """Give back a workload's usage; unknown keys are ignored."""
@@ -127,7 +133,7 @@ class Snapshot:
         index, matrix = entry
         for resource, values in matrix.items():
             np.add.at(self.free[:, self._columns[resource]], index, values)
-        self.version += 1
+        self._changed(index)
 
     def usage_keys(self) -> tuple[str, ...]:
         return tuple(self._usage)
@@ -159,7 +165,25 @@ class Snapshot:
             return
         self._columns = {**self._columns, resource: len(self._columns)}
         self.free = np.concatenate([self.free, np.zeros((self.free.shape[0], 1), dtype=np.int64)], axis=1)
+        self._changed(None)
+
+    def _changed(self, rows: IntArray | None) -> None:
+        """A new version: ``rows`` changed (None: any row may have)."""
         self.version += 1
+        self._changes.append((self.version, rows))
+        if len(self._changes) > _CHANGES:
+            del self._changes[0]
+
+    def changed_rows(self, since: int) -> IntArray | None:
+        """The rows whose free amounts may differ from what they were at version ``since`` (of
+        this snapshot; possibly repeated), or None when that is not known: a column was added
+        since, or the change is older than the ones kept."""
+        if since == self.version:
+            return np.zeros(0, dtype=np.int64)
+        later = [rows for version, rows in self._changes if version > since]
+        if since > self.version or len(later) != self.version - since or any(r is None for r in later):
+            return None
+        return np.concatenate([r for r in later if r is not None])
 
     def __repr__(self) -> str:
         return f"Snapshot({self.tree!r}, resources={list(self.resources)})"

@@ -57,6 +57,7 @@ class TopologyTree:
         "_node_index",
         "_node_leaf_path",
         "_paths",
+        "_spans",
         "_taint_groups",
         "child_end",
         "child_start",
@@ -131,6 +132,7 @@ class TopologyTree:
         self._taint_groups: list[tuple[tuple[Taint, ...], IntArray]] | None = None
         self._by_name: tuple[IntArray, tuple[str, ...], npt.NDArray[np.str_]] | None = None
         self._dotted_rank: dict[int, IntArray] = {}
+        self._spans: dict[tuple[int, int, int], tuple[tuple[int, int], ...]] = {}
 
     @classmethod
     def build(cls, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
@@ -264,6 +266,17 @@ class TopologyTree:
         for lvl in range(level, target):
             start, end = int(self.child_start[lvl][start]), int(self.child_end[lvl][end - 1])
         return start, end
+
+    def descendant_spans(self, level: int, index: int, target: int) -> tuple[tuple[int, int], ...]:
+        """``descendants`` of one domain at each level from ``level`` to ``target`` (kept: a
+        domain's siblings in a placement ask for the same)."""
+        key = (level, index, target)
+        found = self._spans.get(key)
+        if found is None:
+            found = self._spans[key] = tuple(
+                self.descendants(level, index, lvl) for lvl in range(level, target + 1)
+            )
+        return found
 
     def ancestor(self, level: int, index: int, target: int) -> int:
         """The domain at level ``target <= level`` that contains one domain."""

@@ -141,7 +141,7 @@ def level_fits(
     pass over the cluster, no sums to bring up to date), every other domain reading as not
     fitting."""
     kinds = tuple(pod_kinds(pods, same_shape=same_shape).items())
-    total, rep = _demand(kinds)
+    total, rep, want = _demand(kinds)
     if rep is not None and not rep:
         return level_fits_direct(space, view, pods, deepest)
     resources = tuple(total)
@@ -150,10 +150,10 @@ def level_fits(
         if kept is None or not kept.current(deepest):
             rows = slice(*_row_range(view, *within))
             per_row = _fit_values(space.ledger, resources, rep)(rows)
-            return _within(view, per_row, len(pods), total, rep is not None, deepest, within)
+            return _within(view, per_row, len(pods), want, rep is not None, deepest, within)
     free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
     return free.derived(
-        ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, total, rep)
+        ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, want, rep)
     )
 
 
@@ -168,7 +168,7 @@ def _within(
     view: TopoView,
     per_row: IntArray,
     n: int,
-    total: dict[str, int],
+    want: FloatArray,
     whole: bool,
     deepest: int,
     within: tuple[int, int],
@@ -180,7 +180,7 @@ def _within(
         np.minimum(per_row[:, -1], n, out=per_row[:, -1])
     # The domains inside, level after level (one index range each), summed from the level
     # below; then every domain of those levels, the others not fitting.
-    spans = [view.tree.descendants(top, index, level) for level in range(top, deepest + 1)]
+    spans = view.tree.descendant_spans(top, index, deepest)
     offsets = [0, *accumulate(last - first for first, last in spans)]
     sums = np.empty((offsets[-1], per_row.shape[1]), dtype=np.int64, order="F")
     below, at = per_row, view.bounds[deepest]
@@ -191,7 +191,7 @@ def _within(
         below = here
         if k:  # the level above sums this one over its domains' children
             at = view.tree.child_start[top + k - 1]
-    ratio, capacity, fits = _fit_of(sums, total, n, whole)
+    ratio, capacity, fits = _fit_of(sums, want, n, whole)
     # Whole levels, one after the other in one array of each kind.
     starts = [0, *accumulate(view.tree.count(level) for level in range(top, deepest + 1))]
     all_ratio = np.full(starts[-1], NOTHING_FREE)
@@ -217,16 +217,16 @@ def _from_sums(
     pods: list[PodSpec],
     deepest: int,
     free: DomainSums,
-    total: dict[str, int],
+    want: FloatArray,
     rep: tuple[tuple[str, int], ...] | None,
 ) -> LevelFits:
-    """``level_fits`` from the sums ``free`` (of ``total``'s resources, then whole ``rep`` pods)."""
+    """``level_fits`` from the sums ``free`` (of ``want``'s resources, then whole ``rep`` pods)."""
     n = len(pods)
     if rep is not None and free.exceeds(n):
         return level_fits_direct(space, view, pods, deepest)
     # Every level and every resource at once: the sums of the root and of levels 0..deepest
     # sit in one array, a column per resource, then whole pods for homogeneous pods.
-    ratio, capacity, fits = _fit_of(free.flat(deepest), total, n, rep is not None)
+    ratio, capacity, fits = _fit_of(free.flat(deepest), want, n, rep is not None)
     out: dict[int, LevelFit] = {}
     for level in range(-1, deepest + 1):
         at = slice(free.start(level), free.start(level + 1))
@@ -235,16 +235,15 @@ def _from_sums(
 
 
 def _fit_of(
-    sums: IntArray, total: dict[str, int], n: int, whole: bool
+    sums: IntArray, want: FloatArray, n: int, whole: bool
 ) -> tuple[FloatArray, IntArray | None, BoolArray]:
     """Ratio, capacity (``whole``: the last column holds whole pods) and fit of ``n`` pods that
-    ask for ``total`` in all, for each row of ``sums`` (a domain each, a column per resource of
-    ``total`` in its order)."""
-    have = sums[:, : len(total)].T  # a row per resource (the sums are kept column by column)
-    want = np.asarray(list(total.values()), dtype=np.int64)[:, None]
-    ratio = np.maximum.reduce(
-        np.where(have > 0, want / np.maximum(have, 1), NOTHING_FREE), axis=0, initial=0.0
-    )
+    ask for ``want`` in all (``_demand``), for each row of ``sums`` (a domain each, a column per
+    resource of ``want`` in its order)."""
+    have = sums[:, : len(want)].T  # a row per resource (the sums are kept column by column)
+    ratio = np.full(have.shape, NOTHING_FREE)
+    np.divide(want, have, out=ratio, where=have > 0)
+    ratio = ratio.max(axis=0, initial=0.0)
     capacity = sums[:, -1].copy() if whole else None
     fits = capacity >= n if capacity is not None else ratio <= 1.0
     return ratio, capacity, fits
@@ -253,14 +252,18 @@ def _fit_of(
 @lru_cache(maxsize=256)  # gangs have few distinct pod kinds
 def _demand(
     kinds: tuple[tuple[Resources, int], ...],
-) -> tuple[dict[str, int], tuple[tuple[str, int], ...] | None]:
+) -> tuple[dict[str, int], tuple[tuple[str, int], ...] | None, FloatArray]:
     """What pods of ``kinds`` (``pod_kinds`` items) ask for in total, and when they are
-    ``homogeneous`` the largest pod's non-zero requests, ``pods`` slot left out (else None)."""
+    ``homogeneous`` the largest pod's non-zero requests, ``pods`` slot left out (else None);
+    then the total again as a column (read-only) for ``_fit_of``."""
     counted = Counter(dict(kinds))
     rep = None
     if homogeneous(counted):
         rep = tuple(sorted((r, a) for r, a in representative(counted).items() if r != PODS and a > 0))
-    return summed(counted), rep
+    total = summed(counted)
+    want = np.asarray(list(total.values()), dtype=np.int64).astype(np.float64)[:, None]
+    want.setflags(write=False)
+    return total, rep, want
 
 
 def _fit_values(
@@ -268,9 +271,7 @@ def _fit_values(
 ) -> RowValues:
     """Per row, the free amount of each of ``resources`` (at least 0), a column each, then with
     ``rep`` ((resource, amount), not empty) the whole copies of that pod that fit."""
-
-    wanted = (*resources, *(r for r, _ in rep or ()))
-    amounts = np.asarray([a for _, a in rep or ()], dtype=np.int64)
+    wanted, amounts = _fit_columns(resources, rep)
 
     def of(rows: IntArray | slice) -> IntArray:
         at = [ledger.columns.get(r, -1) for r in wanted]  # read now: the ledger may add columns
@@ -289,6 +290,17 @@ def _fit_values(
         return out
 
     return of
+
+
+@lru_cache(maxsize=256)
+def _fit_columns(
+    resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None
+) -> tuple[tuple[str, ...], IntArray]:
+    """The resources ``_fit_values`` reads (``resources``, then ``rep``'s) and ``rep``'s
+    amounts (read-only)."""
+    amounts = np.asarray([a for _, a in rep or ()], dtype=np.int64)
+    amounts.setflags(write=False)
+    return (*resources, *(r for r, _ in rep or ())), amounts
 
 
 def level_fits_direct(space: NodeSpace, view: TopoView, pods: list[PodSpec], deepest: int) -> LevelFits:
