@@ -11,9 +11,9 @@ records are not read (they are built when a caller reads them).
 
 The engine keeps what it derives from a snapshot's capacity (phase-1 counts, bin-pack fits and
 domain orders) until the snapshot changes, so repeated placements on one snapshot ("warm", as
-gangs tried one after another in a scheduling cycle) reuse it. The "cold" figure changes the
-snapshot's version before every run (outside the timing; its capacity stays the same): the
-first placement after a commit.
+gangs tried one after another in a scheduling cycle) reuse it. The "cold" figure commits before
+every run (outside the timing): one pod's usage added to 64 nodes, or taken back, so the capacity
+alternates between two states: the first placement after a commit.
 
 The "floor" is one vectorised pass over the same arrays: per-node pod capacity for the pod shape
 plus per-level sums. Each placement is timed in CPU time, run for run alternately with the floor
@@ -151,9 +151,19 @@ def interleaved_ms(
     return statistics.median(spent[0]) * 1000, statistics.median(spent[1]) * 1000
 
 
+COMMIT_NODES = 64  # nodes whose usage a "cold" run's commit changes
+
+
 def touch(snapshot: Snapshot) -> None:
-    """A new snapshot version with the same capacity: what the engine kept for it is stale."""
-    snapshot.add_usage("bench-cold", {})
+    """A commit: one pod's usage added to (or, every other time, taken from) ``COMMIT_NODES``
+    nodes with room, so that what the engine kept for the snapshot no longer holds and the
+    capacity alternates between two states."""
+    if "bench-cold" in snapshot.usage_keys():
+        snapshot.remove_usage("bench-cold")
+        return
+    gpu = snapshot.free[:, snapshot.columns[GPU]]
+    rows = np.flatnonzero(gpu > 0)[:: max(1, int((gpu > 0).sum()) // COMMIT_NODES)][:COMMIT_NODES]
+    snapshot.add_usage("bench-cold", {snapshot.tree.node_names[int(r)]: POD for r in rows})
 
 
 def floor_pass(snapshot: Snapshot) -> None:
