@@ -3,15 +3,18 @@
 Phase 1 reads only the free capacity and the request's shape and slice layout, so on an
 unchanged snapshot every request of the same kind gets the same numbers: the first request of
 a gang (nothing charged yet) finds them in ``KeptPhaseOne`` when a placement before it made
-them on the same snapshot version. Phase 2 writes into its counts, so it gets copies; the
-first placement of a kind keeps only the per-node numbers (copying every level's counts costs
-about what summing them does), and the second keeps the counts too.
+them on the same snapshot. Phase 2 writes into its counts, so it gets copies; the first
+placement of a kind on a snapshot version keeps only the per-node numbers (copying every level's
+counts costs about what summing them does), and the second keeps the counts too. After a
+change to the snapshot (a commit) the per-node numbers are recomputed on the rows it changed
+only (``Snapshot.changed_rows``), and the counts are kept when no row changed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -22,7 +25,9 @@ from toposched.engine.request import Request
 from toposched.snapshot import BoolArray, Snapshot, eligible, fits_count
 from toposched.topology import IntArray, TopologyTree
 
-_KEPT = 4  # request kinds kept per snapshot version (about 5 MB each at 100k nodes)
+_KEPT = 4  # request kinds kept per snapshot (about 5 MB each at 100k nodes)
+
+Shared = TypeVar("Shared", bound=np.ndarray[Any, Any])
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -41,29 +46,40 @@ def phase_one(
     tree: TopologyTree, ledger: Ledger, req: Request, allowed_leaves: BoolArray | None = None
 ) -> PhaseOne:
     """Phase 1 of ``req`` on the ledger's free capacity (rows in ``tree``'s node order)."""
+    inside = None if allowed_leaves is None else allowed_leaves[tree.node_domain[-1]]
+    nodes = node_numbers(tree, ledger, req, slice(None), inside)
+    return replace(nodes, counts=level_counts(tree, req, nodes))
+
+
+def node_numbers(
+    tree: TopologyTree, ledger: Ledger, req: Request, rows: IntArray | slice, inside: BoolArray | None = None
+) -> PhaseOne:
+    """The per-node numbers of phase 1 (counts left out) for the nodes ``rows`` only;
+    ``inside``: per node of ``rows``, whether it lies in the allowed leaves."""
     columns = ledger.columns
     mask = eligible(tree, req.shape)
-    raw = fits_count(ledger.free, columns, req.shape.requests)
+    if mask is not None:
+        mask = mask[rows]
+    raw = fits_count(ledger.free[rows], columns, req.shape.requests)
     if mask is not None:
         raw = np.where(mask, raw, 0)
     node_pods = raw
     node_ok: BoolArray | None = mask
-    if allowed_leaves is not None:
-        inside = allowed_leaves[tree.node_domain[-1]]
+    if inside is not None:
         node_pods = np.where(inside, raw, 0)
         node_ok = inside if node_ok is None else node_ok & inside
     leader_fits: BoolArray | None = None
     with_leader: IntArray | None = None
     if req.leader_requests is not None:
-        vec = ledger.vector(req.leader_requests)
-        leader_fits = fits_count(ledger.free, columns, req.leader_requests) >= 1
+        vec = ledger.vector(req.leader_requests)  # may add a column to the ledger's matrix
+        free = ledger.free[rows]
+        leader_fits = fits_count(free, columns, req.leader_requests) >= 1
         if node_ok is not None:
             leader_fits &= node_ok
-        with_leader = fits_count(ledger.free - vec[None, :], columns, req.shape.requests)
+        with_leader = fits_count(free - vec[None, :], columns, req.shape.requests)
         if node_ok is not None:
             with_leader = np.where(node_ok, with_leader, 0)
-    nodes = PhaseOne(raw, node_pods, leader_fits, with_leader, [])
-    return replace(nodes, counts=level_counts(tree, req, nodes))
+    return PhaseOne(raw, node_pods, leader_fits, with_leader, [])
 
 
 def level_counts(tree: TopologyTree, req: Request, nodes: PhaseOne) -> list[LevelCounts]:
@@ -79,13 +95,24 @@ def level_counts(tree: TopologyTree, req: Request, nodes: PhaseOne) -> list[Leve
     )
 
 
-class KeptPhaseOne:
-    """Phase-1 results made on one snapshot version, by request kind (``for_snapshot``)."""
+@dataclass(frozen=True, slots=True, eq=False)
+class _Kept:
+    """One request kind's phase 1 on one snapshot version: per-node numbers (counts left out,
+    read-only) and, once asked for again, the counts."""
 
-    def __init__(self, version: int) -> None:
-        self.version = version
-        # By request kind: the per-node numbers (counts left out), and the counts once kept.
-        self._found: dict[Hashable, tuple[PhaseOne, list[LevelCounts] | None]] = {}
+    version: int
+    nodes: PhaseOne
+    counts: list[LevelCounts] | None = None
+
+
+class KeptPhaseOne:
+    """Phase-1 results made on a snapshot, by request kind, seen at its current version
+    (``for_snapshot``). A kind made on an earlier version is updated on the rows changed since
+    (``Snapshot.changed_rows``) rather than made afresh."""
+
+    def __init__(self, snapshot: Snapshot, found: dict[Hashable, _Kept]) -> None:
+        self._snapshot = snapshot
+        self._found = found  # shared by every placement on the snapshot
 
     def solve(self, tree: TopologyTree, ledger: Ledger, req: Request) -> tuple[PhaseOne, list[LevelCounts]]:
         """Phase 1 of ``req`` on the snapshot's own capacity (``ledger`` charged nothing yet),
@@ -97,29 +124,77 @@ class KeptPhaseOne:
             req.slice_size,
             tuple(req.inner_sizes.items()),
         )
+        version = self._snapshot.version
         found = self._found.get(key)
-        if found is None:
-            made = phase_one(tree, ledger, req)
-            for shared in (made.raw, made.node_pods, made.leader_fits, made.with_leader):
-                if shared is not None:
-                    shared.setflags(write=False)
-            if len(self._found) >= _KEPT:
-                self._found.pop(next(iter(self._found)), None)  # the oldest
-            self._found[key] = (replace(made, counts=[]), None)
-            return made, made.counts
-        nodes, counts = found
-        if counts is None:  # asked for again: keep the counts too
-            counts = level_counts(tree, req, nodes)
-            self._found[key] = (nodes, counts)
-        return nodes, [lc.copy(lc.offset, lc.offset + len(lc.pod)) for lc in counts]
+        first = found is None or found.version != version  # the first request of its kind here
+        if found is not None and found.version != version:
+            found = _updated(tree, ledger, req, found, self._snapshot.changed_rows(found.version), version)
+        nodes = _frozen(node_numbers(tree, ledger, req, slice(None))) if found is None else found.nodes
+        if found is not None and found.counts is not None:
+            if first:
+                self._found[key] = found
+            return nodes, _copies(found.counts)
+        counts = level_counts(tree, req, nodes)
+        if first:  # phase 2 writes into these counts: keep only the per-node numbers
+            self._keep(key, _Kept(version, nodes))
+            return nodes, counts
+        self._found[key] = _Kept(version, nodes, counts)  # asked for again: keep the counts too
+        return nodes, _copies(counts)
+
+    def _keep(self, key: Hashable, kept: _Kept) -> None:
+        found = self._found
+        found.pop(key, None)
+        if len(found) >= _KEPT:
+            found.pop(next(iter(found)), None)  # the oldest
+        found[key] = kept
 
 
-_BY_SNAPSHOT: WeakKeyDictionary[Snapshot, KeptPhaseOne] = WeakKeyDictionary()
+def _copies(counts: list[LevelCounts]) -> list[LevelCounts]:
+    return [lc.copy(lc.offset, lc.offset + len(lc.pod)) for lc in counts]
+
+
+def _frozen(nodes: PhaseOne) -> PhaseOne:
+    """``nodes`` with its arrays made read-only: they are shared by later placements."""
+    for shared in (nodes.raw, nodes.node_pods, nodes.leader_fits, nodes.with_leader):
+        if shared is not None:
+            shared.setflags(write=False)
+    return nodes
+
+
+_PATCH_SHARE = 4  # update the rows changed when they are fewer than one in this many, else remake
+
+
+def _updated(
+    tree: TopologyTree, ledger: Ledger, req: Request, kept: _Kept, rows: IntArray | None, version: int
+) -> _Kept | None:
+    """``kept`` brought to ``version``, the rows changed since its own being ``rows``; None
+    when it is better made afresh (the changes are unknown or many). Counts are kept only when
+    no row changed."""
+    if rows is None or len(rows) * _PATCH_SHARE > tree.node_count:
+        return None
+    if len(rows) == 0:
+        return _Kept(version, kept.nodes, kept.counts)
+    now, was = node_numbers(tree, ledger, req, rows), kept.nodes
+    raw = _patched(was.raw, rows, now.raw)
+    assert raw is not None
+    leader_fits = _patched(was.leader_fits, rows, now.leader_fits)
+    with_leader = _patched(was.with_leader, rows, now.with_leader)
+    return _Kept(version, _frozen(PhaseOne(raw, raw, leader_fits, with_leader, [])))
+
+
+def _patched(old: Shared | None, rows: IntArray, new: Shared | None) -> Shared | None:
+    """A copy of ``old`` with ``new`` at ``rows``."""
+    if old is None or new is None:
+        return None
+    out = old.copy()
+    out[rows] = new
+    return out
+
+
+# By snapshot: what its placements made, by request kind (no reference to the snapshot).
+_BY_SNAPSHOT: WeakKeyDictionary[Snapshot, dict[Hashable, _Kept]] = WeakKeyDictionary()
 
 
 def for_snapshot(snapshot: Snapshot) -> KeptPhaseOne:
-    """The phase-1 results kept for ``snapshot``'s current version (none after a change)."""
-    kept = _BY_SNAPSHOT.get(snapshot)
-    if kept is None or kept.version != snapshot.version:
-        kept = _BY_SNAPSHOT[snapshot] = KeptPhaseOne(snapshot.version)
-    return kept
+    """The phase-1 results kept for ``snapshot``, seen at its current version."""
+    return KeptPhaseOne(snapshot, _BY_SNAPSHOT.setdefault(snapshot, {}))
