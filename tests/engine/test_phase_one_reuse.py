@@ -10,6 +10,8 @@ the update is what runs, and compares the kept numbers with phase 1 made afresh.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,7 +25,8 @@ from toposched.engine.messages import Reasons
 from toposched.engine.phase_one import PhaseOne, for_snapshot, phase_one
 from toposched.engine.request import compile_unit, units_of
 from toposched.model import CPU, PODS, Placement, Policy, Resources, Unschedulable
-from toposched.snapshot import Snapshot
+from toposched.snapshot import BoolArray, Snapshot
+from toposched.topology import IntArray
 
 
 @SETTINGS
@@ -48,12 +51,12 @@ def test_kept_phase_one_places_as_a_fresh_one(
             committed.append((f"g{k}", usage))
 
 
-def same_phase_one(a: tuple[PhaseOne, list[LevelCounts]], b: PhaseOne) -> bool:
-    (nodes, counts), fresh = a, b
-    arrays = [(nodes.raw, fresh.raw), (nodes.node_pods, fresh.node_pods)]
-    arrays += [
-        (x, y) for x, y in ((nodes.leader_fits, fresh.leader_fits), (nodes.with_leader, fresh.with_leader))
-    ]
+def same_phase_one(nodes: PhaseOne | None, counts: list[LevelCounts], fresh: PhaseOne) -> bool:
+    """The same per-node numbers (unless ``nodes`` is None) and counts as ``fresh``, array for array."""
+    arrays: list[tuple[IntArray | BoolArray | None, IntArray | BoolArray | None]] = []
+    if nodes is not None:
+        arrays += [(nodes.raw, fresh.raw), (nodes.node_pods, fresh.node_pods)]
+        arrays += [(nodes.leader_fits, fresh.leader_fits), (nodes.with_leader, fresh.with_leader)]
     for mine, theirs in zip(counts, fresh.counts, strict=True):
         arrays += [(getattr(mine, f), getattr(theirs, f)) for f in ("pod", "podl", "slc", "slcl", "lead")]
         arrays.append((np.asarray(mine.offset), np.asarray(theirs.offset)))
@@ -81,9 +84,27 @@ def test_kept_phase_one_updated_on_changed_rows_is_a_fresh_one(
         for req in requests:
             if isinstance(req, Unschedulable):
                 continue
-            for _ in range(data.draw(st.integers(1, 3))):  # made, counts kept, kept copied
-                kept = for_snapshot(snapshot).solve(tree, Ledger(snapshot.free, snapshot.columns), req)
-                assert same_phase_one(kept, phase_one(tree, Ledger(snapshot.free, snapshot.columns), req))
+            for _ in range(data.draw(st.integers(1, 3))):  # made, counts kept, kept shared
+                nodes, counts, shared = for_snapshot(snapshot).solve(
+                    tree, Ledger(snapshot.free, snapshot.columns), req
+                )
+                fresh = phase_one(tree, Ledger(snapshot.free, snapshot.columns), req)
+                assert same_phase_one(nodes, counts, fresh)
+                if shared is not None and tree.depth:
+                    level = data.draw(st.integers(0, tree.leaf_level))
+                    picked = data.draw(st.sets(st.integers(0, tree.count(level) - 1), min_size=1))
+                    below = shared.below(tree, level, np.asarray(sorted(picked), dtype=np.int64))
+                    assert all(not lc.pod.flags.writeable for lc in below[:level])
+                    lo, hi = min(picked), max(picked) + 1
+                    for lvl in range(level, tree.depth):
+                        assert below[lvl].offset == lo
+                        expected = replace(fresh, counts=[fresh.counts[lvl].copy(lo, hi)])
+                        assert same_phase_one(None, [below[lvl]], expected)
+                        if lvl < tree.leaf_level:
+                            lo, hi = (
+                                tree.descendants(lvl, lo, lvl + 1)[0],
+                                tree.descendants(lvl, hi - 1, lvl + 1)[1],
+                            )
         placed = place_gang(scenario.gang, snapshot, policy=Policy.MIXED)
         assert same_result(placed, place_gang(scenario.gang, snapshot.clone(), policy=Policy.MIXED))
         keys = snapshot.usage_keys()

@@ -68,6 +68,36 @@ class LevelCounts:
         self.lead[a:b] = other.lead
 
 
+class SharedCounts:
+    """Counts of every level kept for several placements, read-only: a placement searches them
+    as they are and writes into copies of the part under the domains it chose (``below``).
+    Each level's five arrays are the rows of one, so a range of them is copied at once."""
+
+    __slots__ = ("_stacked", "levels")
+
+    def __init__(self, counts: list[LevelCounts]) -> None:
+        self._stacked: list[tuple[int, IntArray]] = []
+        self.levels: list[LevelCounts] = []  # read-only views, every level whole
+        for lc in counts:
+            rows = np.stack((lc.pod, lc.podl, lc.slc, lc.slcl, lc.lead))
+            rows.setflags(write=False)
+            self._stacked.append((lc.offset, rows))
+            self.levels.append(LevelCounts(lc.offset, *rows))
+
+    def below(self, tree: TopologyTree, level: int, chosen: IntArray) -> list[LevelCounts]:
+        """Counts phase 2b may write into when it descends from ``chosen`` at ``level``: copies
+        of the range of domains from the first to the last chosen one and, at every level below,
+        of their descendants' range (each one contiguous); the levels above as they are."""
+        out = self.levels[:level]
+        lo, hi = (int(chosen.min()), int(chosen.max()) + 1) if len(chosen) else (0, 0)
+        for lvl in range(level, len(self._stacked)):
+            offset, rows = self._stacked[lvl]
+            out.append(LevelCounts(lo, *rows[:, lo - offset : hi - offset].copy()))
+            if hi > lo and lvl < tree.leaf_level:
+                lo, hi = int(tree.child_start[lvl][lo]), int(tree.child_end[lvl][hi - 1])
+        return out
+
+
 def leaf_counts(
     tree: TopologyTree,
     node_pods: IntArray,

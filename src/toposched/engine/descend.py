@@ -38,8 +38,12 @@ def descend(
     if not balanced:
         while level < min(leaf_level, req.slice_level):
             lc = counts[level + 1]
-            starts = tree.child_start[level][current]
-            pooled = strategy.descent_order(lc, expand(starts, tree.child_end[level][current]))
+            # Only the set of parents matters; in index order their children come sorted, which
+            # the descent order (a total order) sorts faster.
+            parents = np.sort(current)
+            pooled = strategy.descent_order(
+                lc, expand(tree.child_start[level][parents], tree.child_end[level][parents])
+            )
             current = distribute(
                 lc, pooled, req.count, req.leader_count, req.slice_size, strategy, slices=True
             )

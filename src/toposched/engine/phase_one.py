@@ -19,7 +19,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts, fill_counts
+from toposched.engine.counts import LevelCounts, SharedCounts, fill_counts
 from toposched.engine.ledger import Ledger
 from toposched.engine.request import Request
 from toposched.snapshot import BoolArray, Snapshot, eligible, fits_count
@@ -102,7 +102,7 @@ class _Kept:
 
     version: int
     nodes: PhaseOne
-    counts: list[LevelCounts] | None = None
+    counts: SharedCounts | None = None
 
 
 class KeptPhaseOne:
@@ -114,9 +114,12 @@ class KeptPhaseOne:
         self._snapshot = snapshot
         self._found = found  # shared by every placement on the snapshot
 
-    def solve(self, tree: TopologyTree, ledger: Ledger, req: Request) -> tuple[PhaseOne, list[LevelCounts]]:
-        """Phase 1 of ``req`` on the snapshot's own capacity (``ledger`` charged nothing yet),
-        and counts phase 2 may write into."""
+    def solve(
+        self, tree: TopologyTree, ledger: Ledger, req: Request
+    ) -> tuple[PhaseOne, list[LevelCounts], SharedCounts | None]:
+        """Phase 1 of ``req`` on the snapshot's own capacity (``ledger`` charged nothing yet):
+        the per-node numbers and the counts, either the placement's own or, with the third item,
+        shared ones (read-only; phase 2 writes into ``SharedCounts.below``)."""
         key = (
             req.shape,
             req.leader_requests,
@@ -133,13 +136,14 @@ class KeptPhaseOne:
         if found is not None and found.counts is not None:
             if first:
                 self._found[key] = found
-            return nodes, _copies(found.counts)
+            return nodes, found.counts.levels, found.counts
         counts = level_counts(tree, req, nodes)
         if first:  # phase 2 writes into these counts: keep only the per-node numbers
             self._keep(key, _Kept(version, nodes))
-            return nodes, counts
-        self._found[key] = _Kept(version, nodes, counts)  # asked for again: keep the counts too
-        return nodes, _copies(counts)
+            return nodes, counts, None
+        shared = SharedCounts(counts)  # asked for again: keep the counts too
+        self._found[key] = _Kept(version, nodes, shared)
+        return nodes, shared.levels, shared
 
     def _keep(self, key: Hashable, kept: _Kept) -> None:
         found = self._found
@@ -147,10 +151,6 @@ class KeptPhaseOne:
         if len(found) >= _KEPT:
             found.pop(next(iter(found)), None)  # the oldest
         found[key] = kept
-
-
-def _copies(counts: list[LevelCounts]) -> list[LevelCounts]:
-    return [lc.copy(lc.offset, lc.offset + len(lc.pod)) for lc in counts]
 
 
 def _frozen(nodes: PhaseOne) -> PhaseOne:

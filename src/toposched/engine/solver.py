@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toposched.engine import messages
-from toposched.engine.counts import LevelCounts
+from toposched.engine.counts import LevelCounts, SharedCounts
 from toposched.engine.descend import descend
 from toposched.engine.greedy import InconsistentError
 from toposched.engine.ledger import Ledger
@@ -85,19 +85,24 @@ def solve(
     """Place one request (Kueue's findTopologyAssignment) on the ledger's free capacity (rows in
     ``tree``'s node order). ``kept``: phase-1 results of the snapshot the ledger holds unchanged
     (``phase_one.for_snapshot``; no ``allowed_leaves`` then)."""
+    shared: SharedCounts | None = None
     if kept is not None and allowed_leaves is None:
-        one, counts = kept.solve(tree, ledger, req)
+        one, counts, shared = kept.solve(tree, ledger, req)
     else:
         one = phase_one(tree, ledger, req, allowed_leaves)
         counts = one.counts
     raw, node_pods, leader_fits, with_leader = one.raw, one.node_pods, one.leader_fits, one.with_leader
     columns = ledger.columns
     try:
+        if req.balanced and shared is not None:  # balanced placement writes as it searches
+            counts, shared = shared.below(tree, 0, np.arange(tree.count(0), dtype=np.int64)), None
         placed = balanced_place(tree, counts, req) if req.balanced else None
         if placed is None:
-            level, chosen = find_level(tree, counts, req, req.level)
+            level, chosen = find_level(tree, counts, req, req.level)  # reads only
         else:
             level, chosen = placed
+        if shared is not None:
+            counts = shared.below(tree, level, chosen)
         leaves = descend(tree, counts, req, level, chosen, balanced=placed is not None)
     except NoDomainsError as exc:
         key = tree.levels[exc.level]
