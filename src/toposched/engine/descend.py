@@ -52,7 +52,9 @@ def descend(
         unit = req.slice_size if level < req.slice_level else req.inner_sizes.get(level + 1, 1)
         parent, lc = counts[level], counts[level + 1]
         if req.leader is None or not (parent.lead[parent.loc(current)] > 0).any():
-            current = _share_all(tree, parent, lc, level, current, unit, strategy)
+            current = _share_all(
+                tree, parent, lc, level, current, unit, strategy, leads=req.leader is not None
+            )
             level += 1
             continue
         parts: list[IntArray] = []
@@ -84,9 +86,12 @@ def _share_all(
     current: IntArray,
     unit: int,
     strategy: Strategy,
+    *,
+    leads: bool = True,
 ) -> IntArray:
     """The loop below for parents without the leader, all at once: each parent's children sorted
-    in descent order and filled with exactly the parent's pods (children ranges are disjoint)."""
+    in descent order and filled with exactly the parent's pods (children ranges are disjoint).
+    ``leads`` False: the request has no leader, so no child carries a leader mark."""
     starts, ends = tree.child_start[level][current], tree.child_end[level][current]
     lengths = ends - starts
     kids = expand(starts, ends)
@@ -103,7 +108,9 @@ def _share_all(
         lc.slc[at] = lc.pod[at] // unit
         lc.slcl[at] = lc.podl[at] // unit
     wanted = parent.pod[parent.loc(current)]
-    return distribute_each(lc, lengths, kids, wanted, unit, strategy, slices=unit > 1, ascending=ascending)
+    return distribute_each(
+        lc, lengths, kids, wanted, unit, strategy, slices=unit > 1, ascending=ascending, leads=leads
+    )
 
 
 def _by_parent(pods: IntArray, slices: IntArray | None, lengths: IntArray, descending: bool) -> IntArray:

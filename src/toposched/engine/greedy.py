@@ -124,12 +124,14 @@ def distribute_each(
     slices: bool,
     *,
     ascending: bool = False,
+    leads: bool = True,
 ) -> IntArray:
     """``distribute`` (without leaders) for many disjoint domain lists at once: ``domains`` holds
     the lists one after another, each already in fill order, ``lengths`` the size of each list
     (all > 0) and ``counts_per`` the pods each list receives. Returns the chosen domains of every
     list, list after list, each in fill order. ``ascending``: the units of every list do not
-    decrease along it, so the tightest domain that holds what is left is the first one that does."""
+    decrease along it, so the tightest domain that holds what is left is the first one that does.
+    ``leads`` False: no domain carries a leader mark (a request without a leader), none to clear."""
     n = len(domains)
     if n == 0:
         return domains
@@ -154,11 +156,13 @@ def distribute_each(
     position = np.arange(n, dtype=np.int64)
     head = position < np.repeat(k, lengths)
     at = loc[head]
-    counts.lead[at] = 0
+    if leads:
+        counts.lead[at] = 0
     if slices:
         counts.pod[at] = counts.slc[at] * unit
     at = loc[last]
-    counts.lead[at] = 0
+    if leads:
+        counts.lead[at] = 0
     counts.pod[at] = left * factor
     if slices:
         counts.slc[at] = left

@@ -50,8 +50,11 @@ def find_level(
         lc = counts[level]
         order = strategy.search_order(lc, np.arange(n, dtype=np.int64))
         loc = lc.loc(order)
-        capacity, lead = (lc.slcl if leaders else lc.slc)[loc], lc.lead[loc]
-        alone = strategy.level_domain(capacity, (lead >= leaders) & (capacity >= needed), needed)
+        capacity = (lc.slcl if leaders else lc.slc)[loc]
+        fits = capacity >= needed
+        if leaders:  # the domain must hold the leader too
+            fits &= lc.lead[loc] >= leaders
+        alone = strategy.level_domain(capacity, fits, needed)
         if alone is not None:
             return level, order[alone : alone + 1]
         if req.required:
