@@ -18,6 +18,7 @@ from toposched.engine.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
 _FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
+_RADIX_LIMIT = 1 << 16  # a folded key below this fits 16 bits
 
 
 def descend(
@@ -116,12 +117,16 @@ def _share_all(
 def _by_parent(pods: IntArray, slices: IntArray | None, lengths: IntArray, descending: bool) -> IntArray:
     """Stable order of children listed parent after parent (``lengths`` each): by parent, then
     slices (``descending`` or not; None when all are 0), then pods. Without slices the parent and
-    the pods (both >= 0) fold into one key, sorted once instead of once per key."""
+    the pods (both >= 0) fold into one key, sorted once instead of once per key (as 16-bit
+    integers when it fits them: numpy sorts those stably by radix, about twice as fast)."""
     parents = np.arange(len(lengths), dtype=np.int64)
     if slices is None:
         span = int(pods.max()) + 1 if len(pods) else 1
         if span * len(lengths) < _FOLD_LIMIT:
-            order: IntArray = np.argsort(np.repeat(parents * span, lengths) + pods, kind="stable")
+            key = np.repeat(parents * span, lengths) + pods
+            if span * len(lengths) <= _RADIX_LIMIT:
+                key = key.astype(np.uint16)
+            order: IntArray = np.argsort(key, kind="stable")
             return order
         slices = np.zeros(len(pods), dtype=np.int64)
     return np.lexsort((pods, -slices if descending else slices, np.repeat(parents, lengths)))
