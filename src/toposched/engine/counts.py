@@ -79,7 +79,9 @@ class SharedCounts:
         self._stacked: list[tuple[int, IntArray]] = []
         self.levels: list[LevelCounts] = []  # read-only views, every level whole
         for lc in counts:
-            rows = np.stack((lc.pod, lc.podl, lc.slc, lc.slcl, lc.lead))
+            rows = np.concatenate((lc.pod, lc.podl, lc.slc, lc.slcl, lc.lead)).reshape(
+                5, -1
+            )  # np.stack costs more
             rows.setflags(write=False)
             self._stacked.append((lc.offset, rows))
             self.levels.append(LevelCounts(lc.offset, *rows))

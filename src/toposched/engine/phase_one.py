@@ -3,11 +3,12 @@
 Phase 1 reads only the free capacity and the request's shape and slice layout, so on an
 unchanged snapshot every request of the same kind gets the same numbers: the first request of
 a gang (nothing charged yet) finds them in ``KeptPhaseOne`` when a placement before it made
-them on the same snapshot. Phase 2 writes into its counts, so it gets copies; the first
-placement of a kind on a snapshot version keeps only the per-node numbers (copying every level's
-counts costs about what summing them does), and the second keeps the counts too. After a
-change to the snapshot (a commit) the per-node numbers are recomputed on the rows it changed
-only (``Snapshot.changed_rows``), and the counts are kept when no row changed.
+them on the same snapshot. After a change to the snapshot (a commit) the per-node numbers are
+recomputed on the rows it changed only (``Snapshot.changed_rows``), and kept as they were when
+no row changed. The first placement that reads new per-node numbers writes into counts of its
+own and keeps none (keeping them costs about what summing them does); the next one keeps the
+counts too, shared read-only (``SharedCounts``: phase 2 writes into copies of the part it
+descends into), and so do later versions while no row changes.
 """
 
 from __future__ import annotations
@@ -129,20 +130,19 @@ class KeptPhaseOne:
         )
         version = self._snapshot.version
         found = self._found.get(key)
-        first = found is None or found.version != version  # the first request of its kind here
+        before = None if found is None else found.nodes
         if found is not None and found.version != version:
             found = _updated(tree, ledger, req, found, self._snapshot.changed_rows(found.version), version)
         nodes = _frozen(node_numbers(tree, ledger, req, slice(None))) if found is None else found.nodes
         if found is not None and found.counts is not None:
-            if first:
-                self._found[key] = found
+            self._found[key] = found
             return nodes, found.counts.levels, found.counts
         counts = level_counts(tree, req, nodes)
-        if first:  # phase 2 writes into these counts: keep only the per-node numbers
+        if nodes is not before:  # numbers new to this placement: phase 2 writes into its own counts
             self._keep(key, _Kept(version, nodes))
             return nodes, counts, None
-        shared = SharedCounts(counts)  # asked for again: keep the counts too
-        self._found[key] = _Kept(version, nodes, shared)
+        shared = SharedCounts(counts)  # the same numbers asked for again: keep the counts too
+        self._keep(key, _Kept(version, nodes, shared))
         return nodes, shared.levels, shared
 
     def _keep(self, key: Hashable, kept: _Kept) -> None:
