@@ -232,7 +232,9 @@ def _chunk(text: bytes, checks: _Checks) -> list[Any]:
             tree = ryml.parse_in_arena(text)
         if not tree.is_seq(tree.root_id()):
             raise _HandOverError
-        as_json = ryml.emit_json_malloc(tree, tree.root_id())
+        # Into a buffer of our own: the emitters that return their text leak it (rapidyaml 0.15).
+        as_json = bytearray(ryml.compute_json_length(tree, tree.root_id()))
+        ryml.emit_json_in_place(tree, as_json, tree.root_id())
         del tree
         items = json.loads(as_json, object_pairs_hook=checks.mapping)
     except (ValueError, RecursionError, ryml.ExceptionBasic):  # bad YAML or JSON
