@@ -51,14 +51,6 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _as_text)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _as_text)
 
 
-_RESOLVER: Any = yaml.SafeLoader("")  # the YAML 1.1 resolver, as every loader here has it
-
-
-def resolves_to_text(text: str) -> bool:
-    """Whether ``text`` written plain is read as text (timestamps and "=" are kept as text)."""
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) in _TEXT_TAGS
-
-
 def twin_load(data: bytes | str) -> list[Any]:
     """The documents as PyYAML's own (composing) loader builds them: the readable reference the
     event reader is tested against. It checks no bounds: give it only trusted text."""
@@ -72,6 +64,14 @@ _SCALAR_TAGS = frozenset({_PREFIX + t for t in ("null", "bool", "int", "float", 
 _MERGE = object()  # the value of a plain ``<<`` key
 _COLLECTIONS = (dict, list)
 _CACHE_LIMIT = 100_000  # plain scalars remembered: keys and label values repeat in every object
+
+
+_RESOLVER: Any = yaml.SafeLoader("")  # the YAML 1.1 resolver, as every loader here has it
+
+
+def resolves_to_text(text: str) -> bool:
+    """Whether ``text`` written plain is read as text (timestamps and "=" are kept as text)."""
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) in _TEXT_TAGS
 
 
 class _Frame:
