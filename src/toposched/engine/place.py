@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -207,15 +208,19 @@ def hierarchical(gang: Gang, policy: Policy) -> bool:
 def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:
     """What the placed pods take per node name, ``pods`` slot included, ready for
     ``Snapshot.add_usage``. Pods without a node are left out."""
-    specs = {(leaf.name, pod.name): pod for leaf in gang.leaves() for pod in leaf.pods}
+    charged = {(leaf.name, pod.name): pod.requests for leaf in gang.leaves() for pod in leaf.pods}
+    # Pods counted per (node, requests) first: a gang has few distinct requests, so the sums
+    # below run once per node and shape, not once per pod.
+    placed = Counter(
+        (pod.node, charged[pod.group, pod.pod])
+        for pod in placement.pods
+        if pod.node is not None and (pod.group, pod.pod) in charged
+    )
     usage: dict[str, dict[str, int]] = {}
-    for pod in placement.pods:
-        spec = specs.get((pod.group, pod.pod))
-        if pod.node is None or spec is None:
-            continue
-        per_node = usage.setdefault(pod.node, {})
-        for resource, amount in per_slot_requests(spec.requests).items():
-            per_node[resource] = per_node.get(resource, 0) + amount
+    for (node, requests), count in placed.items():
+        per_node = usage.setdefault(node, {})
+        for resource, amount in per_slot_requests(requests).items():
+            per_node[resource] = per_node.get(resource, 0) + amount * count
     return {node: Resources(amounts) for node, amounts in usage.items()}
 
 

@@ -304,7 +304,7 @@ class MemoryStore:
                 rules.check_admit(record)
             else:
                 rules.check_reassign(record)
-            adding = {node: Resources(r) for node, r in reservations.items() if r}
+            adding = rules.bookings(reservations)
             own = {} if admitting else self._reservations.get(workload_id, {})
             booked = {n: self._booked.get(n, EMPTY) - own.get(n, EMPTY) for n in adding}
             allocatable = {n: (self._nodes[n].allocatable if n in self._nodes else None) for n in adding}

@@ -9,9 +9,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from toposched.model import ConflictError, Node, Resources, Taint
+from toposched.model.resources import EMPTY
 from toposched.store.records import WorkloadRecord, WorkloadState
 
 RELEASE_STATES = frozenset({WorkloadState.FINISHED, WorkloadState.CANCELLED})
+
+
+def bookings(reservations: Mapping[str, Mapping[str, int]]) -> dict[str, Resources]:
+    """The reservations worth a row: the non-empty ones, as Resources (kept when they are)."""
+    return {
+        node: amounts if isinstance(amounts, Resources) else Resources(amounts)
+        for node, amounts in reservations.items()
+        if amounts
+    }
 
 
 def check_capacity(
@@ -37,11 +47,11 @@ def check_capacity(
         if capacity is None:
             problems.append(f"node {node!r} is unknown")
             continue
-        total = booked.get(node, Resources()) + request
+        held = booked.get(node, EMPTY)
         over = [
-            f"{name} {total[name]} > {capacity[name]}"
-            for name in sorted(total)
-            if total[name] > capacity[name]
+            f"{name} {total} > {capacity[name]}"
+            for name in sorted({*held, *request})
+            if (total := held[name] + request[name]) > capacity[name]
         ]
         if over:
             problems.append(f"node {node!r} would be over-committed ({', '.join(over)})")

@@ -28,7 +28,6 @@ from toposched.store.codecs import (
     dumps,
     loads,
     node_to_json,
-    resources_to_json,
     topology_to_json,
     workload_from_row,
 )
@@ -56,6 +55,7 @@ from toposched.store.sqlite_rows import (
     read_reservation,
     read_topology,
     read_workload,
+    reservation_text,
     transition,
     workload_filter,
 )
@@ -378,7 +378,7 @@ class SqliteStore:
     ) -> None:
         """``_book`` inside the caller's write transaction; checks everything before it writes, so
         a refusal (ConflictError) leaves the transaction as it was."""
-        adding = {node: Resources(amounts) for node, amounts in reservations.items() if amounts}
+        adding = rules.bookings(reservations)
         placement_text = None if placement is None else dumps(placement)
         record = read_workload(db, workload_id)
         if admitting:
@@ -404,7 +404,7 @@ class SqliteStore:
             db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
         db.executemany(
             "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",
-            [(workload_id, node, dumps(resources_to_json(r))) for node, r in sorted(adding.items())],
+            [(workload_id, node, reservation_text(r)) for node, r in sorted(adding.items())],
         )
         insert_event(db, event, workload_id)
 

@@ -15,6 +15,7 @@ from toposched.store.codecs import (
     loads,
     node_from_json,
     resources_from_json,
+    resources_to_json,
     topology_from_json,
     workload_from_row,
 )
@@ -57,6 +58,13 @@ def read_reservation(text: str) -> Resources:
     """One stored reservation. Few distinct texts recur (one per pod shape and count), and
     Resources are immutable values, so each is decoded once: a cycle reads every reservation."""
     return resources_from_json(loads(text, "reservation"), "reservation")
+
+
+@functools.lru_cache(maxsize=4096)
+def reservation_text(resources: Resources) -> str:
+    """How one reservation is stored (what ``read_reservation`` reads back): encoded once per
+    distinct value, like it is decoded once, as an admission writes one row per node."""
+    return dumps(resources_to_json(resources))
 
 
 def booked_by_node(db: sqlite3.Connection, *, exclude: int | None = None) -> dict[str, Resources]:
