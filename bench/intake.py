@@ -14,7 +14,10 @@ The floor is ``json.loads`` of the JSON dump in the same kind of child: what rea
 into Python objects costs at the least; the ratio says what parsing with bounds and building the
 model add to it. An empty child (imports only) gives the RSS every process starts with.
 
-Run: python bench/intake.py [--nodes 14000] [--runs 3] [--quick]
+``--applied`` gives every pod the annotation ``kubectl apply`` leaves (the applied object as JSON,
+in a literal block), as pods created that way carry.
+
+Run: python bench/intake.py [--nodes 14000] [--runs 3] [--applied] [--quick]
 """
 
 from __future__ import annotations
@@ -151,11 +154,12 @@ def node(i: int) -> dict[str, Any]:
     }
 
 
-def pod(i: int, node_name: str) -> dict[str, Any]:
-    """One pod of a training job: running on the node, or (a few) finished or pending."""
+def pod(i: int, node_name: str, applied: bool = False) -> dict[str, Any]:
+    """One pod of a training job: running on the node, or (a few) finished or pending.
+    ``applied``: created by ``kubectl apply``, which leaves the applied object in an annotation."""
     job = i // 64
     phase = "Succeeded" if i % 53 == 0 else "Pending" if i % 61 == 0 else "Running"
-    return {
+    out: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
@@ -182,9 +186,16 @@ def pod(i: int, node_name: str) -> dict[str, Any]:
         },
         "status": {"phase": phase, "startTime": "2026-11-20T09:00:05Z"},
     }
+    if applied:
+        spec = {key: out[key] for key in ("apiVersion", "kind")}
+        spec["metadata"] = {key: out["metadata"][key] for key in ("labels", "name", "namespace")}
+        spec["spec"] = {key: value for key, value in out["spec"].items() if key != "nodeName"}
+        text = json.dumps(spec, separators=(",", ":"), sort_keys=True) + "\n"
+        out["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": text}
+    return out
 
 
-def items(nodes: int) -> Iterator[dict[str, Any]]:
+def items(nodes: int, applied: bool = False) -> Iterator[dict[str, Any]]:
     """Nodes first, then a pod on every second node (kubectl prints kinds in the order asked)."""
     names = []
     for i in range(nodes):
@@ -192,17 +203,28 @@ def items(nodes: int) -> Iterator[dict[str, Any]]:
         names.append(item["metadata"]["name"])
         yield item
     for i, name in enumerate(names[::2]):
-        yield pod(i, name)
+        yield pod(i, name, applied)
 
 
-def write_dumps(nodes: int, folder: Path) -> tuple[Path, Path]:
+class KubectlDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """Writes text holding line breaks as a literal block, as kubectl does."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+KubectlDumper.add_representer(str, _text)
+
+
+def write_dumps(nodes: int, folder: Path, applied: bool = False) -> tuple[Path, Path]:
     """The YAML and JSON dumps of ``nodes`` nodes, written item by item."""
     yaml_path, json_path = folder / "cluster.yaml", folder / "cluster.json"
-    dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    dumper = KubectlDumper
     with yaml_path.open("w", encoding="utf-8") as y, json_path.open("w", encoding="utf-8") as j:
         y.write("apiVersion: v1\nitems:\n")
         j.write('{\n    "apiVersion": "v1",\n    "items": [\n')
-        for n, item in enumerate(items(nodes)):
+        for n, item in enumerate(items(nodes, applied)):
             y.write(yaml.dump([item], Dumper=dumper, sort_keys=True, default_flow_style=False, width=1000))
             text = textwrap.indent(json.dumps(item, indent=4, sort_keys=True), " " * 8)
             j.write(("" if n == 0 else ",\n") + text)
@@ -226,10 +248,13 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=14_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="200 nodes, one run (keeps the script alive)")
+    parser.add_argument(
+        "--applied", action="store_true", help="pods created by kubectl apply (JSON in an annotation)"
+    )
     args = parser.parse_args()
     nodes, runs = (200, 1) if args.quick else (args.nodes, args.runs)
     with tempfile.TemporaryDirectory() as tmp:
-        yaml_path, json_path = write_dumps(nodes, Path(tmp))
+        yaml_path, json_path = write_dumps(nodes, Path(tmp), args.applied)
         paths = {"yaml": yaml_path, "json": json_path, "floor": json_path, "empty": json_path}
         results: dict[str, list[dict[str, float] | str]] = {kind: [] for kind in paths}
         for _ in range(runs):

@@ -53,12 +53,24 @@ TEXT = st.text(
 )
 
 
+# Lines of a literal block scalar that would begin odd values anywhere else.
+ODD_LINES = [
+    '{"a":yes,"b":[1,{"c":null}]}', "[on, 1]", "- x", "-1", "# c", "&a b", "*b", "!t 5", "%d", "@x",
+    "`x", "? k", ": v", "|", ">-", "yes", "---", "...", "k: v", "'a':b", "  indented", "x #y", "{}",
+]  # fmt: skip
+
+
 @st.composite
 def scalar(draw: st.DrawFn) -> str:
     """A scalar in one of the ways YAML writes one."""
-    style = draw(st.sampled_from(["plain", "single", "double", "literal", "folded", "json"]))
+    style = draw(st.sampled_from(["plain", "single", "double", "literal", "folded", "json", "annotation"]))
     if style == "plain":
         return draw(st.sampled_from(PLAIN_WORDS))
+    if style == "annotation":  # a literal block of lines that would be odd elsewhere
+        lines = draw(st.lists(st.sampled_from(ODD_LINES) | TEXT, min_size=1, max_size=4))
+        gaps = draw(st.lists(st.sampled_from(["", "\n"]), min_size=len(lines), max_size=len(lines)))
+        indicator = draw(st.sampled_from(["", "-", "+"]))
+        return "|" + indicator + "".join(f"{gap}\n  {{indent}}{line}" for gap, line in zip(gaps, lines, strict=True))
     value = draw(TEXT | st.sampled_from(PLAIN_WORDS))
     if style == "single":
         return "'" + value.replace("'", "''") + "'"
@@ -186,6 +198,39 @@ def test_a_kubectl_dump_is_read_in_bulk(small: None, monkeypatch: pytest.MonkeyP
         "kind": "List",
         "metadata": {"resourceVersion": ""},
     }
+
+
+def test_an_annotation_holding_json_is_read_in_bulk(small: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    applied = '{"apiVersion":"v1","kind":"Pod","metadata":{"annotations":{},"name":"p%d"},"spec":[1,true]}'
+    items = [
+        "- apiVersion: v1\n  kind: Pod\n  metadata:\n    annotations:\n"
+        f"      kubectl.kubernetes.io/last-applied-configuration: |\n        {applied % i}\n"
+        f"    name: p{i}\n  spec:\n    nodeName: n{i}\n"
+        for i in range(5)
+    ]
+    text = dump(items)
+    ways = ways_read(monkeypatch, text)
+    got = [p.value for p in parse_stream(text, source="dump")]
+    assert ways == ["bulk"]
+    assert read(text, bulk) == read(text, events)
+    annotation = got[3]["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+    assert annotation == applied % 3 + "\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        dump(["- a: |\n    {x\n  b: [on]\n"]),  # odd values after the body still count
+        dump(["- a: |\n    {x\n   [y\n"]),  # a line short of the body's indentation ends it
+        dump(["- a: |\n    {x\n\n  b: &c 1\n"]),
+        dump(["- - a: |\n      {x\n"]),  # after an entry's "- ": not a simple key line
+        dump(["- a: >\n    {x\n"]),  # folded, not literal
+    ],
+)
+def test_what_follows_a_literal_body_is_still_checked(small: None, text: bytes) -> None:
+    (got, got_error), (want, want_error) = read(text, bulk), read(text, events)
+    assert got_error == want_error
+    assert all(yaml_bulk.same_values(list(g), list(w)) for g, w in zip(got, want, strict=True))
 
 
 @pytest.mark.parametrize(

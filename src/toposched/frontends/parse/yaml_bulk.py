@@ -17,6 +17,9 @@ hands everything else to the event reader before reading anything (``_plain_list
 * no document marker, surrogate escape, tab, carriage return or character YAML reads otherwise
   (C0/C1 controls, NEL, line and paragraph separators, BOM), and no line starting deeper than
   half the nesting bound, so that no value nests deeper than the bound;
+* the body of a literal block scalar after a simple key (an annotation holding JSON, as
+  ``kubectl apply`` leaves one) is text to both: the rule on where a value begins and the one
+  below skip it, the others hold there too;
 * every plain scalar that could be other than text (it starts like a number, or is a word YAML
   or rapidyaml reads as a boolean, null or float) reads the same in both: each distinct one is
   read by both parsers at once and compared (``_plain_scalars_agree``);
@@ -70,17 +73,19 @@ _NO_START = rb"(?:[\[{](?![\]}][ ]*\n)|[\]},&*!%@`?#])"
 # On a line of its own, what is not a key, an entry or text going on from the line before: a
 # scalar that might not be text, or a block scalar header (kubectl writes neither there).
 # (Any short word starting like yes, no, on, off, true, false, null, inf, nan, "<<" or "=": a
-# search ignoring case is much slower.)
-_ALONE = rb"(?:-(?! )|[+.0-9~|>]|[yYnNoOtTfFiI<=][a-zA-Z<]{0,7}[ ]*(?:#|\n))"
+# search ignoring case is much slower. Possessive repeats: what follows them never starts with
+# what they repeat, and giving nothing back spares trying again at every line.)
+_ALONE = rb"(?:-(?! )|[+.0-9~|>]|[yYnNoOtTfFiI<=][a-zA-Z<]{0,7}+[ ]*+(?:#|\n))"
 _ODD_START = tuple(
     re.compile(pattern)
     for pattern in (
         b": (?: |" + _NO_START + b")",
         b"- (?: |" + _NO_START + b")",
-        rb"\n *(?:" + _NO_START + b"|" + _ALONE + b")",
+        rb"\n *+(?:" + _NO_START + b"|" + _ALONE + b")",
     )
 )
-_ODD_HEADER = re.compile(rb"[:-] [|>](?![-+]?\n)")  # a block scalar header with more than chomping
+# A block scalar header with more than chomping (four patterns: a literal start is searched fast).
+_ODD_HEADERS = tuple(re.compile(start + rb"(?![-+]?\n)") for start in (b": \\|", b": >", b"- \\|", b"- >"))
 _QUOTE_COLON = (re.compile(rb'":[^ \n]'), re.compile(rb"':[^ \n]"))  # JSON-like keys: a value right after ":"
 # Plain scalars after ": " or "- " that might not be text: they start like a number or a null,
 # or they are words YAML 1.1 or rapidyaml reads as booleans, nulls or floats. The scalar ends at
@@ -90,6 +95,14 @@ _MAYBE_NOT_TEXT = (
     rb"(?:[ ]+#[^\n]*)?[ ]*\n"
 )
 _PLAIN_SCALARS = (re.compile(b": " + _MAYBE_NOT_TEXT), re.compile(b"- " + _MAYBE_NOT_TEXT))
+# A literal block scalar after a simple key, as kubectl writes an annotation that holds JSON
+# (``kubectl.kubernetes.io/last-applied-configuration: |``): its body is text to both parsers,
+# whatever its lines start with, so the shape checks skip it. The body: the first line deeper
+# than the key's, then the lines at that line's indentation and empty ones.
+_LITERAL_BODY = re.compile(
+    rb"\n( *)[A-Za-z0-9_][A-Za-z0-9_./-]*: \|[-+]?(\n(\1 +)[^ \n][^\n]*(?:\n\3[^\n]*|\n(?=\n))*)\n"
+)
+_LITERAL_HEADER = re.compile(rb": \|[-+]?\n")
 _ITEMS = re.compile(rb"items:[ ]*\n(?=-[ \n])")  # at the start of a line
 _ITEM_START = re.compile(rb"\n-[ \n]")
 _AFTER_ITEMS = re.compile(rb"\n[^ \n-]")  # the next key of the document, at column 0
@@ -105,7 +118,8 @@ def read_items_bulk(data: bytes, source: str, limits: InputLimits) -> Iterator[P
     event reader)."""
     if ryml is None or len(data) < BULK_FROM:
         return None
-    layout = _plain_list(data, limits)
+    outside = _Outside(data)
+    layout = _plain_list(outside, limits)
     if layout is None:
         return None
     key, start, end = layout
@@ -117,13 +131,15 @@ def read_items_bulk(data: bytes, source: str, limits: InputLimits) -> Iterator[P
         document = _only_mapping(read_yaml(rest, source, limits, stream_items=False))
     except (_HandOverError, SpecError):
         return None
-    if not _plain_scalars_agree(data, limits):
+    if not _plain_scalars_agree(outside, limits):
         return None
     return _read(data, source, limits, head, document, start, end)
 
 
-def _plain_list(data: bytes, limits: InputLimits) -> tuple[int, int, int] | None:
-    """Where the ``items`` key is and where its items start and end, when the text is in shape."""
+def _plain_list(outside: _Outside, limits: InputLimits) -> tuple[int, int, int] | None:
+    """Where the ``items`` key is and where its items start and end, when the text is in shape
+    (what begins a value is looked for ``outside`` the bodies of literal block scalars)."""
+    data = outside.data
     line = data.find(b"\nitems:")
     key = 0 if data.startswith(b"items:") else line + 1 if line >= 0 else -1
     found = _ITEMS.match(data, key) if key >= 0 else None
@@ -138,9 +154,9 @@ def _plain_list(data: bytes, limits: InputLimits) -> tuple[int, int, int] | None
         or _FIRST_MARKER.match(data)
         or _MARKERS.search(data)
         or _SURROGATE_ESCAPE.search(data)
-        or any(pattern.search(data) for pattern in _ODD_START)
-        or ((b"|" in data or b">" in data) and _ODD_HEADER.search(data))
-        or any(pattern.search(data) for pattern in _QUOTE_COLON)
+        or any(outside.search(pattern) for pattern in _ODD_START)
+        or ((b"|" in data or b">" in data) and any(outside.search(pattern) for pattern in _ODD_HEADERS))
+        or any(outside.search(pattern) for pattern in _QUOTE_COLON)
         or re.match(deep, data)
         or re.search(b"\n" + deep, data)
     ):
@@ -158,6 +174,33 @@ def _special_characters(data: bytes) -> bool:
     return _SPECIAL_UTF8.search(data) is not None
 
 
+class _Outside:
+    """The text outside the bodies of literal block scalars after simple keys (``_LITERAL_BODY``),
+    as the ranges between them: each range ends with the line break before a body's first line
+    and the next starts with the one after its last line, so a pattern found in a range is not
+    inside a body, and every line outside the bodies is in one."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.ranges: list[tuple[int, int]] = []
+        at = 0
+        for header in _LITERAL_HEADER.finditer(data):
+            if header.start() < at:
+                continue  # inside the body just skipped
+            line = data.rfind(b"\n", 0, header.start())
+            body = _LITERAL_BODY.match(data, line) if line >= 0 else None
+            if body is not None:
+                self.ranges.append((at, body.start(2) + 1))
+                at = body.end(2)
+        self.ranges.append((at, len(data)))
+
+    def search(self, pattern: re.Pattern[bytes]) -> bool:
+        return any(pattern.search(self.data, lo, hi) for lo, hi in self.ranges)
+
+    def findall(self, pattern: re.Pattern[bytes]) -> list[Any]:
+        return [found for lo, hi in self.ranges for found in pattern.findall(self.data, lo, hi)]
+
+
 def _only_mapping(documents: Iterator[Parsed]) -> dict[str, Any]:
     found = [parsed.value for parsed in documents]
     if len(found) > 1 or (found and not isinstance(found[0], dict)):
@@ -165,10 +208,11 @@ def _only_mapping(documents: Iterator[Parsed]) -> dict[str, Any]:
     return found[0] if found else {}
 
 
-def _plain_scalars_agree(data: bytes, limits: InputLimits) -> bool:
-    """Whether every distinct plain scalar of the text that might not be text reads the same in
-    both parsers: read as one list by each and compared, value and type."""
-    scalars = {scalar for pattern in _PLAIN_SCALARS for scalar in pattern.findall(data)}
+def _plain_scalars_agree(outside: _Outside, limits: InputLimits) -> bool:
+    """Whether every distinct plain scalar of the text (``outside`` literal bodies) that might
+    not be text reads the same in both parsers: read as one list by each and compared, value
+    and type."""
+    scalars = {scalar for pattern in _PLAIN_SCALARS for scalar in outside.findall(pattern)}
     if not scalars:
         return True
     text = b"".join(b"- " + scalar + b"\n" for scalar in sorted(scalars))
