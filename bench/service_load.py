@@ -69,7 +69,12 @@ class Figures:
     rate_name: str = "throughput"  # "offered rate" when the clients pause (--think)
 
     def add(self, load: Load) -> None:
-        result, seconds, per_request, overcommit = load.result, load.seconds, load.server_cpu, load.overcommits
+        result, seconds, per_request, overcommit = (
+            load.result,
+            load.seconds,
+            load.server_cpu,
+            load.overcommits,
+        )
         self.client_cpus.append(load.client_cpu)
         self.p50s.append(result.percentile(0.5))
         self.p99s.append(result.percentile(0.99))
@@ -190,7 +195,10 @@ def main() -> None:
         ]
         if not think:  # with think time both runs get the rate the clients offer
             ratios.append(
-                ("throughput", statistics.median(figures.throughputs) / statistics.median(baseline.throughputs))
+                (
+                    "throughput",
+                    statistics.median(figures.throughputs) / statistics.median(baseline.throughputs),
+                )
             )
         if figures.cpu is not None and baseline.cpu is not None:
             ratios.append(("CPU per request", figures.cpu / baseline.cpu))

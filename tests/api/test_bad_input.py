@@ -51,7 +51,11 @@ def submit(api: Api, spec: str) -> tuple[int, dict[str, object]]:
         (JOB.replace(GPU_REQUEST, "nvidia.com/gpu: .nan"), "requests.nvidia.com/gpu", "invalid quantity"),
         (JOB.replace(GPU_REQUEST, "nvidia.com/gpu: .inf"), "requests.nvidia.com/gpu", "invalid quantity"),
         (JOB.replace(GPU_REQUEST, 'nvidia.com/gpu: "1e30"'), "requests.nvidia.com/gpu", "out of range"),
-        (JOB.replace(GPU_REQUEST, "nvidia.com/gpu: 10000000000000000000"), "requests.nvidia.com/gpu", "out of range"),
+        (
+            JOB.replace(GPU_REQUEST, "nvidia.com/gpu: 10000000000000000000"),
+            "requests.nvidia.com/gpu",
+            "out of range",
+        ),
         (KAI_JOB.replace("CONTAINERS", "7"), "spec.containers", "must be a list"),
         (KAI_JOB.replace("CONTAINERS", "[7]"), "spec.containers[0]", "must be a mapping"),
         (KAI_JOB.replace("CONTAINERS", "[{name: a, resources: 7}]"), "[0].resources", "must be a mapping"),

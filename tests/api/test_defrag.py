@@ -19,7 +19,9 @@ def fragment(api: Api) -> int:
     foreign pods and r3 two (of two owners). No rack is free."""
     cluster = load_cluster(cluster_yaml(blocks=1, racks=3))
     api.scheduler.import_cluster(cluster, replace=True)
-    job = api.client.post("/v1/workloads", json={"spec": job_yaml("train", pods=2, gpus=8)}, headers=bearer(ALICE))
+    job = api.client.post(
+        "/v1/workloads", json={"spec": job_yaml("train", pods=2, gpus=8)}, headers=bearer(ALICE)
+    )
     api.scheduler.cycle()
     foreign = [RunningPod(f"web-{n}", "serving", f"b1-r2-n{n}", GPUS, owner=f"web-{n}") for n in (1, 2, 3)]
     foreign += [RunningPod(f"etl-{n}", "batch", f"b1-r3-n{n}", GPUS, owner=f"etl-{n}") for n in (1, 2)]
@@ -38,7 +40,9 @@ def test_own_workload_moves_whole_into_one_rack(api: Api) -> None:
     (move,) = plan["moves"]
     assert move["workload"] == f"workloads/{workload_id}"
     targets = {pod["to"] for pod in move["pods"]}
-    assert len(move["pods"]) == 2 and all(t.startswith("b1-r3-") for t in targets)  # its rack requirement holds
+    assert len(move["pods"]) == 2 and all(
+        t.startswith("b1-r3-") for t in targets
+    )  # its rack requirement holds
 
 
 def test_asking_for_too_many_says_why_and_only_admins_may_ask(api: Api) -> None:

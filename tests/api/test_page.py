@@ -159,10 +159,14 @@ def test_node_panel_lists_managed_and_foreign_pods(api: Api) -> None:
 def test_explanation_of_a_pending_workload_names_the_workloads_to_end(api: Api) -> None:
     # 16 nodes of 8 GPUs; a whole-rack job (4 pods x 8 GPUs) on every rack, then one more waits.
     held = [
-        api.client.post("/v1/workloads", json={"spec": job_yaml(f"rack{i}", pods=4, gpus=8)}, headers=bearer(ALICE))
+        api.client.post(
+            "/v1/workloads", json={"spec": job_yaml(f"rack{i}", pods=4, gpus=8)}, headers=bearer(ALICE)
+        )
         for i in range(4)
     ]
-    waiting = api.client.post("/v1/workloads", json={"spec": job_yaml("late", pods=4, gpus=8)}, headers=bearer(ALICE))
+    waiting = api.client.post(
+        "/v1/workloads", json={"spec": job_yaml("late", pods=4, gpus=8)}, headers=bearer(ALICE)
+    )
     api.scheduler.cycle()
     wid = waiting.json()["id"]
     answer = api.client.get(f"/v1/workloads/{wid}/explanation", headers=bearer(ALICE))
@@ -178,8 +182,12 @@ def test_explanation_of_a_pending_workload_names_the_workloads_to_end(api: Api) 
 
 def test_explanation_hides_other_users_workloads(api: Api) -> None:
     for i in range(4):
-        api.client.post("/v1/workloads", json={"spec": job_yaml(f"r{i}", pods=4, gpus=8)}, headers=bearer(BOB))
-    waiting = api.client.post("/v1/workloads", json={"spec": job_yaml("late", pods=4, gpus=8)}, headers=bearer(ALICE))
+        api.client.post(
+            "/v1/workloads", json={"spec": job_yaml(f"r{i}", pods=4, gpus=8)}, headers=bearer(BOB)
+        )
+    waiting = api.client.post(
+        "/v1/workloads", json={"spec": job_yaml("late", pods=4, gpus=8)}, headers=bearer(ALICE)
+    )
     api.scheduler.cycle()
     body = api.client.get(f"/v1/workloads/{waiting.json()['id']}/explanation", headers=bearer(ALICE)).json()
     ended = [n for s in body["suggestions"] for n in s["endedWorkloads"]]

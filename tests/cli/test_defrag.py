@@ -20,8 +20,12 @@ def test_freeing_racks_moves_only_the_pods_in_them(invoke: Invoke, sample_cluste
     assert plan["podsMoved"] == sum(len(m["pods"]) for m in plan["moves"]) == 8 - plan["alreadyFree"]
 
 
-def test_asking_for_more_than_can_be_freed_exits_3_with_the_reason(invoke: Invoke, sample_cluster: Path) -> None:
-    run = invoke("defrag", "--cluster", sample_cluster, "--level", "cloud.provider.com/topology-rack", "-n", "16")
+def test_asking_for_more_than_can_be_freed_exits_3_with_the_reason(
+    invoke: Invoke, sample_cluster: Path
+) -> None:
+    run = invoke(
+        "defrag", "--cluster", sample_cluster, "--level", "cloud.provider.com/topology-rack", "-n", "16"
+    )
     assert run.exit_code == 3
     assert "free 15 of 16 rack(s)" in run.stdout and "whose nodes can all take pods" in run.stdout
 

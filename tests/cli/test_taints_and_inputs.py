@@ -82,9 +82,7 @@ def test_a_taint_on_some_nodes_keeps_the_full_explanation(tmp_path: Path, invoke
     one_tainted = TAINTED_CLUSTER.replace(
         "spec:\n  taints:\n  - {key: nvidia.com/gpu, value: present, effect: NoSchedule}\n", "", 1
     )
-    job, cluster = write(
-        tmp_path, job=SMALL_JOB.replace(": 4\n", ": 8\n"), cluster=one_tainted
-    )
+    job, cluster = write(tmp_path, job=SMALL_JOB.replace(": 4\n", ": 8\n"), cluster=one_tainted)
     run = invoke("place", job, "--cluster", cluster)
     assert run.exit_code == 3
     assert "every node has" not in run.stdout

@@ -39,7 +39,9 @@ def test_kueue_refusals_explain_themselves(case: Case) -> None:
     nodes, pods = kc.nodes_of(case.data)
     topology = kc.topology_of(case.data)
     cluster = Cluster.create(nodes, pods, [topology])
-    _check(kc.gang_of(case.data), cluster, topology, kc.policy_of(case.data), case.expect.get("reasonFacts", []))
+    _check(
+        kc.gang_of(case.data), cluster, topology, kc.policy_of(case.data), case.expect.get("reasonFacts", [])
+    )
 
 
 @pytest.mark.parametrize("case", _unschedulable("kai", {"placement"}))

@@ -61,7 +61,12 @@ class BreakingWatch(FakeKubeApi):
         self.breaking = False
 
     def watch(
-        self, resource: Resource, resource_version: str, namespace: str | None = None, *, timeout_seconds: int = 300
+        self,
+        resource: Resource,
+        resource_version: str,
+        namespace: str | None = None,
+        *,
+        timeout_seconds: int = 300,
     ) -> Iterator[WatchEvent]:
         events = super().watch(resource, resource_version, namespace, timeout_seconds=timeout_seconds)
         if not self.breaking:
@@ -97,5 +102,8 @@ def test_pending_changes_keep_each_object_s_latest_only() -> None:
     informer.fetch()
     api.put(NODES, node(1, ready=False))
     informer.fetch()
-    assert [(c.type, c.key) for c in informer.take()] == [(ChangeType.DELETE, "n0"), (ChangeType.UPSERT, "n1")]
+    assert [(c.type, c.key) for c in informer.take()] == [
+        (ChangeType.DELETE, "n0"),
+        (ChangeType.UPSERT, "n1"),
+    ]
     assert informer.take() == []

@@ -23,7 +23,12 @@ class MeetingWatches(FakeKubeApi):
         self.barrier = threading.Barrier(parties, timeout=10)
 
     def watch(
-        self, resource: Resource, resource_version: str, namespace: str | None = None, *, timeout_seconds: int = 300
+        self,
+        resource: Resource,
+        resource_version: str,
+        namespace: str | None = None,
+        *,
+        timeout_seconds: int = 300,
     ) -> Iterator[WatchEvent]:
         events = super().watch(resource, resource_version, namespace, timeout_seconds=timeout_seconds)
         self.barrier.wait()
@@ -38,7 +43,12 @@ class FailingWatch(FakeKubeApi):
         self.failing: str | None = None
 
     def watch(
-        self, resource: Resource, resource_version: str, namespace: str | None = None, *, timeout_seconds: int = 300
+        self,
+        resource: Resource,
+        resource_version: str,
+        namespace: str | None = None,
+        *,
+        timeout_seconds: int = 300,
     ) -> Iterator[WatchEvent]:
         if resource.plural == self.failing:
             self.failing = None

@@ -205,7 +205,10 @@ def test_gangs_beyond_the_group_limit_are_not_searched() -> None:
     result = place_gang(many, snapshot(NODES), policy=Policy.BINPACK, search=Search.COMPLETE)
     assert isinstance(result, Unschedulable)
     assert result.budget_exhausted
-    assert result.note == f"complete search not run: the gang has more than {MAX_GROUPS} groups, slices or pod shapes"
+    assert (
+        result.note
+        == f"complete search not run: the gang has more than {MAX_GROUPS} groups, slices or pod shapes"
+    )
 
 
 def test_kueue_slices_are_kept_whole() -> None:

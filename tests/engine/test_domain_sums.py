@@ -190,7 +190,9 @@ def test_rows_follow_the_main_tree_and_names_rank_them(nodes: list[Node], joined
 
 @SETTINGS
 @given(clusters(), st.data())
-def test_level_fits_kept_for_unchanged_sums_agree_after_rollbacks(nodes: list[Node], data: st.DataObject) -> None:
+def test_level_fits_kept_for_unchanged_sums_agree_after_rollbacks(
+    nodes: list[Node], data: st.DataObject
+) -> None:
     """Fits (and their orders) kept from an earlier state of the sums, within a placement and
     across placements on one snapshot, are those of the current capacity."""
     snapshot = Snapshot.build(TopologyTree.build(topology("block", "rack", "host"), nodes))

@@ -51,10 +51,17 @@ def test_suggestions_preferred_level_smaller_and_after_a_workload_ends() -> None
     job = gang(podset("train", 3).requests(gpu=4).required(RACK).build())
     explanation = explain(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
     kinds = {s.kind: s for s in explanation.suggestions}
-    assert set(kinds) == {SuggestionKind.PREFERRED_LEVEL, SuggestionKind.SMALLER, SuggestionKind.AFTER_WORKLOADS_END}
+    assert set(kinds) == {
+        SuggestionKind.PREFERRED_LEVEL,
+        SuggestionKind.SMALLER,
+        SuggestionKind.AFTER_WORKLOADS_END,
+    }
     assert "2 of 3 pods of train fit now" in kinds[SuggestionKind.SMALLER].text
     ended = [s for s in explanation.suggestions if s.kind is SuggestionKind.AFTER_WORKLOADS_END]
-    assert [(s.ended, s.domains) for s in ended] == [(("other/inference",), (("a",),)), (("other/batch",), (("b",),))]
+    assert [(s.ended, s.domains) for s in ended] == [
+        (("other/inference",), (("a",),)),
+        (("other/batch",), (("b",),)),
+    ]
     every_suggestion_places(job, cluster, explanation.suggestions)
 
 

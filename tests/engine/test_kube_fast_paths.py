@@ -173,7 +173,11 @@ def test_of_two_failing_groups_the_one_reached_first_one_at_a_time_names_the_ref
     a1 = Group("a1", min_member=1, pods=(PodSpec("a1-0", 0, Resources.parse({"cpu": "3"})),))
     a2 = Group("a2", required="example.com/nothing", min_member=1, pods=(PodSpec("a2-0", 0),))
     b = Group("b", required="example.com/else", min_member=1, pods=(PodSpec("b-0", 0),))
-    gang = kube_gang(Group("c", required=RACK, min_sub_group=1, children=(Group("a", min_sub_group=2, children=(a1, a2)), b)))
+    gang = kube_gang(
+        Group(
+            "c", required=RACK, min_sub_group=1, children=(Group("a", min_sub_group=2, children=(a1, a2)), b)
+        )
+    )
     fast = place_kube(gang, snapshot, policy=Policy.MIXED)
     assert fast == place_kube(gang, snapshot, policy=Policy.MIXED, by_pod=True)
     assert not isinstance(fast, Placement) and fast.group == "b"
@@ -192,4 +196,6 @@ def test_fullness_of_a_placement_whose_memory_times_100_passes_int64_is_exact() 
     expected = 50  # half of the memory is used (the score reads the pod's memory column)
     assert kube.fullness(rows, cols) == expected
     starts = np.asarray([0, 3], dtype=np.int64)
-    assert kube.fullness_each(rows, starts, cols, np.zeros((1, len(cols)), dtype=np.int64)).tolist() == [expected]
+    assert kube.fullness_each(rows, starts, cols, np.zeros((1, len(cols)), dtype=np.int64)).tolist() == [
+        expected
+    ]

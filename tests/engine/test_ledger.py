@@ -86,7 +86,9 @@ def test_copies_are_the_least_whole_share_of_every_asked_column(data: st.DataObj
         dtype=np.int64,
     )
     ledger = Ledger(free, {CPU: 0, "memory": 1, PODS: 2})
-    vec = ledger.vector(Resources({CPU: data.draw(st.integers(0, 7)), "memory": data.draw(st.integers(0, 7))}))
+    vec = ledger.vector(
+        Resources({CPU: data.draw(st.integers(0, 7)), "memory": data.draw(st.integers(0, 7))})
+    )
     if data.draw(st.booleans()):
         vec = vec.copy()  # a writable vector is read afresh every time
     rows = np.asarray(data.draw(st.lists(st.integers(0, len(free) - 1), max_size=6)), dtype=np.int64)

@@ -37,7 +37,9 @@ def same_result(a: Placement | Unschedulable, b: Placement | Unschedulable) -> b
 @given(
     scenarios(),
     scenarios(),
-    st.lists(st.tuples(st.booleans(), st.sampled_from(["keep", "commit", "release"])), min_size=1, max_size=6),
+    st.lists(
+        st.tuples(st.booleans(), st.sampled_from(["keep", "commit", "release"])), min_size=1, max_size=6
+    ),
 )
 def test_kept_space_places_as_a_new_one(
     first: Scenario, second: Scenario, steps: list[tuple[bool, str]]

@@ -14,7 +14,7 @@ from toposched.model import SpecError
 
 
 def alias_bomb(width: int = 9, depth: int = 9) -> str:
-    """"Billion laughs": each level lists the previous one ``width`` times."""
+    """ "Billion laughs": each level lists the previous one ``width`` times."""
     names = [chr(ord("a") + i) for i in range(depth + 1)]
     lines = [f"{names[0]}: &{names[0]} [{','.join(['x'] * width)}]"]
     lines += [f"{n}: &{n} [{','.join([f'*{p}'] * width)}]" for p, n in itertools.pairwise(names)]

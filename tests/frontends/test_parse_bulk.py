@@ -70,7 +70,11 @@ def scalar(draw: st.DrawFn) -> str:
         lines = draw(st.lists(st.sampled_from(ODD_LINES) | TEXT, min_size=1, max_size=4))
         gaps = draw(st.lists(st.sampled_from(["", "\n"]), min_size=len(lines), max_size=len(lines)))
         indicator = draw(st.sampled_from(["", "-", "+"]))
-        return "|" + indicator + "".join(f"{gap}\n  {{indent}}{line}" for gap, line in zip(gaps, lines, strict=True))
+        return (
+            "|"
+            + indicator
+            + "".join(f"{gap}\n  {{indent}}{line}" for gap, line in zip(gaps, lines, strict=True))
+        )
     value = draw(TEXT | st.sampled_from(PLAIN_WORDS))
     if style == "single":
         return "'" + value.replace("'", "''") + "'"

@@ -20,7 +20,11 @@ RACK = "topology.kubernetes.io/rack"
 H100 = Topology.create(
     "h100-topology",
     ["topology.kubernetes.io/zone", "example.com/h100-rack", "kubernetes.io/hostname"],
-    {"zone": "topology.kubernetes.io/zone", "rack": "example.com/h100-rack", "host": "kubernetes.io/hostname"},
+    {
+        "zone": "topology.kubernetes.io/zone",
+        "rack": "example.com/h100-rack",
+        "host": "kubernetes.io/hostname",
+    },
 )
 
 
@@ -74,7 +78,9 @@ def test_kai_workload_is_read_by_the_kai_front_end_before_kueue() -> None:
     assert registry.choose(documents).name == "kai"
     compiled = registry.compile(documents, CompileContext(topology=topology))
     segments = [leaf for leaf in compiled.gang.leaves() if leaf.name.startswith("worker-")]
-    assert [(s.name, len(s.pods), s.required) for s in segments] == [(f"worker-{i}", 4, RACK) for i in range(4)]
+    assert [(s.name, len(s.pods), s.required) for s in segments] == [
+        (f"worker-{i}", 4, RACK) for i in range(4)
+    ]
     assert any(o["kind"] == "PodGroup" for o in compiled.objects)
 
 

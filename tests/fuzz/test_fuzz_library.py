@@ -40,7 +40,9 @@ def within_budget(started: float, case: Case) -> None:
 def test_every_seed_compiles_unchanged(seed: Seed) -> None:
     # the mutations start from valid inputs, so they reach past the first checks
     context = context_of(seed)
-    REGISTRY.compile_for(list(seed.documents), context, topology=seed.topology, default=default_topology(context))
+    REGISTRY.compile_for(
+        list(seed.documents), context, topology=seed.topology, default=default_topology(context)
+    )
 
 
 @settings(FUZZ, max_examples=2000)
@@ -50,7 +52,9 @@ def test_parser_and_registry_raise_only_toposched_errors(case: Case) -> None:
     try:
         documents = parse_documents(case.text, source="job")
         context = context_of(case.seed)
-        REGISTRY.compile_for(documents, context, topology=case.seed.topology, default=default_topology(context))
+        REGISTRY.compile_for(
+            documents, context, topology=case.seed.topology, default=default_topology(context)
+        )
     except ToposchedError:
         pass
     within_budget(started, case)

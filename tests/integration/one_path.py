@@ -49,7 +49,12 @@ def via_cli(
 ) -> Answer:
     try:
         outcome = place_documents(
-            documents, cluster, policy=policy, pools=pools, search=search, registry=registry or default_registry()
+            documents,
+            cluster,
+            policy=policy,
+            pools=pools,
+            search=search,
+            registry=registry or default_registry(),
         )
     except ToposchedError as exc:
         return refused(exc)

@@ -123,7 +123,10 @@ def kueue_jobs(draw: st.DrawFn) -> list[Any]:
     pods, gpu, mode, level = draw(st.integers(1, 10)), draw(st.integers(1, 4)), draw(modes), draw(levels)
     annotations = {f"kueue.x-k8s.io/podset-{mode}-topology": ALIASES[level]} if mode else {}
     if mode and pods % 2 == 0 and draw(st.booleans()):
-        annotations |= {"kueue.x-k8s.io/podset-slice-required-topology": RACK, "kueue.x-k8s.io/podset-slice-size": "2"}
+        annotations |= {
+            "kueue.x-k8s.io/podset-slice-required-topology": RACK,
+            "kueue.x-k8s.io/podset-slice-size": "2",
+        }
     spec = {"metadata": {"annotations": annotations}, "spec": {"containers": [container(gpu)]}}
     return [
         {
@@ -146,7 +149,11 @@ def kai_jobs(draw: st.DrawFn) -> list[Any]:
             "apiVersion": "batch/v1",
             "kind": "Job",
             "metadata": {"name": "kai-job", "namespace": "default", "uid": "u1", "annotations": annotations},
-            "spec": {"parallelism": pods, "completions": pods, "template": {"spec": {"containers": [container(gpu)]}}},
+            "spec": {
+                "parallelism": pods,
+                "completions": pods,
+                "template": {"spec": {"containers": [container(gpu)]}},
+            },
         }
     ]
 
@@ -166,7 +173,9 @@ def osmo_workflows(draw: st.DrawFn) -> list[Any]:
             {"name": f"t{r}-{i}", "image": "busybox", "command": ["run"], "resource": f"res{r}"}
             for i in range(draw(st.integers(1, 4)))
         ]
-    return [{"workflow": {"name": "wf", "groups": [{"name": "group1", "tasks": tasks}]}, "resources": resources}]
+    return [
+        {"workflow": {"name": "wf", "groups": [{"name": "group1", "tasks": tasks}]}, "resources": resources}
+    ]
 
 
 @st.composite
@@ -174,7 +183,10 @@ def grove_sets(draw: st.DrawFn) -> list[Any]:
     cliques = [
         {
             "name": f"c{c}",
-            "spec": {"replicas": draw(st.integers(1, 4)), "podSpec": {"containers": [container(draw(st.integers(1, 4)))]}},
+            "spec": {
+                "replicas": draw(st.integers(1, 4)),
+                "podSpec": {"containers": [container(draw(st.integers(1, 4)))]},
+            },
         }
         for c in range(draw(st.integers(1, 2)))
     ]
@@ -202,7 +214,9 @@ RUNS = 130  # per front end: 520 random workloads in all
 
 
 @pytest.mark.parametrize("frontend", sorted(WORKLOADS))
-def test_random_workloads_place_alike_on_both_paths(frontend: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_random_workloads_place_alike_on_both_paths(
+    frontend: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     runs = itertools.count()
 
     @settings(max_examples=RUNS, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))

@@ -31,7 +31,11 @@ CASES = {
     "kueue": ("examples/kueue/job-rack.yaml", "src/toposched/samples/cluster.yaml", None),
     "kai": ("examples/kai/tfjob-segments.yaml", "examples/kai/tfjob-cluster.yaml", None),
     "osmo": (f"examples/{OSMO}.workflow.yaml", f"examples/{OSMO}.cluster.yaml", None),
-    "grove": ("examples/grove/llama-70b-h100.yaml", "examples/grove/cluster.yaml", "examples/grove/topologies.yaml"),
+    "grove": (
+        "examples/grove/llama-70b-h100.yaml",
+        "examples/grove/cluster.yaml",
+        "examples/grove/topologies.yaml",
+    ),
 }
 
 
@@ -78,7 +82,9 @@ def test_a_submission_is_parsed_once(front_end: str, parses: Counter[str]) -> No
     spec = (REPO / CASES[front_end][0]).read_text(encoding="utf-8")
     with TestClient(app, raise_server_exceptions=False) as client:
         parses.clear()
-        answer = client.post("/v1/workloads", json={"spec": spec}, headers={"Authorization": f"Bearer {TOKEN}"})
+        answer = client.post(
+            "/v1/workloads", json={"spec": spec}, headers={"Authorization": f"Bearer {TOKEN}"}
+        )
         assert answer.status_code == 201, answer.text
         assert parses == Counter({"toposched.frontends.parse": 1})
         scheduler.cycle()

@@ -70,7 +70,9 @@ def test_pool_topology_levels_cannot_change_under_admitted_workloads(scheduler: 
 
 def test_a_kueue_job_does_not_land_on_a_pools_own_topology(scheduler: Scheduler) -> None:
     """The pool's topology is that pool's; with no other topology a Kueue job must name one."""
-    job = parse_documents((EXAMPLES.parent / "kueue" / "job-rack.yaml").read_text(encoding="utf-8"), source="job")
+    job = parse_documents(
+        (EXAMPLES.parent / "kueue" / "job-rack.yaml").read_text(encoding="utf-8"), source="job"
+    )
     with pytest.raises(NotFoundError):
         scheduler.submit(job, owner="alice")
 

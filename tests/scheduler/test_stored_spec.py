@@ -65,7 +65,9 @@ def test_a_cluster_topology_in_the_podcliquesets_file_is_stored(tmp_path: Path) 
     scheduler, store = service(tmp_path / "s.db")
     try:
         scheduler.import_cluster(load_cluster((GROVE / "cluster.yaml").read_text(encoding="utf-8")))
-        text = (GROVE / "topologies.yaml").read_text() + "\n---\n" + (GROVE / "llama-70b-h100.yaml").read_text()
+        text = (
+            (GROVE / "topologies.yaml").read_text() + "\n---\n" + (GROVE / "llama-70b-h100.yaml").read_text()
+        )
         record = scheduler.submit(parse_documents(text, source="spec"), owner="alice")
         assert record.topology == "h100-topology"
         assert "h100-topology" in {t.name for t in store.list_topologies()}

@@ -102,11 +102,17 @@ def test_floor_view_workloads_node_panel_and_explanation(tmp_path: Path, browser
         placed = _submit(server, "1-rack-required.yaml")
         pending = _submit(server, "4-too-big-for-a-rack.yaml")
         _wait(lambda: _state(server, placed)["state"] == "admitted", "the rack job is admitted")
-        _wait(lambda: (_state(server, pending).get("explanation") or {}).get("reason"), "the big job has a reason")
+        _wait(
+            lambda: (_state(server, pending).get("explanation") or {}).get("reason"),
+            "the big job has a reason",
+        )
         pods = {p["node"] for p in _state(server, placed)["placement"]["pods"]}
 
         browser.get(f"{server.url}/#token={USER}")
-        _wait(lambda: browser.find_elements(By.CSS_SELECTOR, f"#workloads li[data-key='{pending}']"), "workloads list")
+        _wait(
+            lambda: browser.find_elements(By.CSS_SELECTOR, f"#workloads li[data-key='{pending}']"),
+            "workloads list",
+        )
         browser.save_screenshot(str(tmp_path / "floor.png"))
 
         assert len(browser.find_elements(By.CSS_SELECTOR, ".rack")) == 16  # the sample's racks
@@ -180,7 +186,9 @@ def _big_cluster(zones: int = 4, blocks: int = 8, racks: int = 18, nodes: int = 
                     name = f"z{z}-b{b}-r{r}-n{n}"
                     labels = {ZONE: f"z{z}", BLOCK: f"z{z}-b{b}", RACK: f"z{z}-b{b}-r{r}", HOST: name}
                     items.append(node_object(name, labels, allocatable))
-    items.append(topology_object(Topology.create("default", (ZONE, BLOCK, RACK, HOST)), "kueue.x-k8s.io/v1beta1"))
+    items.append(
+        topology_object(Topology.create("default", (ZONE, BLOCK, RACK, HOST)), "kueue.x-k8s.io/v1beta1")
+    )
     return json.dumps(list_object(items))
 
 
@@ -193,12 +201,18 @@ def test_ten_thousand_nodes_render(tmp_path: Path, browser: Any) -> None:
     try:
         started = time.monotonic()
         browser.get(f"{server.url}/#token={USER}")
-        _wait(lambda: browser.execute_script("return document.body.dataset.ready === 'true'"), "the floor is drawn", 120)
+        _wait(
+            lambda: browser.execute_script("return document.body.dataset.ready === 'true'"),
+            "the floor is drawn",
+            120,
+        )
         seconds = time.monotonic() - started
         cells = len(browser.find_elements(By.CSS_SELECTOR, ".c[data-node]"))
         render_ms = browser.execute_script("return document.body.dataset.renderMs")
         browser.save_screenshot(str(tmp_path / "ten-thousand.png"))
-        print(f"10k-node page: {cells} nodes drawn in {seconds:.2f} s from navigation ({render_ms} ms to render the view)")
+        print(
+            f"10k-node page: {cells} nodes drawn in {seconds:.2f} s from navigation ({render_ms} ms to render the view)"
+        )
         assert cells == 4 * 8 * 18 * 18
     finally:
         server.kill()

@@ -45,7 +45,9 @@ def run_callers(group: GroupCommit[int, int], items: list[int], recorder: Record
     rest = [threading.Thread(target=call, args=(item,)) for item in items[1:]]
     for thread in rest:
         thread.start()
-    wait_until(lambda: len(group._queue) >= len(rest), what="every later caller queues behind the first batch")
+    wait_until(
+        lambda: len(group._queue) >= len(rest), what="every later caller queues behind the first batch"
+    )
     recorder.release.set()
     for thread in [first, *rest]:
         thread.join(timeout=10)

@@ -91,5 +91,3 @@ def test_conditions_per_version() -> None:
 def test_status_goes_with_the_object() -> None:
     obj = PodGroup(WORKERS, "ml").to_object(conditions=[scheduled_condition(V1BETA1, scheduled=True)])
     assert obj["status"]["conditions"][0]["reason"] == "Scheduled"
-
-

@@ -102,7 +102,9 @@ def compile_command(
     """Print the objects a front end would create for INPUT, or with --to the target's objects for
     the same gang. Nothing is placed; exit 0, or 2 for invalid input."""
     try:
-        documents, warnings = _compile(source, to, cluster, topology, pool, kind, priority, api_version, queue)
+        documents, warnings = _compile(
+            source, to, cluster, topology, pool, kind, priority, api_version, queue
+        )
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)

@@ -97,7 +97,11 @@ def topology_option(cluster: Cluster, value: str | None) -> TopologyChoice:
         found = topologies_from_documents(read_documents(value, what="topology"), source=value)
         if not found:
             raise TopologySpecError(
-                [Problem(value, "has no Topology or ClusterTopology", "give a Topology file or a Topology name")]
+                [
+                    Problem(
+                        value, "has no Topology or ClusterTopology", "give a Topology file or a Topology name"
+                    )
+                ]
             )
         for topology in found:
             cluster = cluster.with_topology(topology)
@@ -143,4 +147,3 @@ def pool_option(value: str | None) -> dict[str, PoolEntry]:
         return {}
     pool = read_pool(value)
     return {pool.name: PoolEntry(pool)}
-

@@ -109,7 +109,9 @@ SearchOption = Annotated[
 ]
 MaxPodsOption = Annotated[
     int,
-    typer.Option("--max-pods", metavar="N", min=1, help="Pods one workload may have; larger ones are refused."),
+    typer.Option(
+        "--max-pods", metavar="N", min=1, help="Pods one workload may have; larger ones are refused."
+    ),
 ]
 
 

@@ -29,4 +29,6 @@ def queue_left_out(gang: Gang, scheduler: str) -> tuple[str, ...]:
     """The advice for a target without queues."""
     if gang.queue is None:
         return ()
-    return (f"{scheduler} has no queues: the input's {_CALLED[gang.queue.kind]} {gang.queue.name!r} left out",)
+    return (
+        f"{scheduler} has no queues: the input's {_CALLED[gang.queue.kind]} {gang.queue.name!r} left out",
+    )

@@ -93,7 +93,6 @@ def _whole_domains(topology: Topology, nodes: Sequence[Node], level: int) -> dic
     return {path: members for path, members in by_path.items() if all(n.schedulable for n in members)}
 
 
-
 def _cost(
     residents: dict[Path, list[RunningPod]], freed: Sequence[Path], path: Path
 ) -> tuple[int, int, Path]:

@@ -99,7 +99,9 @@ class EachPlacer(KubePlacer):
             placed = np.zeros(len(found), dtype=np.int64)
         scheduled = bound + placed
         feasible = scheduled >= need
-        vec = self.space.ledger.vector(pending[0].requests)[cols] if pending else np.zeros(len(cols), np.int64)
+        vec = (
+            self.space.ledger.vector(pending[0].requests)[cols] if pending else np.zeros(len(cols), np.int64)
+        )
         fullness = self.nodes.fullness_each(rows, starts, cols, placed[:, None] * vec)
         # ``choose`` in every parent: PodGroupPodsCount against the parent's best, plus fullness;
         # the first candidate (by name) of the highest score.
@@ -116,7 +118,9 @@ class EachPlacer(KubePlacer):
             if lo < hi and feasible[order[lo]]:
                 i = int(order[lo])
                 a, b = int(starts[i]), int(starts[i + 1])
-                trial = Trial(found.names[i], True, "", int(scheduled[i]), int(fullness[i]), [], rows[a:b], room[a:b])
+                trial = Trial(
+                    found.names[i], True, "", int(scheduled[i]), int(fullness[i]), [], rows[a:b], room[a:b]
+                )
                 winners.append(trial)
                 results.append(trial)
                 continue
@@ -124,7 +128,9 @@ class EachPlacer(KubePlacer):
             if lo < hi:
                 first = int(scheduled[lo])
                 reachable = bound + len(pending) >= need
-                status = cannot(need, first, need - first - 1) if reachable else cannot(need, bound, len(pending))
+                status = (
+                    cannot(need, first, need - first - 1) if reachable else cannot(need, bound, len(pending))
+                )
             results.append(refusal(group, hi - lo, status, int(most[j])))
         self._fill(group, winners)
         return results
@@ -198,7 +204,9 @@ class EachPlacer(KubePlacer):
             remaining = len(children) - k - 1
             still = []
             proposed: list[Proposed] = []
-            for i, result in zip(going, self.evaluate_each(child, found.subset(going), topology), strict=True):
+            for i, result in zip(
+                going, self.evaluate_each(child, found.subset(going), topology), strict=True
+            ):
                 trial = trials[i]
                 if isinstance(result, Trial):
                     proposed += result.pods

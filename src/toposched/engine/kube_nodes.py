@@ -139,7 +139,9 @@ class KubeNodes:
         else:
             ledger = self.space.ledger
             charged = (copy + 1)[:, None] * ledger.vector(pod.requests)[cols]
-            scores = _score(ledger.free[rows][:, cols][owner] - charged, self.allocatable[rows][:, cols][owner])
+            scores = _score(
+                ledger.free[rows][:, cols][owner] - charged, self.allocatable[rows][:, cols][owner]
+            )
         of = placement[owner]
         order = np.lexsort((copy, self.space.name_rank[rows][owner], -scores, of))
         # Each placement's copies are one block of ``order``, best first: keep its first counts.

@@ -124,7 +124,9 @@ class Registry:
             by_kind = [e for e in self._entries if hint in e.kinds]
             if not by_kind:
                 known = ", ".join([*self.names, *sorted({k for e in self._entries for k in e.kinds})])
-                raise WorkloadSpecError([Problem("kind", f"unknown kind hint {hint!r}", f"use one of: {known}")])
+                raise WorkloadSpecError(
+                    [Problem("kind", f"unknown kind hint {hint!r}", f"use one of: {known}")]
+                )
             return next((e for e in by_kind if e.recognises(documents)), by_kind[0])
         return next((e for e in self._entries if e.recognises(documents)), self._entries[-1])
 
@@ -227,7 +229,9 @@ class KueueFrontend:
         return entry is not None and str(doc.get("apiVersion", "")).split("/")[0] == entry[0].split("/")[0]
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        return Compiled(self.name, kueue.compile_workload(documents, context.topology, max_pods=context.max_pods))
+        return Compiled(
+            self.name, kueue.compile_workload(documents, context.topology, max_pods=context.max_pods)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +269,9 @@ class OsmoFrontend:
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
         doc = next((d for d in documents if isinstance(d, Mapping) and "workflow" in d), None)
         if doc is None:
-            raise WorkloadSpecError([Problem("workflow", "is missing", "an OSMO workflow has a workflow: section")])
+            raise WorkloadSpecError(
+                [Problem("workflow", "is missing", "an OSMO workflow has a workflow: section")]
+            )
         entry = _pool_of(doc, context.pools)
         workflow = osmo.parse_workflow(doc, entry.pool, max_pods=context.max_pods)
         priority = context.priority or osmo.Priority.NORMAL

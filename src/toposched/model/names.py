@@ -118,7 +118,9 @@ def _string_map_problems(raw: object, path: str, *, labels: bool) -> list[Proble
         if not isinstance(key, str) or (labels and not is_label_key(key)):
             problems.append(Problem(where, f"{key!r} is not a valid key", "use e.g. example.com/team"))
         elif isinstance(value, Mapping | list):  # a scalar is read as its text, as YAML users expect
-            problems.append(Problem(where, f"must be a string, got {type(value).__name__}", "write one value"))
+            problems.append(
+                Problem(where, f"must be a string, got {type(value).__name__}", "write one value")
+            )
     return problems
 
 

@@ -75,9 +75,7 @@ def parse_quantity(text: str | int | float, resource: str, *, path: str = "quant
     amount = int(value.to_integral_value(rounding=ROUND_CEILING))
     if amount > MAX_AMOUNT:
         unit = "millicores" if resource == CPU else "units"
-        raise SpecError(
-            [Problem(path, f"quantity {text!r} is out of range", f"at most {MAX_AMOUNT} {unit}")]
-        )
+        raise SpecError([Problem(path, f"quantity {text!r} is out of range", f"at most {MAX_AMOUNT} {unit}")])
     return amount
 
 

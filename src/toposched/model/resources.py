@@ -22,7 +22,8 @@ class Resources(Mapping[str, int]):
         """Parse ``{"cpu": "500m", "memory": "1Gi"}``; every bad quantity is reported at once."""
         if raw is not None and not isinstance(raw, Mapping):
             problem = Problem(
-                path, f"must be a mapping of resource name to quantity, got {type(raw).__name__}",
+                path,
+                f"must be a mapping of resource name to quantity, got {type(raw).__name__}",
                 "write e.g. {cpu: 500m, nvidia.com/gpu: 8}",
             )
             raise SpecError([problem])

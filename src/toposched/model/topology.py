@@ -103,7 +103,9 @@ class Topology:
         found = self.resolve(value) or next((k for k in self.levels if self.short_name(k) == value), None)
         if found is None:
             known = ", ".join(f"{self.short_name(k)} ({k})" for k in self.levels)
-            raise SpecError([Problem(path, f"topology {self.name!r} has no level {value!r}", f"use one of {known}")])
+            raise SpecError(
+                [Problem(path, f"topology {self.name!r} has no level {value!r}", f"use one of {known}")]
+            )
         return found
 
     def index(self, level: str) -> int:

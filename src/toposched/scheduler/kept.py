@@ -105,7 +105,6 @@ class KeptTotals(KeptBookings):
         if old is not None:
             self._add(old, -1)
 
-
     def _add(self, usage: Usage, sign: int) -> None:
         for name, resources in usage.items():
             into = self.per_node.setdefault(name, {})

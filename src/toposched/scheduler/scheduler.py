@@ -270,8 +270,14 @@ class Scheduler:
             old = state.tracker.external
             external = merge_external(old, cluster.pods, None if replace else imported)
             kept = {(p.namespace, p.name, p.node) for p in external}
-            removed_pods = sorted({f"{p.namespace}/{p.name}" for p in old if (p.namespace, p.name, p.node) not in kept})
-            data = {"pods": [pod_to_json(p) for p in cluster.pods], "nodes": sorted(imported), "replace": replace}
+            removed_pods = sorted(
+                {f"{p.namespace}/{p.name}" for p in old if (p.namespace, p.name, p.node) not in kept}
+            )
+            data = {
+                "pods": [pod_to_json(p) for p in cluster.pods],
+                "nodes": sorted(imported),
+                "replace": replace,
+            }
             message = (
                 f"imported {len(cluster.nodes)} nodes, {len(cluster.pods)} pods, "
                 f"{len(cluster.topologies)} topologies" + (" (full replace)" if replace else "")

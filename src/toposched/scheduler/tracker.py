@@ -63,9 +63,7 @@ def merge_external(
     fresh = tuple(imported)
     names = {(p.namespace, p.name) for p in fresh}
     kept = [
-        p
-        for p in current
-        if nodes is not None and p.node not in nodes and (p.namespace, p.name) not in names
+        p for p in current if nodes is not None and p.node not in nodes and (p.namespace, p.name) not in names
     ]
     return (*kept, *fresh)
 

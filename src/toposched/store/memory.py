@@ -225,9 +225,7 @@ class MemoryStore:
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""
         with self._changing():
-            return self._write(
-                dataclasses.replace(self._get(workload_id), explanation=_kept(explanation))
-            )
+            return self._write(dataclasses.replace(self._get(workload_id), explanation=_kept(explanation)))
 
     def write_decisions(self, decisions: Sequence[Decision]) -> dict[int, ConflictError]:
         """Write a run of the loop's decisions in order, all or nothing (see ``Store``)."""

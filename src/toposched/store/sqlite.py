@@ -127,7 +127,9 @@ class SqliteStore:
     ) -> Node:
         """Change the given fields of one node; returns the stored node."""
         with self._tx("updating a node", write=True) as db:
-            node = rules.updated_node(self._nodes.get(db, name), ready, unschedulable, taints, labels, allocatable)
+            node = rules.updated_node(
+                self._nodes.get(db, name), ready, unschedulable, taints, labels, allocatable
+            )
             db.execute("UPDATE nodes SET data = ? WHERE name = ?", (dumps(node_to_json(node)), name))
             return node
 

@@ -82,8 +82,7 @@ def is_cluster_topology(doc: object) -> bool:
 def parse_levels(raw: object) -> tuple[Level, ...]:
     """``[{domain, key}, ...]``; malformed entries read as empty strings, which admission reports."""
     return tuple(
-        Level(text(mapping(level).get("domain")), text(mapping(level).get("key")))
-        for level in items(raw)
+        Level(text(mapping(level).get("domain")), text(mapping(level).get("key"))) for level in items(raw)
     )
 
 
@@ -94,9 +93,7 @@ def parse_cluster_topology(obj: Mapping[str, Any]) -> ClusterTopology:
     # Upstream renamed the binding list; both spellings are read.
     raw_refs = spec.get("schedulerTopologyReferences") or spec.get("schedulerTopologyBindings")
     refs = tuple(
-        SchedulerReference(
-            text(mapping(r).get("schedulerName")), text(mapping(r).get("topologyReference"))
-        )
+        SchedulerReference(text(mapping(r).get("schedulerName")), text(mapping(r).get("topologyReference")))
         for r in items(raw_refs)
     )
     labels = MappingProxyType({str(k): str(v) for k, v in mapping(meta.get("labels")).items()})

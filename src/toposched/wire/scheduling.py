@@ -51,6 +51,7 @@ REASON_UNSCHEDULABLE = "Unschedulable"
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 POD_INDEX = "apps.kubernetes.io/pod-index"
 
+
 def has_composites(api_version: str) -> bool:
     """Whether the version serves CompositePodGroups (``v1alpha3`` only)."""
     return api_version == V1ALPHA3

@@ -22,10 +22,14 @@ from toposched.store import ACTIVE_STATES, Store
 log = logging.getLogger("toposched.api")
 router = APIRouter(tags=["view"])
 
-_VIEW = {"description": "Domains, nodes with their booked and foreign usage, and workloads (see api.clusterview)"}
+_VIEW = {
+    "description": "Domains, nodes with their booked and foreign usage, and workloads (see api.clusterview)"
+}
 
 
-@router.get("/v1/cluster/view", response_model=None, responses={200: _VIEW, 304: {"description": "Unchanged"}})
+@router.get(
+    "/v1/cluster/view", response_model=None, responses={200: _VIEW, 304: {"description": "Unchanged"}}
+)
 async def cluster_view(
     request: Request,
     user: MaybeUser,
@@ -63,7 +67,9 @@ def _view(
         raise NotFoundError("topology", topology)
     records = store.list_workloads(states=ACTIVE_STATES) if user is not None else []
     reserved = store.reserved_by_node()
-    view = build_view(store.get_nodes(), topologies, topology, records, reserved, scheduler.external_pods(), user)
+    view = build_view(
+        store.get_nodes(), topologies, topology, records, reserved, scheduler.external_pods(), user
+    )
     built = CachedView.of(version, json_bytes(view))
     cache.put((topology, user), built)
     return built

@@ -62,5 +62,3 @@ def _expressible(group: Group, topology: Topology, notes: list[str]) -> Group:
     notes += inner_minimum(group, SCHEDULER)
     children = tuple(_expressible(child, topology, notes) for child in group.children)
     return replace(group, slices=(), children=children)
-
-

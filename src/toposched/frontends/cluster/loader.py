@@ -48,9 +48,7 @@ def cluster_from_objects(
     """``load_cluster_report`` for objects already decoded (an API server's list and watch
     answers): Nodes, Pods and Topology objects; other kinds are skipped and counted."""
     problems: list[Problem] = []
-    located = (
-        Located(f"items[{i}]", str(obj.get("kind", "")), obj) for i, obj in enumerate(objects)
-    )
+    located = (Located(f"items[{i}]", str(obj.get("kind", "")), obj) for i, obj in enumerate(objects))
     return _from_located(located, problems, source)
 
 

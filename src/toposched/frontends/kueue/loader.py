@@ -30,6 +30,7 @@ from toposched.model import (
 
 SUPPORTED = ", ".join(f"{api} {kind}" for kind, (api, _) in READERS.items()) + ", v1 Pod (a pod group)"
 
+
 def load_workload(text: str, topology: Topology | None = None, *, source: str = "job") -> Gang:
     """Parse YAML text (one document; or several documents / a ``v1 List`` of Pods of one pod
     group), validate it against ``topology`` when given, and compile it to a ``Gang``.

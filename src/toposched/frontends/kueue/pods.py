@@ -85,7 +85,9 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
     group_name = next(iter(groups), None)
     workload_name = group_name or (names[0] if names else "")
     podsets = _podsets(pods, names, problems)
-    return Workload(workload_name, min(namespaces, default="default"), "Pod", podsets, queue=next(iter(queues), ""))
+    return Workload(
+        workload_name, min(namespaces, default="default"), "Pod", podsets, queue=next(iter(queues), "")
+    )
 
 
 def _check_total(group: str, totals: set[int], pods: Sequence[Located], problems: Problems) -> None:

@@ -165,7 +165,9 @@ class TopologyRegistry:
         if obj is None:
             return Admission(False, (Problem("metadata.name", f"{kind} {name!r} not found", ""),))
         if obj["metadata"].get("finalizers"):
-            obj["metadata"].setdefault("deletionTimestamp", datetime.fromtimestamp(self._clock.now(), UTC).isoformat())
+            obj["metadata"].setdefault(
+                "deletionTimestamp", datetime.fromtimestamp(self._clock.now(), UTC).isoformat()
+            )
         else:
             self._remove(key)
         return Admission(True)
