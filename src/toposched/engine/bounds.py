@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace
 from toposched.model import PodSpec
 from toposched.snapshot import fits_count
@@ -33,7 +34,7 @@ def shape_runs(pods: Sequence[PodSpec]) -> Runs:
 def capacity(space: NodeSpace, rows: IntArray, pod: PodSpec) -> IntArray:
     """Pods like ``pod`` each row still holds (0 where its taints or selector rule it out)."""
     allowed = space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
-    cap = fits_count(space.ledger.free[rows], space.ledger.columns, pod.requests)
+    cap = fits_count(take_rows(space.ledger.free, rows), space.ledger.columns, pod.requests)
     return np.where(allowed[rows], cap, 0)
 
 

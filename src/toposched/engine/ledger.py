@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from toposched.engine.rowwise import put_rows, take_rows
 from toposched.model import Resources
 from toposched.snapshot import per_slot_requests
 from toposched.topology import IntArray
@@ -90,7 +91,7 @@ class Ledger:
                 if len(self._asked) >= _ASKED:
                     self._asked.clear()
                 self._asked[id(vec)] = found
-        free = self.free[rows]
+        free = take_rows(self.free, rows)
         copies: IntArray | None = None
         # Column by column: dividing by one number is much faster than by a row of them (and
         # a slot asked once needs no division).
@@ -152,6 +153,10 @@ def _apply(free: IntArray, rows: IntArray, amounts: IntArray, op: np.ufunc, dist
     if len(rows) == 1:
         row = free[int(rows[0]), :width]
         op(row, amounts[0], out=row)
+    elif distinct and width == free.shape[1]:
+        changed = take_rows(free, rows)
+        op(changed, amounts, out=changed)
+        put_rows(free, rows, changed)
     elif distinct:
         free[rows, :width] = op(free[rows, :width], amounts)
     elif free.flags.c_contiguous:

@@ -23,6 +23,7 @@ import numpy as np
 from toposched.engine.counts import LevelCounts, SharedCounts, fill_counts
 from toposched.engine.ledger import Ledger
 from toposched.engine.request import Request
+from toposched.engine.rowwise import take_rows
 from toposched.snapshot import BoolArray, Snapshot, eligible, fits_count
 from toposched.topology import IntArray, TopologyTree
 
@@ -61,7 +62,7 @@ def node_numbers(
     mask = eligible(tree, req.shape)
     if mask is not None:
         mask = mask[rows]
-    raw = fits_count(ledger.free[rows], columns, req.shape.requests)
+    raw = fits_count(take_rows(ledger.free, rows), columns, req.shape.requests)
     if mask is not None:
         raw = np.where(mask, raw, 0)
     node_pods = raw
@@ -73,7 +74,7 @@ def node_numbers(
     with_leader: IntArray | None = None
     if req.leader_requests is not None:
         vec = ledger.vector(req.leader_requests)  # may add a column to the ledger's matrix
-        free = ledger.free[rows]
+        free = take_rows(ledger.free, rows)
         leader_fits = fits_count(free, columns, req.leader_requests) >= 1
         if node_ok is not None:
             leader_fits &= node_ok

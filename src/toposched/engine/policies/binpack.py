@@ -28,6 +28,7 @@ import numpy.typing as npt
 from toposched.engine.domain_sums import DomainSums, RowValues
 from toposched.engine.ledger import Ledger
 from toposched.engine.ranges import expand
+from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
@@ -276,7 +277,7 @@ def _fit_values(
     def of(rows: IntArray | slice) -> IntArray:
         at = [ledger.columns.get(r, -1) for r in wanted]  # read now: the ledger may add columns
         # A resource no node has: a column of zeros after the ledger's columns.
-        free = ledger.free[rows]
+        free = take_rows(ledger.free, rows)
         if -1 in at:
             free = np.column_stack([free, np.zeros(len(free), dtype=np.int64)])
         # Clipped at 0 first: the whole pods of a row short of one resource are 0 either way.
