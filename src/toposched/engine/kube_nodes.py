@@ -33,6 +33,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace
 from toposched.model import PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray, Snapshot
@@ -91,7 +92,7 @@ class KubeNodes:
         ledger = self.space.ledger
         vec = ledger.vector(pod.requests)
         ok = self._eligible(pod)[rows]
-        ok &= np.all(ledger.free[rows] >= vec, axis=1)
+        ok &= np.all(take_rows(ledger.free, rows) >= vec, axis=1)
         fit = rows[ok]
         if len(fit) == 0:
             return None
@@ -99,7 +100,9 @@ class KubeNodes:
         if len(cols) == 0:
             scores: IntArray = np.zeros(len(fit), dtype=np.int64)
         else:
-            scores = _score(ledger.free[fit][:, cols] - vec[cols], self.allocatable[fit][:, cols])
+            scores = _score(
+                take_rows(ledger.free, fit)[:, cols] - vec[cols], take_rows(self.allocatable, fit)[:, cols]
+            )
         best = np.lexsort((self.space.name_rank[fit], -scores))[0]
         return int(fit[best])
 
@@ -109,7 +112,7 @@ class KubeNodes:
         ledger = self.space.ledger
         vec = ledger.vector(pod.requests)
         # A row passes when every column, asked or not, is free (>= 0 where nothing is asked).
-        ok = self._eligible(pod)[rows] & np.all(ledger.free[rows] >= vec, axis=1)
+        ok = self._eligible(pod)[rows] & np.all(take_rows(ledger.free, rows) >= vec, axis=1)
         room: IntArray = np.where(ok, np.minimum(ledger.copies(rows, vec), most), 0)
         return room
 
@@ -140,7 +143,8 @@ class KubeNodes:
             ledger = self.space.ledger
             charged = (copy + 1)[:, None] * ledger.vector(pod.requests)[cols]
             scores = _score(
-                ledger.free[rows][:, cols][owner] - charged, self.allocatable[rows][:, cols][owner]
+                take_rows(ledger.free, rows)[:, cols][owner] - charged,
+                take_rows(self.allocatable, rows)[:, cols][owner],
             )
         of = placement[owner]
         order = np.lexsort((copy, self.space.name_rank[rows][owner], -scores, of))
@@ -158,8 +162,8 @@ class KubeNodes:
         """``MostAllocated`` over all of ``rows`` together: 0 (empty) to 100 (full)."""
         if len(rows) == 0 or len(cols) == 0:
             return 0
-        alloc = self.allocatable[rows][:, cols].sum(axis=0)
-        return int(_summed_score(alloc - self.space.ledger.free[rows][:, cols].sum(axis=0), alloc))
+        alloc = take_rows(self.allocatable, rows)[:, cols].sum(axis=0)
+        return int(_summed_score(alloc - take_rows(self.space.ledger.free, rows)[:, cols].sum(axis=0), alloc))
 
     def fullness_each(self, rows: IntArray, starts: IntArray, cols: IntArray, added: IntArray) -> IntArray:
         """``fullness`` of many placements at once: placement i holds ``rows[starts[i]:starts[i
@@ -167,8 +171,8 @@ class KubeNodes:
         ``cols`` (pods proposed there, not charged)."""
         if len(cols) == 0:
             return np.zeros(len(starts) - 1, dtype=np.int64)
-        alloc = segment_sums(self.allocatable[rows][:, cols], starts)
-        used = alloc - segment_sums(self.space.ledger.free[rows][:, cols], starts) + added
+        alloc = segment_sums(take_rows(self.allocatable, rows)[:, cols], starts)
+        used = alloc - segment_sums(take_rows(self.space.ledger.free, rows)[:, cols], starts) + added
         return _summed_score(used, alloc)
 
     def _eligible(self, pod: PodSpec) -> BoolArray:
