@@ -168,6 +168,14 @@ def ways_read(monkeypatch: pytest.MonkeyPatch, text: bytes) -> list[str]:
     return ways
 
 
+def read_in_bulk(monkeypatch: pytest.MonkeyPatch, text: bytes) -> list[Any]:
+    """The values ``parse_stream`` hands out for ``text``, which the bulk reader reads alone."""
+    ways = ways_read(monkeypatch, text)
+    values = [parsed.value for parsed in parse_stream(text, source="dump")]
+    assert ways == ["bulk"]
+    return values
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(item(), min_size=1, max_size=6))  # the fixture only sets module constants
 def test_the_bulk_reader_hands_out_what_the_event_reader_does(small: None, items: list[str]) -> None:
@@ -189,10 +197,7 @@ def test_a_kubectl_dump_is_read_in_bulk(small: None, monkeypatch: pytest.MonkeyP
         f"    capacity:\n      pods: 110\n    ratio: 0.5\n    unschedulable: false\n    taints: []\n"
         for i in range(5)
     ]
-    text = dump(items)
-    ways = ways_read(monkeypatch, text)
-    values = [p.value for p in parse_stream(text, source="dump")]
-    assert ways == ["bulk"]
+    values = read_in_bulk(monkeypatch, dump(items))
     assert [v["metadata"]["name"] for v in values[:-1]] == [f"n{i}" for i in range(5)]
     assert values[0]["status"]["conditions"][0]["status"] == "True"
     assert values[0]["status"]["capacity"]["pods"] == 110
@@ -213,9 +218,7 @@ def test_an_annotation_holding_json_is_read_in_bulk(small: None, monkeypatch: py
         for i in range(5)
     ]
     text = dump(items)
-    ways = ways_read(monkeypatch, text)
-    got = [p.value for p in parse_stream(text, source="dump")]
-    assert ways == ["bulk"]
+    got = read_in_bulk(monkeypatch, text)
     assert read(text, bulk) == read(text, events)
     annotation = got[3]["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
     assert annotation == applied % 3 + "\n"
