@@ -10,6 +10,8 @@ holds them to the same results).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from toposched.topology import IntArray
@@ -26,14 +28,21 @@ def take_rows(matrix: IntArray, rows: IntArray | slice) -> IntArray:
 def put_rows(matrix: IntArray, rows: IntArray, values: IntArray) -> None:
     """``matrix[rows] = values`` for an index array of distinct rows and one row of ``values``
     per row, as wide as ``matrix``: each row written as one opaque item of a C-contiguous matrix."""
+    width = matrix.shape[1] if matrix.ndim == 2 else 0
     if (
-        matrix.ndim != 2
-        or not matrix.flags.c_contiguous
-        or values.shape != (len(rows), matrix.shape[1])
-        or values.dtype != matrix.dtype
-        or matrix.shape[1] == 0
+        width
+        and matrix.flags.c_contiguous
+        and values.flags.c_contiguous
+        and values.dtype == matrix.dtype
+        and values.shape == (len(rows), width)
     ):
+        whole = _row_item(matrix.itemsize * width)
+        matrix.view(whole).reshape(-1).put(rows, values.view(whole).reshape(-1))
+    else:
         matrix[rows] = values
-        return
-    item = np.dtype((np.void, matrix.itemsize * matrix.shape[1]))
-    matrix.view(item).reshape(-1).put(rows, np.ascontiguousarray(values).view(item).reshape(-1))
+
+
+@lru_cache(maxsize=64)
+def _row_item(size: int) -> np.dtype[np.void]:
+    """An opaque item of ``size`` bytes: a whole row."""
+    return np.dtype((np.void, size))
