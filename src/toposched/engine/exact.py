@@ -76,7 +76,7 @@ class ExactSearch:
         if self._held_apart():
             return Outcome(False, False, self.steps.count)
         try:
-            found = self._step([(self.root, np.arange(self.space.size, dtype=np.int64))])
+            found = self._step([(self.root, self.space.every_row)])
         except ExhaustedError:
             return Outcome(False, True, self.steps.count)
         except RecursionError:  # one frame per group and pod-shape run: too many distinct shapes

@@ -210,8 +210,7 @@ class Solver:
         """One all-or-nothing attempt; on failure nothing of it stays."""
         self.tries = 0
         mark = self.mark()
-        everything = np.arange(self.space.size, dtype=np.int64)
-        if self.allocate(self.root, attempt, everything, None):
+        if self.allocate(self.root, attempt, self.space.every_row, None):
             return True
         self.undo(mark)
         return False

@@ -44,8 +44,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-import numpy as np
-
 from toposched.engine.complete import pods_and_assignments
 from toposched.engine.kube_each import EachPlacer
 from toposched.engine.kube_nodes import KubeNodes
@@ -78,7 +76,7 @@ def place_kube(
         nodes = KubeNodes(space, [snapshot, *(snapshots or {}).values()], gang.root.all_pods())
         placer = (KubePlacer if by_pod else EachPlacer)(space, nodes)
         where = placer.pin(gang.root)
-        everything = np.arange(space.size, dtype=np.int64)
+        everything = space.every_row
         for unit in units(gang.root):
             try:
                 result = placer.evaluate(unit, everything, gang.root.topology)
