@@ -214,9 +214,12 @@ class Attempt:
         return not any(self.pods.values())
 
     def of(self, node: SNode) -> list[PodSpec]:
-        """Pods of this attempt in the subtree of ``node``."""
+        """Pods of this attempt in the subtree of ``node`` (a list the attempt may share with a
+        leaf: read only)."""
         if node.is_leaf:
             return self.pods.get(node.name, [])
+        if len(node.children) == 1:
+            return self.of(node.children[0])
         out: list[PodSpec] = []
         for child in node.children:
             out += self.of(child)
@@ -258,6 +261,6 @@ def _take(attempt: Attempt, node: SNode, positions: IntArray) -> None:
     """The attempt tries the pods of leaf ``node`` at ``positions``."""
     attempt.positions[node.name] = positions
     if len(positions) == len(node.pods):
-        attempt.pods[node.name] = list(node.pods)
+        attempt.pods[node.name] = node.pods  # shared: no one changes either list
     else:
         attempt.pods[node.name] = list(map(node.pods.__getitem__, positions.tolist()))
