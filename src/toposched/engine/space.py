@@ -99,7 +99,9 @@ class NodeSpace:
         self.default = main.tree.topology.name
         self._eligible: dict[object, BoolArray] = {}
         self._row: dict[str, int] | None = None
-        self._every_row: IntArray | None = None
+        # 0 .. size - 1 (read-only): the rows a gang starts from, made once per space.
+        self.every_row: IntArray = np.arange(len(layout.names), dtype=np.int64)
+        self.every_row.setflags(write=False)
         self._sums: dict[tuple[int, Hashable], DomainSums] = {}
         self.ledger.watch(self._charged)
 
@@ -152,14 +154,6 @@ class NodeSpace:
     @property
     def size(self) -> int:
         return len(self.names)
-
-    @property
-    def every_row(self) -> IntArray:
-        """0 .. size - 1, ascending (made once per space, read-only): the rows a gang starts from."""
-        if self._every_row is None or len(self._every_row) != self.size:
-            self._every_row = np.arange(self.size, dtype=np.int64)
-            self._every_row.setflags(write=False)
-        return self._every_row
 
     def sums(self, view: TopoView, key: Hashable, values: RowValues) -> DomainSums:
         """Per-domain sums over ``view`` of the per-row quantity ``values`` (named by ``key``),
