@@ -7,12 +7,14 @@ from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from toposched.model.limits import MAX_REQUEST_BODY_BYTES
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Bounds on what one request may ask for."""
 
-    max_body_bytes: int = 1 << 20  # a workload spec or a cluster dump chunk
+    max_body_bytes: int = MAX_REQUEST_BODY_BYTES  # a workload spec or a cluster dump chunk
     max_list: int = 1000  # events / workloads per page
 
 

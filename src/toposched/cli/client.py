@@ -8,7 +8,6 @@ user's or an unknown id: any 4xx but a conflict or rate limit); 1 the server cou
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
@@ -17,8 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from toposched.cli.errors import ExitCode
+from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.hints import taint_hint
+from toposched.frontends.parse import read_file
+from toposched.model.errors import SpecError
 
 ServerOpt = Annotated[
     str,
@@ -159,11 +160,10 @@ def _show(record: dict[str, Any], output: str, line: str) -> None:
 
 def _read_spec(spec: str) -> str:
     try:
-        raw = typer.get_binary_stream("stdin").read() if spec == "-" else Path(spec).read_bytes()
-    except OSError as exc:
-        typer.echo(
-            f"SPEC: cannot read {spec!r}: {exc.strerror} (pass an existing file, or - for stdin)", err=True
-        )
+        raw = read_file(spec, what="workload spec")  # bounded: the server refuses more anyway
+    except SpecError as exc:
+        for line in error_lines(exc):
+            typer.echo(f"SPEC: {line}", err=True)
         raise typer.Exit(ExitCode.INVALID) from None
     try:
         text: str | None = raw.decode("utf-8")

@@ -13,7 +13,7 @@ from typing import Any
 
 from toposched.frontends import osmo
 from toposched.frontends.cluster import load_cluster_report, topologies_from_documents
-from toposched.frontends.parse import parse_documents, read_file
+from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_file
 from toposched.frontends.registry import PoolEntry
 from toposched.model import (
     Cluster,
@@ -74,7 +74,7 @@ def read_cluster(path: str) -> tuple[Cluster, list[str]]:
     """A cluster file (YAML or JSON: a v1 List or a multi-document stream of Nodes, Pods and
     Topologies) and the loader's warnings (skipped objects, nodes missing some level labels).
     Its List items become nodes and pods as they are parsed, so a large dump is never held whole."""
-    return load_cluster_report(read_file(path, what="cluster"), source=path)
+    return load_cluster_report(read_file(path, what="cluster", limits=CLUSTER_DUMP_LIMITS), source=path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,11 +3,23 @@
 A count is checked where a front end reads it and again when counts multiply (JobSet replicas
 x parallelism, Grove replicas x clique replicas), always before any pod is built: a 700-byte
 spec asking for 10^23 pods is refused in microseconds instead of exhausting memory.
+
+The size of each kind of input text is defined here too, and only here (README, "Input limits"):
+the readers (``toposched.frontends.parse``) stop reading at these bounds.
 """
 
 from __future__ import annotations
 
 from toposched.model.errors import Problem
+
+MIB = 1 << 20
+
+# One workload spec, topology, pool, configuration or tokens file, or standard input.
+MAX_SPEC_BYTES = 64 * MIB
+# A cluster dump: kubectl prints 100k nodes as ~340 MB of YAML or ~600 MB of JSON.
+MAX_CLUSTER_DUMP_BYTES = 1024 * MIB
+# One HTTP request body: a spec, or one chunk of a cluster dump (the import merges chunks).
+MAX_REQUEST_BODY_BYTES = 1 * MIB
 
 MAX_PODS_PER_GANG = 100_000  # the default; CompileContext.max_pods, SchedulerConfig.max_pods, --max-pods
 

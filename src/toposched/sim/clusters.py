@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toposched.frontends.cluster import load_cluster_report
-from toposched.frontends.parse import read_file
+from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, read_file
 from toposched.model import HOSTNAME, Cluster, Problem, SpecError, Topology
 from toposched.wire.core import list_object, node_object
 from toposched.wire.kueue import topology_object
@@ -79,7 +79,8 @@ def load_sim_cluster(spec: str) -> Cluster:
         dump = json.dumps(list_object(generate(_parameters(shape, rest, defaults))))
         cluster, _ = load_cluster_report(dump, source=shape)
     else:
-        cluster, _ = load_cluster_report(read_file(spec, what="cluster dump"), source=spec)
+        text = read_file(spec, what="cluster dump", limits=CLUSTER_DUMP_LIMITS)
+        cluster, _ = load_cluster_report(text, source=spec)
     cluster.topology()  # exactly one topology: NotFoundError naming the ones there are
     return cluster
 

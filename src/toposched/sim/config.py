@@ -36,10 +36,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toposched.frontends.osmo.errors import problems_from
-from toposched.frontends.parse import InputLimits, parse_documents, read_file
+from toposched.frontends.parse import parse_documents, read_file
 from toposched.model import Problem, Search, SpecError
-
-_LIMITS = InputLimits(max_bytes=1024 * 1024)  # a configuration is a few lines
+from toposched.model.limits import MAX_SPEC_BYTES
 
 
 class Width(StrEnum):
@@ -66,7 +65,7 @@ class TraceLimits(_Strict):
     """Where named traces live and how large a trace may be."""
 
     directory: Path | None = None
-    max_bytes: int = Field(default=64 * 1024 * 1024, gt=0)
+    max_bytes: int = Field(default=MAX_SPEC_BYTES, gt=0)
     max_rows: int = Field(default=1_000_000, gt=0)
 
 
@@ -133,7 +132,7 @@ def load_config(path: str | None) -> SimConfig:
     """The configuration in the YAML file ``path``, or the defaults when ``path`` is None."""
     if path is None:
         return SimConfig()
-    documents = parse_documents(read_file(path, what="simulation configuration"), source=path, limits=_LIMITS)
+    documents = parse_documents(read_file(path, what="simulation configuration"), source=path)
     if len(documents) > 1:
         raise SpecError([Problem(path, f"has {len(documents)} documents", "keep one configuration per file")])
     return parse_config(documents[0] if documents else None, source="")

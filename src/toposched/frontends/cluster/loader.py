@@ -12,7 +12,7 @@ from toposched.frontends.cluster.documents import Located, located_objects
 from toposched.frontends.cluster.nodes import parse_node
 from toposched.frontends.cluster.pods import parse_pod
 from toposched.frontends.cluster.topology import topology_located
-from toposched.frontends.parse import Parsed, parse_stream
+from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, Parsed, parse_stream
 from toposched.model import Cluster, ClusterSpecError, Node, Problem, RunningPod, SpecError, Topology
 from toposched.model.cluster import duplicate_names
 from toposched.model.labels import label_problems
@@ -31,11 +31,12 @@ def load_cluster_report(text: str | bytes, *, source: str = "cluster") -> tuple[
     Topology objects (Kueue ``kueue.x-k8s.io`` v1alpha1 / v1beta1 / v1beta2, KAI
     ``kai.scheduler/v1alpha1``) are read; other kinds are skipped and counted in the warnings, as
     are pods on unknown nodes and label problems (``model.labels``). ``source`` names the text in syntax errors (``<source>:<line>:<col>``).
+    A dump may be as large as ``CLUSTER_DUMP_LIMITS`` allows (larger than a spec).
 
     Raises ``ClusterSpecError`` listing every problem, each with its field path.
     """
     try:
-        return _cluster(parse_stream(text, source=source), source)
+        return _cluster(parse_stream(text, source=source, limits=CLUSTER_DUMP_LIMITS), source)
     except ClusterSpecError:
         raise
     except SpecError as exc:  # the text itself: syntax, bounds

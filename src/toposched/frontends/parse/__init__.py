@@ -16,12 +16,15 @@ rapidyaml (``yaml_bulk``), which hands anything it cannot read as the event read
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from toposched.frontends.parse.bounds import (
+    CLUSTER_DUMP_LIMITS,
     DEFAULT_LIMITS,
     InputLimits,
     Parsed,
@@ -35,6 +38,7 @@ from toposched.frontends.parse.yaml_events import read_yaml
 from toposched.model import Problem, SpecError
 
 __all__ = [
+    "CLUSTER_DUMP_LIMITS",
     "DEFAULT_LIMITS",
     "InputLimits",
     "Parsed",
@@ -120,13 +124,15 @@ def _check_utf8(data: bytes, source: str, chunk: int = 1 << 20) -> None:
         raise SpecError([Problem(source, "is not UTF-8 text", "give a YAML or JSON file")]) from None
 
 
-def read_file(path: str, *, what: str) -> bytes:
+def read_file(path: str, *, what: str, limits: InputLimits = DEFAULT_LIMITS) -> bytes:
     """A file's bytes (``-`` = standard input) for ``parse_documents``; a file that cannot be
-    read is a ``SpecError`` naming it and the fix."""
+    read, or holds more than ``limits.max_bytes`` (reading stops there: a pipe or a device such
+    as ``/dev/zero`` is never read whole), is a ``SpecError`` naming it and the fix."""
     if path == "-":
-        return sys.stdin.buffer.read()
+        return _read_bounded(sys.stdin.buffer, "-", limits)
     try:
-        return Path(path).read_bytes()
+        with Path(path).open("rb") as file:
+            return _read_bounded(file, path, limits)
     except FileNotFoundError:
         reason, hint = "file not found", f"check the path of the {what}"
     except IsADirectoryError:
@@ -136,6 +142,19 @@ def read_file(path: str, *, what: str) -> bytes:
     except OSError as exc:
         reason, hint = f"cannot be read ({exc.strerror or exc})", f"check the path of the {what}"
     raise SpecError([Problem(path, reason, hint)])
+
+
+def _read_bounded(file: BinaryIO, source: str, limits: InputLimits) -> bytes:
+    try:
+        info: os.stat_result | None = os.fstat(file.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's stand-in for standard input)
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > limits.max_bytes:
+        raise too_large(source, info.st_size, limits)  # its size is known: refuse before reading
+    data = file.read(limits.max_bytes + 1)
+    if len(data) > limits.max_bytes:
+        raise too_large(source, None, limits)
+    return data
 
 
 def first_mapping(documents: list[Any]) -> Mapping[str, Any] | None:

@@ -7,19 +7,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from toposched.model import Problem, SpecError
+from toposched.model.limits import MAX_CLUSTER_DUMP_BYTES, MAX_SPEC_BYTES, MIB
 
 
 @dataclass(frozen=True, slots=True)
 class InputLimits:
-    """Bounds on one input text. The defaults fit a 100k-node ``kubectl get nodes,pods -o yaml``
-    dump and reject what no real spec needs."""
+    """Bounds on one input text. The defaults are a spec's (``model.limits`` sets the sizes);
+    ``CLUSTER_DUMP_LIMITS`` lets a cluster dump be larger."""
 
-    max_bytes: int = 1 << 30  # a 100k-node dump, as kubectl prints it in JSON
+    max_bytes: int = MAX_SPEC_BYTES
     max_depth: int = 64
     max_alias_expansion: int = 10_000  # extra nodes aliases may add when expanded
+    too_large_hint: str = "split the input into smaller files"  # the fix a too-large input is told
 
 
-DEFAULT_LIMITS = InputLimits()
+DEFAULT_LIMITS = InputLimits()  # a workload spec, topology, pool, configuration or tokens file
+CLUSTER_DUMP_LIMITS = InputLimits(max_bytes=MAX_CLUSTER_DUMP_BYTES)  # kubectl's dump of a cluster
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,16 +37,22 @@ class Parsed:
     head: Any = None
 
 
-def too_large(source: str, size: int, limits: InputLimits) -> SpecError:
+def too_large(source: str, size: int | None, limits: InputLimits) -> SpecError:
+    """``size`` is None when reading stopped at the limit (a stream, a device)."""
+    what = f"is {size} bytes" if size is not None else f"is more than {limits.max_bytes} bytes"
     return SpecError(
         [
             Problem(
                 source,
-                f"is {size} bytes; the limit is {limits.max_bytes}",
-                "split the input into smaller files or raise the input limit",
+                f"{what}; the limit is {limits.max_bytes} bytes ({_mib(limits.max_bytes)})",
+                limits.too_large_hint,
             )
         ]
     )
+
+
+def _mib(size: int) -> str:
+    return f"{size / MIB:g} MiB"
 
 
 def too_deep(where: str, limits: InputLimits) -> SpecError:
