@@ -50,6 +50,32 @@ def test_simulate_names_a_bad_option(invoke: Invoke, tmp_path: Path) -> None:
     assert not (tmp_path / "metrics.json").exists()
 
 
+def test_simulate_refuses_numbers_json_cannot_hold(invoke: Invoke, tmp_path: Path) -> None:
+    """An infinite backoff or --until ended up as Infinity in metrics.json, which no JSON reader
+    accepts; now both are refused, naming the field."""
+    trace = tmp_path / "trace.csv"
+    trace.write_text(TRACE, encoding="utf-8")
+    config = tmp_path / "sim.yaml"
+    config.write_text("scheduler:\n  backoff_seconds: .inf\n", encoding="utf-8")
+    out = tmp_path / "out"
+    common = ("simulate", "--trace", trace, "--cluster", CLUSTER, "--policy", "bestfit", "--out", out)
+    run = invoke(*common, "--config", config)
+    assert run.exit_code == 2
+    assert run.stderr.startswith("scheduler.backoff_seconds: ")
+    for until in ("inf", "nan"):
+        run = invoke(*common, "--until", until)
+        assert run.exit_code == 2
+        assert run.stderr.startswith(f"--until: {until} is not a finite number")
+    assert not (out / "metrics.json").exists()
+    run = invoke(*common, "--until", "60")
+    assert run.exit_code == 0, run.stderr
+    json.loads((out / "metrics.json").read_text(encoding="utf-8"), parse_constant=_refuse)
+
+
+def _refuse(constant: str) -> object:
+    raise AssertionError(f"{constant} in metrics.json")
+
+
 def test_simulate_help(invoke: Invoke) -> None:
     run = invoke("simulate", "--help")
     assert run.exit_code == 0

@@ -147,3 +147,56 @@ def test_the_example_config_is_valid() -> None:
     config = load_config(str(example))
     assert config.requests[1].mode is Mode.PREFERRED
     assert config.failures.node_failures_per_day == 0.05
+
+
+def test_a_trace_read_stops_at_the_size_limit() -> None:
+    """``--trace /dev/zero`` was read whole (forever) before its size was checked."""
+    with pytest.raises(SpecError) as exc:
+        load_trace("/dev/zero", TraceLimits(max_bytes=1 << 20))
+    [problem] = exc.value.problems
+    assert problem.path == "/dev/zero"
+    assert problem.message.startswith("is more than 1048576 bytes")
+    assert problem.hint == "raise traces.max_bytes"
+
+
+def test_a_csv_field_over_the_field_limit_names_the_line(tmp_path: Path) -> None:
+    """A 200 KiB field (here an unclosed quote swallowing the rest) ended in a csv.Error traceback."""
+    path = tmp_path / "t.csv"
+    path.write_text(HEADER + "a,0,10,1,1\n" + 'b,"' + "9" * 200_000 + "\n", encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        load_trace(str(path), TraceLimits())
+    [problem] = exc.value.problems
+    assert problem.path == f"{path}:3"
+    assert "field larger than field limit" in problem.message
+    assert "quotes" in problem.hint
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e300", "-1"])
+def test_trace_times_must_be_finite_and_below_the_bound(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(HEADER + f"a,{value},10,1,1\n", encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        load_trace(str(path), TraceLimits())
+    assert _paths(exc) == [f"{path}:2"]
+    assert "less than 1e+12 seconds" in exc.value.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("section", "field"),
+    [
+        ("scheduler", "backoff_seconds"),
+        ("scheduler", "node_grace_seconds"),
+        ("failures", "node_failures_per_day"),
+        ("failures", "recovery_seconds"),
+    ],
+)
+@pytest.mark.parametrize("value", [".nan", ".inf"])
+def test_config_numbers_must_be_finite(tmp_path: Path, section: str, field: str, value: str) -> None:
+    """.inf was accepted and written to metrics.json as Infinity, which is not JSON."""
+    path = tmp_path / "sim.yaml"
+    path.write_text(f"{section}:\n  {field}: {value}\n", encoding="utf-8")
+    with pytest.raises(SpecError) as exc:
+        load_config(str(path))
+    assert _paths(exc) == [f"{section}.{field}"]
+    assert "finite number" in exc.value.problems[0].message
+    assert ".nan or .inf" in exc.value.problems[0].hint

@@ -3,6 +3,7 @@ write ``metrics.json``, ``report.md`` and PNG plots to ``--out``. See ``toposche
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Annotated
@@ -57,6 +58,7 @@ def simulate_command(
     console = Console(highlight=False, stderr=True)
     try:
         policies = _policies(policy)
+        _check_finite("--until", until)
         settings = load_config(config)
         if trace_dir is not None:
             settings = settings.model_copy(
@@ -97,6 +99,20 @@ def simulate_command(
     if any(m.lost_jobs or m.overcommits for m in metrics):
         typer.echo("a replay lost a job or over-committed a node: see the report's checks", err=True)
         raise typer.Exit(ExitCode.FAILED)
+
+
+def _check_finite(option: str, value: float | None) -> None:
+    """nan and inf parse as floats, but no replay can stop there (and JSON cannot hold them)."""
+    if value is not None and not math.isfinite(value):
+        raise SpecError(
+            [
+                Problem(
+                    option,
+                    f"{value} is not a finite number of seconds",
+                    f"give a number, or leave {option} out",
+                )
+            ]
+        )
 
 
 def _policies(text: str) -> list[Policy]:

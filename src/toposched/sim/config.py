@@ -21,10 +21,12 @@ Every field has a default, so an empty file (or none) is a valid configuration::
       node_failures_per_day: 0    # per node; 0 = no failure injection
       recovery_seconds: 3600      # mean time until a failed node is Ready again
       seed: 0
+      max_failures: 100000        # a replay expected to inject more is refused
 
 Levels are named ``host`` (the topology's last level), ``rack`` (the one above), ``block`` (the
 one above that) or by a label key of the topology. Bad values raise a ``SpecError`` whose
-problems name the field, e.g. ``requests[0].mode``.
+problems name the field, e.g. ``requests[0].mode``; numbers must be finite (``.nan`` and
+``.inf`` are refused), so every value can be written back as strict JSON.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class Mode(StrEnum):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class TraceLimits(_Strict):
@@ -101,11 +103,13 @@ class SchedulerSettings(_Strict):
 
 
 class FailureSettings(_Strict):
-    """Node failures injected during the replay (a seeded random schedule)."""
+    """Node failures injected during the replay (a seeded random schedule, drawn as the replay
+    goes); a replay expected to inject more than ``max_failures`` is refused before it starts."""
 
     node_failures_per_day: float = Field(default=0.0, ge=0)
     recovery_seconds: float = Field(default=3600.0, gt=0)
     seed: int = 0
+    max_failures: int = Field(default=100_000, gt=0)
 
 
 class SimConfig(_Strict):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from toposched.emit.result import pod_nodes
 from toposched.model import Cluster, Policy
@@ -66,7 +66,7 @@ class Replay:
         config: SimConfig,
         policy: Policy,
         *,
-        failures: Sequence[NodeChange] = (),
+        failures: Iterable[NodeChange] = (),
         until: float | None = None,
     ) -> None:
         self.clock = ManualClock(0.0)
@@ -86,8 +86,8 @@ class Replay:
         self.waiting = 0  # jobs submitted and not holding GPUs: with none, freed GPUs need no cycle
         self.sequence = itertools.count()
         self.result = ReplayResult(str(policy), self.ledger.total, self.records, Series(), [])
-        for change in failures:
-            self._push(change.time, _NODE, change)
+        self.failures = iter(failures)  # drawn one at a time: the next is queued as one is handled
+        self._queue_next_failure()
 
     def run(self, progress: Progress | None = None, every: int = 500) -> ReplayResult:
         """Replay every event; ``progress`` is told the jobs submitted so far every ``every`` jobs."""
@@ -126,6 +126,11 @@ class Replay:
     def _push(self, at: float, kind: int, payload: Payload) -> None:
         heapq.heappush(self.events, (at, kind, next(self.sequence), payload))
 
+    def _queue_next_failure(self) -> None:
+        change = next(self.failures, None)
+        if change is not None:
+            self._push(change.time, _NODE, change)
+
     def _handle_events(self, now: float) -> bool:
         """Apply the events due at ``now``; True when one may change more than the free GPUs
         (a node change, or a wake-up), so a cycle must run even with no job waiting."""
@@ -138,6 +143,7 @@ class Replay:
                     self._finish(index, now)
             elif isinstance(payload, NodeChange):
                 self._node_change(payload, now)
+                self._queue_next_failure()  # in time order, so it is never before ``now``
                 changed = True
             else:  # a wake-up: nothing to do but run the cycle
                 changed = True

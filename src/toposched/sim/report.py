@@ -31,7 +31,8 @@ _COLUMNS = (
 
 
 def write_metrics(path: Path, spec: StudySpec, inputs: Inputs, metrics: Sequence[Metrics]) -> None:
-    """The inputs and every policy's figures as JSON."""
+    """The inputs and every policy's figures as strict JSON (every number finite: the
+    configuration and the trace's times are, so a NaN here is a bug, not output)."""
     document = {
         "trace": spec.trace,
         "cluster": spec.cluster,
@@ -39,11 +40,11 @@ def write_metrics(path: Path, spec: StudySpec, inputs: Inputs, metrics: Sequence
         "skipped_rows_without_gpus": inputs.skipped,
         "gpus": total_gpus(inputs.cluster),
         "until": spec.until,
-        "node_changes_injected": len(inputs.failures),
+        "node_failures_injected": max((m.node_failures for m in metrics), default=0),
         "config": spec.config.model_dump(mode="json"),
         "policies": [m.as_json() for m in metrics],
     }
-    path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def comparison_table(metrics: Sequence[Metrics]) -> str:
@@ -91,7 +92,7 @@ def write_report(
         f" pods of up to {inputs.shape.gpus_per_node} GPUs, racks of {inputs.shape.nodes_per_rack} nodes",
         f"- replayed: {duration(span)} of trace time"
         + (f" (stopped at {duration(spec.until)})" if spec.until else ""),
-        f"- node failures injected: {sum(1 for c in inputs.failures if not c.ready)}",
+        f"- node failures injected: {max((r.node_failures for r in results), default=0)}",
         "",
         "## Policies",
         "",

@@ -16,7 +16,7 @@ from typing import Any
 from toposched.model import Cluster, Policy
 from toposched.sim.clusters import load_sim_cluster
 from toposched.sim.config import SimConfig
-from toposched.sim.failures import NodeChange, failure_schedule
+from toposched.sim.failures import FailurePlan
 from toposched.sim.gangs import Shape, SimJob, shape_of, sim_jobs
 from toposched.sim.replay import Replay
 from toposched.sim.results import ReplayResult
@@ -44,19 +44,26 @@ class Inputs:
     cluster: Cluster
     shape: Shape
     jobs: list[SimJob]
-    failures: list[NodeChange]
+    failures: FailurePlan
     skipped: int  # trace rows without GPUs
 
 
 def build_inputs(spec: StudySpec) -> Inputs:
-    """Read the trace and the cluster, map the jobs and draw the failure schedule."""
+    """Read the trace and the cluster, map the jobs and plan the failures: from the first arrival
+    to the last job's end (or ``until``), refused when they would be too many."""
     trace = load_trace(spec.trace, spec.config.traces, max_jobs=spec.limit_jobs)
     cluster = load_sim_cluster(spec.cluster)
     shape = shape_of(cluster, spec.config)
     jobs = sim_jobs(trace.jobs, shape)
-    last = max((j.submit + j.duration for j in trace.jobs), default=0.0)
-    horizon = min(last, spec.until) if spec.until is not None else last
-    failures = failure_schedule((n.name for n in cluster.nodes), spec.config.failures, horizon)
+    last = max(trace.jobs, key=lambda j: j.submit + j.duration, default=None)
+    end = last.submit + last.duration if last is not None else 0.0
+    start = trace.jobs[0].submit if trace.jobs else 0.0
+    if spec.until is not None and spec.until < end:
+        end, why = spec.until, "--until"
+    else:
+        why = f"job {last.job_id!r} ends then" if last is not None else "no job"
+    failures = FailurePlan.of((n.name for n in cluster.nodes), spec.config.failures, start, end)
+    failures.check(why)
     return Inputs(cluster, shape, jobs, failures, trace.skipped)
 
 
@@ -66,7 +73,13 @@ def replay_policy(
     """One policy's replay (in this process)."""
     built = inputs or build_inputs(spec)
     replay = Replay(
-        built.cluster, built.shape, built.jobs, spec.config, policy, failures=built.failures, until=spec.until
+        built.cluster,
+        built.shape,
+        built.jobs,
+        spec.config,
+        policy,
+        failures=built.failures.changes(),
+        until=spec.until,
     )
     return replay.run(None if progress is None else lambda done: progress(str(policy), done))
 

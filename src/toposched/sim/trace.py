@@ -15,23 +15,26 @@ the simulated node shape by ``gangs``). Rows may come in any order; rows of 0 GP
   (``gpu_milli`` < 1000) is simulated as one whole GPU;
 * any other value is the path of a CSV with the common columns.
 
-The file size and row count are bounded (``TraceLimits``) before anything is kept.
+The file size and row count are bounded (``TraceLimits``) before anything is kept: reading stops
+at ``max_bytes``. Times are finite and below ``MAX_SECONDS``, past which a float clock can no
+longer add a second exactly; a field is at most ``csv.field_size_limit()`` (128 KiB) long.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toposched.frontends.parse import read_file
+from toposched.frontends.parse import InputLimits, read_file
 from toposched.model import Problem, SpecError
 from toposched.sim.config import TraceLimits
 
 COLUMNS = ("job_id", "submit_time_s", "duration_s", "num_pods", "gpus_per_pod")
 MAX_PROBLEMS = 20  # problems listed for one file; the rest are counted
+MAX_SECONDS = 1e12  # about 31,700 years; a float keeps sub-millisecond steps below it
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +97,8 @@ def load_trace(spec: str, limits: TraceLimits, *, max_jobs: int | None = None) -
         path = str(Path(limits.directory) / file)
     else:
         path, gpus = spec, _common_gpus
-    data = read_file(path, what="trace")
-    if len(data) > limits.max_bytes:
-        raise SpecError(
-            [
-                Problem(
-                    path, f"is {len(data)} bytes; the limit is {limits.max_bytes}", "raise traces.max_bytes"
-                )
-            ]
-        )
+    bounds = InputLimits(max_bytes=limits.max_bytes, too_large_hint="raise traces.max_bytes")
+    data = read_file(path, what="trace", limits=bounds)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -117,7 +113,11 @@ def load_trace(spec: str, limits: TraceLimits, *, max_jobs: int | None = None) -
 def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[list[TraceJob], int]:
     """The GPU jobs of CSV ``text`` and the count of 0-GPU rows skipped."""
     reader = csv.DictReader(io.StringIO(text, newline=""))
-    missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+    try:
+        header = reader.fieldnames or ()
+    except csv.Error as exc:
+        raise _not_csv(source, 1, exc) from None
+    missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise SpecError(
             [
@@ -131,7 +131,7 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
     jobs: list[TraceJob] = []
     problems: list[Problem] = []
     skipped = 0
-    for count, row in enumerate(reader, start=1):
+    for count, row in enumerate(_checked(reader, source), start=1):
         if count > max_rows:
             raise SpecError([Problem(source, f"has more than {max_rows} rows", "raise traces.max_rows")])
         where = f"{source}:{reader.line_num}"
@@ -157,14 +157,38 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
     return jobs, skipped
 
 
+def _checked(reader: csv.DictReader[str], source: str) -> Iterator[Row]:
+    """The rows of ``reader``; a row the csv module cannot read is a ``SpecError`` naming the
+    line it starts on (a field over 128 KiB, often an unclosed quote swallowing what follows)."""
+    start = reader.line_num + 1
+    try:
+        for row in reader:
+            yield row
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise _not_csv(source, start, exc) from None
+
+
+def _not_csv(source: str, line: int, exc: csv.Error) -> SpecError:
+    return SpecError(
+        [
+            Problem(
+                f"{source}:{line}",
+                f"is not a CSV row: {exc}",
+                "close the quotes that row opens, or shorten the field",
+            )
+        ]
+    )
+
+
 def _seconds(row: Row, column: str) -> float:
     text = (row.get(column) or "").strip()
     try:
         value = float(text)
     except ValueError:
         raise ValueError(f"{column}: {text!r} is not a number of seconds") from None
-    if not 0 <= value < float("inf"):
-        raise ValueError(f"{column}: {text!r} must be 0 or more")
+    if not 0 <= value < MAX_SECONDS:  # also refuses nan and inf
+        raise ValueError(f"{column}: {text!r} must be 0 or more and less than {MAX_SECONDS:g} seconds")
     return value
 
 

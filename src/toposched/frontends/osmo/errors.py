@@ -18,6 +18,7 @@ _HINTS = {
     "missing": "add the field",
     "enum": "use one of the listed values",
     "literal_error": "use one of the listed values",
+    "finite_number": "give a finite number, not .nan or .inf",
 }
 
 
