@@ -1,17 +1,29 @@
-"""Input sizes as README's "Input limits" gives them: a spec or standard input over 64 MiB is
-refused before it is read (it was read up to 1 GiB), a cluster dump may be larger."""
+"""Input sizes as README's "Input limits" gives them, and errors that stay short whatever the
+input: a spec or standard input over 64 MiB is refused before it is read (it was read up to
+1 GiB), a cluster dump may be larger, and an error lists at most 20 short lines."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from toposched.frontends.parse import parse_documents
+from toposched.model.errors import MAX_FIELD_CHARS, MAX_REPORTED_PROBLEMS
 
 from .conftest import EXAMPLES, Invoke
 
 MIB = 1 << 20
+
+
+def _pod(i: int, api_version: str = "v1") -> dict[str, object]:
+    return {
+        "apiVersion": api_version,
+        "kind": "Pod",
+        "metadata": {"name": f"p{i}", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+    }
 
 
 def test_a_spec_over_64_mib_is_refused_before_it_is_read(
@@ -36,6 +48,47 @@ def test_a_cluster_dump_may_be_larger_than_a_spec(
     run = invoke("place", EXAMPLES / "job-rack.yaml", "--cluster", dump)
     assert run.exit_code == 0, run.stderr
     assert "placed 16 pods" in run.stdout
+
+
+def test_an_input_of_many_objects_gets_a_short_error(
+    invoke: Invoke, tmp_path: Path, sample_cluster: Path
+) -> None:
+    """20,000 Jobs in one List: the error named every one of them (a 100 kB line)."""
+    jobs = [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"j{i}"}} for i in range(20_000)]
+    spec = tmp_path / "jobs.json"
+    spec.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": jobs}), encoding="utf-8")
+    run = invoke("place", spec, "--cluster", sample_cluster)
+    assert run.exit_code == 2
+    assert run.stderr.splitlines() == [
+        "the input holds 20000 objects (20000 Job)"
+        " (put one workload per file; only the Pods of one pod group may share a file)"
+    ]
+
+
+def test_an_input_with_many_problems_lists_the_first_and_counts_the_rest(
+    invoke: Invoke, tmp_path: Path, sample_cluster: Path
+) -> None:
+    pods = [_pod(i, api_version="v2") for i in range(5000)]
+    spec = tmp_path / "pods.json"
+    spec.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": pods}), encoding="utf-8")
+    run = invoke("place", spec, "--cluster", sample_cluster)
+    assert run.exit_code == 2
+    lines = run.stderr.splitlines()
+    assert len(lines) == MAX_REPORTED_PROBLEMS
+    assert lines[0].startswith('items[0].apiVersion: a Pod has apiVersion "v1"')
+    counted = re.fullmatch(
+        r"and (\d+) more problems \(fix the ones above and run again to see the rest\)", lines[-1]
+    )
+    assert counted is not None and int(counted[1]) >= 5000 - (MAX_REPORTED_PROBLEMS - 1)
+
+
+def test_a_huge_value_in_an_error_is_cut_short(invoke: Invoke, tmp_path: Path, sample_cluster: Path) -> None:
+    spec = tmp_path / "job.json"
+    spec.write_text(json.dumps({"apiVersion": "batch/v1", "kind": "J" * 1_000_000}), encoding="utf-8")
+    run = invoke("place", spec, "--cluster", sample_cluster)
+    assert run.exit_code == 2
+    assert 0 < len(run.stderr) < 4 * MAX_FIELD_CHARS
+    assert "more characters]" in run.stderr
 
 
 def test_standard_input_is_bounded_like_a_file(invoke: Invoke, sample_cluster: Path) -> None:

@@ -1,6 +1,7 @@
 """One mapping from the error tree to HTTP: every error is JSON with an ``error`` code.
 
-``SpecError`` → 422 ``{"error": "invalid", "problems": [{path, message, hint}]}``; ``NotFoundError``
+``SpecError`` → 422 ``{"error": "invalid", "problems": [{path, message, hint}]}`` (the problems
+``SpecError.reported`` shows: the first few, each field bounded); ``NotFoundError``
 → 404; ``ConflictError`` → 409; ``PermissionDeniedError`` → 403; ``StoreError`` → 503; no or unknown
 token → 401. Malformed request bodies are reported like spec errors, with their field paths.
 Anything else is a bug: ``CatchAllMiddleware`` logs its traceback once and answers a JSON 500
@@ -40,7 +41,7 @@ def error_response(exc: ToposchedError) -> JSONResponse:
     """The HTTP answer for one error of the tree."""
     if isinstance(exc, SpecError):
         return JSONResponse(
-            {"error": "invalid", "problems": [problem_json(p) for p in exc.problems]}, status_code=422
+            {"error": "invalid", "problems": [problem_json(p) for p in exc.reported]}, status_code=422
         )
     if isinstance(exc, NotFoundError):
         body: dict[str, Any] = {"error": "not_found", "message": str(exc), "kind": exc.kind, "name": exc.name}

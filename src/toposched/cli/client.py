@@ -19,7 +19,7 @@ from rich.table import Table
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.hints import taint_hint
 from toposched.frontends.parse import read_file
-from toposched.model.errors import SpecError
+from toposched.model.errors import Problem, SpecError, reported_problems, shorten
 
 ServerOpt = Annotated[
     str,
@@ -217,11 +217,14 @@ def _exit_code(status: int) -> ExitCode:
 
 
 def _error_lines(status: int, payload: Any) -> list[str]:
-    if isinstance(payload, dict) and payload.get("problems"):
-        lines = []
-        for p in payload["problems"]:
-            text = f"{p.get('path')}: {p.get('message')}" if p.get("path") else str(p.get("message"))
-            lines.append(f"{text} ({p['hint']})" if p.get("hint") else text)
-        return lines
+    """The server's problems as the local commands print theirs (as many, as long)."""
+    listed = payload.get("problems") if isinstance(payload, dict) else None
+    problems = [
+        Problem(str(p.get("path") or ""), str(p.get("message")), str(p.get("hint") or ""))
+        for p in (listed if isinstance(listed, list) else ())
+        if isinstance(p, dict)
+    ]
+    if problems:
+        return [str(p) for p in reported_problems(problems)]
     message = payload.get("message") if isinstance(payload, dict) else None
-    return [f"error {status}: {message or payload}"]
+    return [shorten(f"error {status}: {message or payload}")]

@@ -17,9 +17,10 @@ class ExitCode(IntEnum):
 
 
 def error_lines(exc: ToposchedError) -> list[str]:
-    """``path: message (hint)`` for every problem; other errors as one line."""
+    """``path: message (hint)`` for each problem reported (``SpecError.reported``: the first few,
+    each line bounded); other errors as one line."""
     if isinstance(exc, SpecError) and exc.problems:
-        return [str(problem) for problem in exc.problems]
+        return [str(problem) for problem in exc.reported]
     if isinstance(exc, NotFoundError):
         text = f"{exc.kind} {exc.name!r} not found"
         return [f"{text} ({exc.hint})" if exc.hint else text]

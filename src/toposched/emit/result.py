@@ -34,6 +34,7 @@ from toposched.model import (
     StoreError,
     TopologyAssignment,
     Unschedulable,
+    reported_problems,
 )
 from toposched.wire.core import toleration_for
 
@@ -136,8 +137,8 @@ def reason_to_json(reason: str, **fields: Json) -> dict[str, Any]:
 
 
 def problems_to_json(problems: tuple[Problem, ...]) -> list[dict[str, str]]:
-    """Spec problems as ``[{path, message, hint}]``."""
-    return [{"path": p.path, "message": p.message, "hint": p.hint} for p in problems]
+    """Spec problems as ``[{path, message, hint}]``, as many and as long as an error shows."""
+    return [{"path": p.path, "message": p.message, "hint": p.hint} for p in reported_problems(problems)]
 
 
 # What the scheduler stores on an explanation but this document already says at its top level.

@@ -14,6 +14,7 @@ from toposched.model.errors import (
     TopologySpecError,
     ToposchedError,
     WorkloadSpecError,
+    reported_problems,
 )
 from toposched.model.explanation import (
     DomainFit,
@@ -109,6 +110,7 @@ __all__ = [
     "ToposchedError",
     "Unschedulable",
     "WorkloadSpecError",
+    "reported_problems",
     "format_quantity",
     "is_label_key",
     "parse_quantity",

@@ -13,12 +13,19 @@
     └── StoreError              the store failed; stored state is unchanged                 (HTTP 503)
 
 "Does not fit" is not an error: the engine returns an ``Unschedulable`` value.
+
+A ``SpecError`` keeps every problem found, but what is shown of it (its message, the CLI's
+lines, the API's answer) is ``reported_problems``: at most ``MAX_REPORTED_PROBLEMS`` of them,
+each field at most ``MAX_FIELD_CHARS`` long, so an error stays short whatever the input.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+MAX_REPORTED_PROBLEMS = 20  # the last one shown counts the rest
+MAX_FIELD_CHARS = 500  # of a problem's path, message or hint as shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +41,26 @@ class Problem:
         return f"{text} ({self.hint})" if self.hint else text
 
 
+def shorten(text: str, limit: int = MAX_FIELD_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters, saying how many were left out."""
+    if len(text) <= limit:
+        return text
+    keep = max(0, limit - len(f"… [{len(text)} more characters]"))
+    return f"{text[:keep]}… [{len(text) - keep} more characters]"
+
+
+def reported_problems(problems: Sequence[Problem], limit: int = MAX_REPORTED_PROBLEMS) -> tuple[Problem, ...]:
+    """What is shown of ``problems``: each field shortened; past ``limit``, the first
+    ``limit - 1`` and one more that counts the rest. Reporting a report changes nothing."""
+    shown = [Problem(shorten(p.path), shorten(p.message), shorten(p.hint)) for p in problems[:limit]]
+    if len(problems) > limit:
+        hidden = len(problems) - (limit - 1)
+        shown[-1] = Problem(
+            "", f"and {hidden} more problems", "fix the ones above and run again to see the rest"
+        )
+    return tuple(shown)
+
+
 class ToposchedError(Exception):
     """Base of every error toposched raises on purpose."""
 
@@ -43,7 +70,12 @@ class SpecError(ToposchedError):
 
     def __init__(self, problems: Iterable[Problem]) -> None:
         self.problems: tuple[Problem, ...] = tuple(problems)
-        super().__init__("; ".join(str(p) for p in self.problems) or "invalid input")
+        super().__init__("; ".join(str(p) for p in self.reported) or "invalid input")
+
+    @property
+    def reported(self) -> tuple[Problem, ...]:
+        """The problems as shown to the user (``reported_problems``)."""
+        return reported_problems(self.problems)
 
 
 class ClusterSpecError(SpecError):

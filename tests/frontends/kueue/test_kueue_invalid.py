@@ -90,7 +90,7 @@ CASES = {
         {"apiVersion": "batch/v1", "metadata": {"name": "x"}}, "kind", ("is missing",), hint="Job"
     ),
     "missing-name": Case(job({REQUIRED: RACK}, name=None), "metadata.name", ("is missing",)),
-    "two-workloads": Case([job(None), job(None, name="other")], "", ("2 objects", "Job, Job")),
+    "two-workloads": Case([job(None), job(None, name="other")], "", ("2 objects", "2 Job")),
     "missing-pod-template": Case(edited(job(None), "spec.template", None), T, ("is missing",)),
     "no-containers": Case(
         edited(job(None), "spec.template.spec.containers", []), f"{T}.spec.containers", ("is empty",)

@@ -6,6 +6,7 @@ together as one ``WorkloadSpecError``; nothing is compiled while any problem rem
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -142,7 +143,7 @@ def _read(located: Sequence[Located], problems: Problems, budget: PodBudget) -> 
         problems.append(
             Problem(
                 "",
-                f"the input holds {len(located)} objects ({', '.join(str(k) for k in kinds)})",
+                f"the input holds {len(located)} objects ({_kind_counts(kinds)})",
                 "put one workload per file; only the Pods of one pod group may share a file",
             )
         )
@@ -170,6 +171,11 @@ def _read(located: Sequence[Located], problems: Problems, budget: PodBudget) -> 
         )
         return None
     return read_workload(doc, path, reader, kind, problems, budget)
+
+
+def _kind_counts(kinds: Sequence[object]) -> str:
+    """``2 Job, 1 Service``: each kind once, however many objects there are."""
+    return ", ".join(f"{count} {kind}" for kind, count in Counter(str(k) for k in kinds).most_common())
 
 
 def _check_metadata_annotations(located: Located, workload: Workload, problems: Problems) -> None:
