@@ -1,6 +1,9 @@
 """Conformance cases from ``../shared/conformance``: discovery, ids, the seed-conflict rules of
 FORMAT.md §4, reason-fact matching (§5) and the ``<any>`` wildcard (§3.4). Shared by every runner
-(kueue now; kai, osmo and grove later)."""
+(kueue now; kai, osmo and grove later).
+
+The repository keeps cases of its own, in the same format, under ``cases/<folder>/`` beside this
+file (the shared folder is read-only); they run with the shared folder's cases of that name."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 
 ANY = "<any>"
+REPOSITORY_CASES = Path(__file__).resolve().parent / "cases"
 
 
 def conformance_root() -> Path:
@@ -62,15 +66,16 @@ class Case:
 
 
 def discover(folder: str, kinds: Iterable[str] | None = None, root: Path | None = None) -> list[Case]:
-    """Every case of one folder (optionally only some kinds), sorted by id."""
-    base = (root or conformance_root()) / folder
+    """Every case of one folder (optionally only some kinds), the shared and the repository's,
+    sorted by id."""
     wanted = set(kinds) if kinds is not None else None
     cases = []
-    for path in sorted(base.glob("*.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if wanted is None or data.get("kind") in wanted:
-            cases.append(Case(folder, path, data))
-    return cases
+    for base in ((root or conformance_root()) / folder, REPOSITORY_CASES / folder):
+        for path in sorted(base.glob("*.json")):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if wanted is None or data.get("kind") in wanted:
+                cases.append(Case(folder, path, data))
+    return sorted(cases, key=lambda case: case.id)
 
 
 def params(folder: str, kinds: Iterable[str] | None = None) -> list[Any]:
