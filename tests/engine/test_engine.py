@@ -193,9 +193,14 @@ def test_podset_group_lands_in_one_domain() -> None:
     assert result.assignments["leader"].count == 1 and result.assignments["workers"].count == 4
 
 
-def test_empty_podset_gets_an_empty_assignment() -> None:
-    result = placed(place_gang(gang(podset("none", 0).build(), podset("one", 1).build()), snapshot()))
-    assert result.assignments["none"].domains == ()
+@pytest.mark.parametrize("policy", [Policy.MIXED, Policy.BINPACK])
+def test_an_empty_podset_gets_no_assignment(policy: Policy) -> None:
+    """Kueue skips TAS for a PodSet of count 0: no TopologyAssignment, the rest as usual."""
+    result = placed(
+        place_gang(gang(podset("none", 0).build(), podset("one", 1).build()), snapshot(), policy=policy)
+    )
+    assert set(result.assignments) == {"one"}
+    assert result.assignments["one"].count == 1
 
 
 def test_binpack_orders_parents_before_children_unlike_bestfit() -> None:
@@ -285,6 +290,15 @@ def test_replace_failed_node_keeps_survivors_and_moves_the_rest() -> None:
     assert result.assignments["other"] == current["other"]
     by_index = {p.index: p.node for p in result.pods if p.group == "main"}
     assert by_index == {0: "x1", 1: "x1", 2: "x3", 3: "x3"}
+
+
+def test_replace_failed_node_gives_an_empty_podset_no_assignment() -> None:
+    nodes = [*hosts([2], block="b1", rack="r1"), node("x2").at(block="b1", rack="r1").alloc(gpu=2).build()]
+    job = gang(podset("none", 0).requests(gpu=1).build(), podset("main", 1).requests(gpu=1).build())
+    current = {"main": TopologyAssignment((HOST,), (DomainCount(("x1",), 1),))}
+    result = placed(replace_failed_node(job, snapshot(nodes), current, "x1"))
+    assert set(result.assignments) == {"main"}
+    assert result.assignments["main"].domains == (DomainCount(("x2",), 1),)
 
 
 def test_replace_failed_node_reports_stale_domains() -> None:

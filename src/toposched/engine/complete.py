@@ -95,6 +95,8 @@ def pods_and_assignments(
     pods: list[PodPlacement] = []
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():
+        if not leaf.pods:
+            continue  # a group of no pods gets no assignment, as a Kueue PodSet of count 0
         view = space.views.get(_topology_of(gang, leaf.name) or space.default) or space.views[space.default]
         counts: list[tuple[int, int]] = []
         for pod in sorted(leaf.pods, key=lambda p: (p.index, p.name)):

@@ -340,6 +340,8 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
     size = 0
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():
+        if not leaf.pods:
+            continue  # a group of no pods gets no assignment, as a Kueue PodSet of count 0
         view = views.get(leaf.name) or space.views[space.default]
         tree = view.tree
         ordered = leaf.pods if in_order.get(leaf.name, True) else sorted(leaf.pods, key=_pod_order)

@@ -114,9 +114,7 @@ def _faithful(
         if isinstance(result, Unschedulable):
             return result
         solved.append(result)
-    assignments: dict[str, TopologyAssignment] = {
-        leaf.name: assignment(tree, ()) for leaf in gang.leaves() if not leaf.pods
-    }
+    assignments: dict[str, TopologyAssignment] = {}  # a PodSet of no pods gets none, as in Kueue
     for result in solved:
         req = result.request
         if req.leader is not None and result.leader is not None:

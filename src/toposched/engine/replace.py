@@ -49,8 +49,7 @@ def replace_failed_node(
             ta = current.get(leaf.name)
             if ta is None:
                 if not leaf.pods:
-                    assignments[leaf.name] = assignment(tree, ())
-                    continue
+                    continue  # a PodSet of no pods has no assignment to repair
                 return reasons.refuse(
                     f"no current assignment for PodSet {leaf.name!r}",
                     group=leaf.name,
