@@ -43,14 +43,14 @@ CHILD = """
 import json, resource, sys, time
 kind, path = sys.argv[1], sys.argv[2]
 from toposched.frontends.cluster import load_cluster_report
-from toposched.frontends.parse import read_file
+from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, read_file
 start = time.process_time()
 if kind == "floor":
-    nodes = len(json.loads(read_file(path, what="cluster"))["items"])
+    nodes = len(json.loads(read_file(path, what="cluster", limits=CLUSTER_DUMP_LIMITS))["items"])
 elif kind == "empty":
     nodes = 0
 else:
-    cluster, _ = load_cluster_report(read_file(path, what="cluster"), source=path)
+    cluster, _ = load_cluster_report(read_file(path, what="cluster", limits=CLUSTER_DUMP_LIMITS), source=path)
     nodes = len(cluster.nodes)
 seconds = time.process_time() - start
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
