@@ -104,3 +104,26 @@ def test_the_device_dev_zero_is_refused_at_the_limit(invoke: Invoke, sample_clus
     run = invoke("place", "/dev/zero", "--cluster", sample_cluster)
     assert run.exit_code == 2
     assert run.stderr.startswith("/dev/zero: is more than 67108864 bytes")
+
+
+def test_warnings_are_held_to_the_same_bounds(invoke: Invoke, tmp_path: Path, sample_cluster: Path) -> None:
+    """500 nodes carrying only some level labels: one warning each, all printed before."""
+    [listed] = parse_documents(sample_cluster.read_bytes(), source="sample")
+    zone_only = {"topology.kubernetes.io/zone": "z9"}
+    partial = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": f"p{i}", "labels": zone_only},
+            "status": {"allocatable": {"cpu": "8", "pods": "110"}},
+        }
+        for i in range(500)
+    ]
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps({**listed, "items": [*listed["items"], *partial]}), encoding="utf-8")
+    run = invoke("place", EXAMPLES / "job-rack.yaml", "--cluster", dump)
+    assert run.exit_code == 0, run.stderr
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == MAX_REPORTED_PROBLEMS
+    assert "node 'p0' carries topology.kubernetes.io/zone but lacks" in warnings[0]
+    assert warnings[-1] == "warning: and 481 more warnings"

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 import yaml
 
-from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
 from toposched.emit.targets import QUEUED, TARGETS, VERSIONED
@@ -109,8 +109,8 @@ def compile_command(
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    for line in warning_lines(warnings):
+        typer.echo(line, err=True)
     typer.echo(yaml.safe_dump_all([dict(d) for d in documents], sort_keys=False).rstrip("\n"))
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 from toposched.model import NotFoundError, SpecError, ToposchedError
+from toposched.model.errors import MAX_REPORTED_PROBLEMS, shorten
 
 
 class ExitCode(IntEnum):
@@ -25,3 +27,12 @@ def error_lines(exc: ToposchedError) -> list[str]:
         text = f"{exc.kind} {exc.name!r} not found"
         return [f"{text} ({exc.hint})" if exc.hint else text]
     return [str(exc) or type(exc).__name__]
+
+
+def warning_lines(warnings: Sequence[str]) -> list[str]:
+    """``warning: ...`` lines held to the bounds errors are (``SpecError.reported``): the first
+    few, each line bounded, the last counting the rest (a large dump may warn per node)."""
+    lines = [f"warning: {shorten(text)}" for text in warnings[:MAX_REPORTED_PROBLEMS]]
+    if len(warnings) > MAX_REPORTED_PROBLEMS:
+        lines[-1] = f"warning: and {len(warnings) - (MAX_REPORTED_PROBLEMS - 1)} more warnings"
+    return lines

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.cli.inputs import (
     POLICIES,
     SEARCHES,
@@ -208,8 +208,8 @@ def attempt_placement(
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-    for line in [*warnings, *outcome.warnings]:
-        typer.echo(f"warning: {line}", err=True)
+    for line in warning_lines([*warnings, *outcome.warnings]):
+        typer.echo(line, err=True)
     effective = chosen_policy or outcome.gang.policy or Policy.MIXED
     return Attempt(outcome, tuple(warnings), effective, chosen_search)
 

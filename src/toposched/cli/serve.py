@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 import yaml
 
-from toposched.cli.errors import ExitCode, error_lines
+from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.model import MAX_PODS_PER_GANG, Search, ToposchedError
 
 if TYPE_CHECKING:
@@ -98,8 +98,8 @@ def serve_command(
             parsed, warnings = read_cluster(cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)
             typer.echo(f"imported {report.nodes} nodes, {report.pods} pods from {cluster}")
-            for warning in report.warnings:
-                typer.echo(f"warning: {warning}", err=True)
+            for line in warning_lines(report.warnings):
+                typer.echo(line, err=True)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
