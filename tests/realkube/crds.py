@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +64,10 @@ def install_crds(plane: ControlPlane, files: tuple[Path, ...] = CRD_FILES) -> li
         deadline = time.monotonic() + READY_TIMEOUT
         for document in documents:
             name = str(document["metadata"]["name"])
-            _wait(lambda name=name: _established(api.get(CRDS, name)), deadline, f"CRD {name} Established")
+            _wait(partial(_established, api, name), deadline, f"CRD {name} Established")
             for resource in served_resources(document):
                 _wait(
-                    lambda resource=resource: _lists(api, resource),
+                    partial(_lists, api, resource),
                     deadline,
                     f"{resource.plural}.{resource.api_version} listed",
                 )
@@ -108,6 +109,6 @@ def _lists(api: RestKubeApi, resource: Resource) -> bool:
     return True
 
 
-def _established(crd: dict[str, Any]) -> bool:
-    conditions = crd.get("status", {}).get("conditions") or ()
+def _established(api: RestKubeApi, name: str) -> bool:
+    conditions = api.get(CRDS, name).get("status", {}).get("conditions") or ()
     return any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
