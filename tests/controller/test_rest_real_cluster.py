@@ -1,4 +1,4 @@
-"""RestKubeApi against a real API server: runs only when KUBECONFIG points at one.
+"""RestKubeApi against a real API server: the tests' control plane (``real_apiserver``).
 
 Reads nodes (read-only), then works in a throwaway namespace it creates and deletes: a Lease is
 created, replaced, conflicted on, applied and deleted, and a watch sees the change.
@@ -6,27 +6,21 @@ created, replaced, conflicted on, applied and deleted, and a watch sees the chan
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 
 import pytest
+from tests.realkube.control_plane import ControlPlane
 
 from toposched.controller.kubeapi import LEASES, NODES, ApiConflictError, EventType, Resource
 from toposched.controller.rest import RestKubeApi, connect
 
 NAMESPACES = Resource("", "v1", "namespaces", "Namespace", namespaced=False)
-KUBECONFIG = os.environ.get("KUBECONFIG", "").split(os.pathsep)[0]
-
-pytestmark = pytest.mark.skipif(
-    not KUBECONFIG,
-    reason="KUBECONFIG is not set: the test against a real API server runs only when it points at a cluster",
-)
 
 
 @pytest.fixture
-def api() -> Iterator[RestKubeApi]:
-    client = connect(KUBECONFIG)
+def api(real_apiserver: ControlPlane) -> Iterator[RestKubeApi]:
+    client = connect(str(real_apiserver.kubeconfig))
     yield client
     client.close()
 
