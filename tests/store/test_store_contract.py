@@ -109,6 +109,18 @@ def test_submit_assigns_ids_and_arrival_order(store: Store) -> None:
     assert (a.name, a.kind, a.owner, a.spec, a.submitted_at) == ("a", "Job", "alice", workload("a").spec, 1.5)
 
 
+def test_a_workloads_own_topologies_are_kept_with_it_not_among_the_topologies(store: Store) -> None:
+    own = Topology.create(
+        "kube-rack-0123456789", ["example.com/rack", HOSTNAME], {"rack": "example.com/rack"}
+    )
+    record = store.submit_workload(replace(workload("a", topology=own.name), own_topologies=(own,)))
+    assert record.own_topologies == (own,)
+    assert store.get_workload(record.id).own_topologies == (own,)
+    assert store.list_workloads()[0].own_topologies == (own,)
+    assert store.submit_workload(workload("b")).own_topologies == ()
+    assert store.list_topologies() == [TOPOLOGY]
+
+
 def test_list_workloads_filters_by_owner_and_state(store: Store) -> None:
     a = store.submit_workload(workload("a", owner="alice"))
     b = store.submit_workload(workload("b", owner="bob"))

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from toposched.model import ConflictError, StoreError
+from toposched.model import ConflictError, StoreError, Topology
 from toposched.store import SCHEMA_VERSION, EventRecord, PoolRecord, SqliteStore, WorkloadState
 from toposched.store import sqlite as sqlite_module
 from toposched.store.migrations import MIGRATIONS, current_version, migrate
 
-from .conftest import TAINT, TOPOLOGY, event, gpu_node, gpus, workload
+from .conftest import HOSTNAME, RACK, TAINT, TOPOLOGY, event, gpu_node, gpus, workload
 
 
 def test_everything_survives_reopen(tmp_path: Path) -> None:
@@ -54,6 +55,23 @@ def _file_at_version(path: Path, version: int) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, target=version)
     return conn
+
+
+def test_damaged_own_topologies_are_reported_on_their_workload(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SqliteStore(path) as store:
+        own = Topology.create("mine", [RACK, HOSTNAME])
+        damaged = store.submit_workload(replace(workload("a", topology="mine"), own_topologies=(own,)))
+        fine = store.submit_workload(workload("b"))
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE workloads SET own_topologies = '[{\"name\": 7}]' WHERE id = ?", (damaged.id,))
+    raw.commit()
+    raw.close()
+    with SqliteStore(path) as store:
+        read = store.get_workload(damaged.id)
+        assert read.own_topologies == () and "topology" in read.damage
+        assert store.get_workload(fine.id).damage == ""
+        assert len(store.list_workloads()) == 2
 
 
 def test_empty_file_is_version_zero_and_migrates_to_latest(tmp_path: Path) -> None:

@@ -160,6 +160,7 @@ def workload_json(record: WorkloadRecord, *, with_spec: bool = False) -> dict[st
         "owner": record.owner,
         "priority": record.priority,
         "topology": record.topology,
+        "ownTopologies": [topology_json(t) for t in record.own_topologies],
         "pool": record.pool,
         "state": str(record.state),
         "sequence": record.sequence,

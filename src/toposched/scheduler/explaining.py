@@ -38,7 +38,7 @@ def explain_pending(state: State, workload_id: int, *, viewer: str | None = None
     gang = state.gang_of(record, topology)
     holding = store.list_workloads(states=HOLDING)
     pods = (*state.tracker.external, *workload_pods(holding, store.reservations_by_workload(), viewer))
-    cluster = Cluster(tuple(store.get_nodes()), pods, tuple(store.list_topologies()))
+    cluster = Cluster(tuple(store.get_nodes()), pods, state.known_to(record.own_topologies))
     policy = gang.policy or state.config.policy
     search = state.config.search
     budget = SearchBudget(state.config.search_steps)

@@ -38,13 +38,13 @@ class SchedulerConfig:
 
 @dataclass(frozen=True, slots=True)
 class Submission:
-    """A validated submission not stored yet (``Scheduler.prepare``): the record to store, and
-    the topology and gang it compiled to, which the loop reuses."""
+    """A validated submission not stored yet (``Scheduler.prepare``): the record to store (with
+    the topologies the spec itself brought), and the topology and gang it compiled to, which the
+    loop reuses."""
 
     record: WorkloadRecord
     topology: Topology
     gang: Gang
-    brought: tuple[Topology, ...] = ()  # topologies the spec itself carries, stored on commit
 
 
 @dataclass(frozen=True, slots=True)

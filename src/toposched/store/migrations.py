@@ -80,6 +80,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "index on workload arrival order (each submission reads MAX(sequence))",
         ("CREATE INDEX workloads_by_sequence ON workloads (sequence)",),
     ),
+    Migration(
+        4,
+        "the topologies a workload's spec brought, kept with the workload (NULL: none)",
+        ("ALTER TABLE workloads ADD COLUMN own_topologies TEXT",),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

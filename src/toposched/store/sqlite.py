@@ -28,6 +28,7 @@ from toposched.store.codecs import (
     dumps,
     loads,
     node_to_json,
+    own_topologies_text,
     topology_to_json,
     workload_from_row,
 )
@@ -234,8 +235,9 @@ class SqliteStore:
         # call lets other threads take the GIL, and winning it back can take a switch interval.
         rows = db.execute(
             "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
-            " submitted_at, state) VALUES ((SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads),"
-            f" ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {WORKLOAD_COLUMNS}",
+            " submitted_at, state, own_topologies) VALUES"
+            " ((SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads),"
+            f" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {WORKLOAD_COLUMNS}",
             (
                 record.name,
                 record.kind,
@@ -246,6 +248,7 @@ class SqliteStore:
                 record.pool,
                 record.submitted_at,
                 str(WorkloadState.PENDING),
+                own_topologies_text(record.own_topologies),
             ),
         ).fetchall()  # all rows, so the statement is finished before the transaction commits
         stored = workload_from_row(rows[0])

@@ -22,7 +22,10 @@ from toposched.store.codecs import (
 from toposched.store.records import EventRecord, WorkloadRecord, WorkloadState
 from toposched.store.rules import known_names
 
-WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
+WORKLOAD_COLUMNS = (
+    "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement,"
+    " explanation, own_topologies"
+)
 _EVENT_COLUMNS = "seq, time, workload, type, message, data"
 
 
