@@ -77,6 +77,14 @@ def serve_command(
             "any gang that fits; faithful: the upstream choice only.",
         ),
     ] = Search.COMPLETE.value,
+    explain_seconds: Annotated[
+        float,
+        typer.Option(
+            "--explain-seconds",
+            help="Longest one explanation (GET /v1/workloads/{id}/explanation) may search; "
+            "the suggestions it has not tried by then are listed as untried.",
+        ),
+    ] = 5.0,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
     stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
@@ -89,7 +97,10 @@ def serve_command(
 
     try:
         config = SchedulerConfig(
-            search=parse_search(search), backoff_max_seconds=backoff_max, max_pods=max_pods
+            search=parse_search(search),
+            backoff_max_seconds=backoff_max,
+            max_pods=max_pods,
+            explain_seconds=explain_seconds,
         )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)

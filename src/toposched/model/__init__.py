@@ -4,8 +4,10 @@ results and the error tree. Standard library only."""
 from toposched.model.cluster import Cluster
 from toposched.model.defrag import DefragPlan, PodMove, WorkloadMove
 from toposched.model.errors import (
+    BusyError,
     ClusterSpecError,
     ConflictError,
+    LimitError,
     NotFoundError,
     PermissionDeniedError,
     Problem,
@@ -71,8 +73,10 @@ __all__ = [
     "Explanation",
     "Suggestion",
     "SuggestionKind",
+    "BusyError",
     "ClusterSpecError",
     "ConflictError",
+    "LimitError",
     "DomainCount",
     "Gang",
     "Group",

@@ -17,6 +17,7 @@ class SchedulerConfig:
     search: Search = Search.COMPLETE  # faithful, else an exact search for gangs faithful refuses
     search_steps: int = 50_000  # budget of one complete search, in choices tried...
     search_seconds: float = 2.0  # ...and in seconds of the injected clock
+    explain_seconds: float = 5.0  # one explanation, all its searches and suggestions (injected clock)
     node_grace_seconds: float = 30.0  # NotReady longer than this -> node failed for its gangs
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
@@ -24,6 +25,16 @@ class SchedulerConfig:
     max_pods: int = MAX_PODS_PER_GANG  # pods one workload may have; larger submissions are refused (422)
 
     def __post_init__(self) -> None:
+        if not 0 < self.explain_seconds < float("inf"):
+            raise SpecError(
+                [
+                    Problem(
+                        "explain_seconds",
+                        f"{self.explain_seconds:g}",
+                        "use a finite number of seconds above 0",
+                    )
+                ]
+            )
         if not 0 <= self.backoff_base_seconds <= self.backoff_max_seconds < float("inf"):
             raise SpecError(
                 [
