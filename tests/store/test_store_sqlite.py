@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from toposched.model import ConflictError, StoreError, Topology
+from toposched.model import ConflictError, Quota, QuotaExceededError, StoreError, Topology
 from toposched.store import SCHEMA_VERSION, EventRecord, PoolRecord, SqliteStore, WorkloadState
 from toposched.store import sqlite as sqlite_module
 from toposched.store.migrations import MIGRATIONS, current_version, migrate
@@ -197,6 +197,38 @@ def test_racing_admits_never_book_twice(tmp_path: Path, connections: int) -> Non
     assert setup.reserved_by_node() == {"n1": gpus(8, pods=2)}
     assert len(setup.list_workloads(states={WorkloadState.ADMITTED})) == 2
     assert len(setup.list_events()) == 2
+
+
+@pytest.mark.parametrize(
+    "connections", [pytest.param(1, id="threads-share-one-store"), pytest.param(4, id="four-connections")]
+)
+def test_racing_submissions_of_one_user_never_pass_the_quota(tmp_path: Path, connections: int) -> None:
+    """Submissions arriving together (one group commit, or four writers) are counted one by one."""
+    path = tmp_path / "state.db"
+    setup = SqliteStore(path)
+    stores = [setup] * 4 if connections == 1 else [setup, *(SqliteStore(path) for _ in range(3))]
+    quota = Quota(workloads=10, pods=100, spec_bytes=10**6)
+    stored: list[int] = []
+    refused: list[QuotaExceededError] = []
+    start = threading.Barrier(len(stores) * 4)
+
+    def submit(store: SqliteStore, n: int) -> None:
+        start.wait()
+        for i in range(5):
+            try:
+                stored.append(store.submit_workload(workload(f"w{n}-{i}"), quota=quota).id)
+            except QuotaExceededError as exc:
+                refused.append(exc)
+
+    threads = [threading.Thread(target=submit, args=(s, n)) for n, s in enumerate(stores * 4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stored) == 10 and len(refused) == len(threads) * 5 - 10
+    assert setup.pending_usage("alice").workloads == 10
+    for store in {id(s): s for s in stores}.values():
+        store.close()
 
 
 def test_a_commit_by_another_process_moves_the_version(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from toposched.model.errors import (
     NotFoundError,
     PermissionDeniedError,
     Problem,
+    QuotaExceededError,
     SpecError,
     StoreError,
     TopologySpecError,
@@ -51,6 +52,7 @@ from toposched.model.placement import (
     Unschedulable,
 )
 from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
+from toposched.model.quota import Quota, Usage
 from toposched.model.resources import EMPTY, Resources
 from toposched.model.topology import HOSTNAME, Topology, is_label_key
 from toposched.model.translation import Translation
@@ -77,6 +79,7 @@ __all__ = [
     "ClusterSpecError",
     "ConflictError",
     "LimitError",
+    "QuotaExceededError",
     "DomainCount",
     "Gang",
     "Group",
@@ -94,6 +97,7 @@ __all__ = [
     "Problem",
     "Queue",
     "QueueKind",
+    "Quota",
     "Resources",
     "Result",
     "Role",
@@ -112,6 +116,7 @@ __all__ = [
     "TopologySpecError",
     "ToposchedError",
     "Unschedulable",
+    "Usage",
     "WorkloadSpecError",
     "format_quantity",
     "is_label_key",

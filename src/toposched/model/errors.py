@@ -11,7 +11,8 @@
     ├── ConflictError           the request breaks a lifecycle guard                        (HTTP 409)
     ├── PermissionDeniedError   the caller's role does not allow the request                (HTTP 403)
     ├── LimitError              a limit of the service stops the request for now            (HTTP 429)
-    │   └── BusyError           too many requests of one kind at once (with Retry-After)
+    │   ├── BusyError           too many requests of one kind at once (with Retry-After)
+    │   └── QuotaExceededError  a user's pending work would pass their quota
     └── StoreError              the store failed; stored state is unchanged                 (HTTP 503)
 
 "Does not fit" is not an error: the engine returns an ``Unschedulable`` value.
@@ -95,6 +96,12 @@ class BusyError(LimitError):
     """Too many requests of one kind are running at once (for the caller, or in all)."""
 
     code = "busy"
+
+
+class QuotaExceededError(LimitError):
+    """Storing the workload would take its owner's pending work past their quota."""
+
+    code = "quota_exceeded"
 
 
 class StoreError(ToposchedError):

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.model import Node, Resources, SpecError, StoreError, Taint, TaintEffect, Topology
+from toposched.model import Node, Quota, Resources, SpecError, StoreError, Taint, TaintEffect, Topology
 from toposched.store.records import Json, WorkloadRecord, WorkloadState
 
 
@@ -99,6 +99,17 @@ def topology_from_json(raw: Json) -> Topology:
         raise StoreError(f"stored {what} is damaged: {exc}") from exc
 
 
+def quota_to_json(quota: Quota) -> dict[str, int]:
+    return {"workloads": quota.workloads, "pods": quota.pods, "specBytes": quota.spec_bytes}
+
+
+def quota_from_json(raw: Json, what: str) -> Quota:
+    try:
+        return Quota(raw["workloads"], raw["pods"], raw["specBytes"])
+    except (KeyError, TypeError, SpecError) as exc:
+        raise StoreError(f"stored {what} is damaged: {exc}") from exc
+
+
 def own_topologies_text(topologies: tuple[Topology, ...]) -> str | None:
     """How a workload's own topologies are stored: a JSON list, None for none."""
     return dumps([topology_to_json(t) for t in topologies]) if topologies else None
@@ -131,6 +142,7 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         placement,
         why,
         own,
+        pods,
     ) = row
     try:
         parsed_state = WorkloadState(state)
@@ -159,6 +171,7 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         pool=pool,
         submitted_at=submitted_at,
         own_topologies=own_topologies,
+        pods=pods,
         id=wid,
         sequence=sequence,
         state=parsed_state,

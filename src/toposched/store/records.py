@@ -74,6 +74,7 @@ class WorkloadRecord:
     pool: str = ""
     submitted_at: float = 0.0
     own_topologies: tuple[Topology, ...] = field(default=(), hash=False)
+    pods: int = 0  # the pods of its gang: counted against its owner's quota while it waits
     id: int = 0
     sequence: int = 0
     state: WorkloadState = WorkloadState.PENDING
