@@ -24,7 +24,17 @@ from toposched.api.gate import Gate
 from toposched.api.hot import HotRoutes
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
-from toposched.api.routes import defrag, events, explanations, nodes, pools, topologies, view, workloads
+from toposched.api.routes import (
+    defrag,
+    events,
+    explanations,
+    nodes,
+    pools,
+    quotas,
+    topologies,
+    view,
+    workloads,
+)
 from toposched.api.verbs import WorkloadVerbs
 from toposched.api.versioned import VersionedCache
 from toposched.api.viewcache import ViewCache
@@ -33,7 +43,7 @@ from toposched.store import Store
 
 DESCRIPTION = (
     "Topology-aware gang scheduling. Authenticate with `Authorization: Bearer <token>`; "
-    "admins manage nodes, topologies and pools, users submit and manage their own workloads."
+    "admins manage nodes, topologies, pools and quotas, users submit and manage their own workloads."
 )
 
 
@@ -125,7 +135,7 @@ def create_app(
     )
     app.state.explanations = Explanations(scheduler, gate, offload, explaining, VersionedCache(256))
     install_error_handlers(app)
-    for module in (workloads, explanations, nodes, topologies, pools, events, defrag, view):
+    for module in (workloads, explanations, nodes, topologies, pools, quotas, events, defrag, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure

@@ -12,7 +12,9 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.model import MAX_PODS_PER_GANG, Search, ToposchedError
+from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError
+
+DEFAULT_QUOTA = Quota()
 
 if TYPE_CHECKING:
     from toposched.api import AuthConfig, User
@@ -85,6 +87,23 @@ def serve_command(
             "the suggestions it has not tried by then are listed as untried.",
         ),
     ] = 5.0,
+    quota_workloads: Annotated[
+        int,
+        typer.Option(
+            "--quota-workloads",
+            min=0,
+            help="Pending workloads one user may have (PUT /v1/quotas/USER: one user's).",
+        ),
+    ] = DEFAULT_QUOTA.workloads,
+    quota_pods: Annotated[
+        int, typer.Option("--quota-pods", min=0, help="Pods in one user's pending workloads at most.")
+    ] = DEFAULT_QUOTA.pods,
+    quota_bytes: Annotated[
+        int,
+        typer.Option(
+            "--quota-bytes", min=0, help="Bytes of one user's pending workloads' stored specs at most."
+        ),
+    ] = DEFAULT_QUOTA.spec_bytes,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
     stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
@@ -101,6 +120,7 @@ def serve_command(
             backoff_max_seconds=backoff_max,
             max_pods=max_pods,
             explain_seconds=explain_seconds,
+            quota=Quota(quota_workloads, quota_pods, quota_bytes),
         )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)

@@ -137,15 +137,19 @@ class Scheduler:
             pool=compiled.pool,
             submitted_at=self._state.clock.now(),
             own_topologies=own,
+            pods=gang.size,
         )
         return Submission(record, chosen, gang)
 
     def commit(self, submission: Submission) -> WorkloadRecord:
         """The storing half of ``submit``: queue a prepared workload as pending. Durable on return
-        (the store may commit it together with other submissions arriving at the same time)."""
+        (the store may commit it together with other submissions arriving at the same time).
+        QuotaExceededError, nothing stored, when it takes its owner's pending work past their
+        quota (their own in the store, else ``SchedulerConfig.quota``)."""
         state, submitted = self._state, submission.record
         message = f"{submitted.kind} {submitted.name} submitted by {submitted.owner}"
-        record = state.store.submit_workload(submitted, state.event(EventType.SUBMITTED, message))
+        event = state.event(EventType.SUBMITTED, message)
+        record = state.store.submit_workload(submitted, event, quota=state.config.quota)
         state.remember(record.id, submission.topology, submission.gang)  # the loop need not parse it again
         state.notify()
         return record

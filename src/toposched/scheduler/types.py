@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Search, SpecError, Topology
+from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Quota, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -23,6 +23,9 @@ class SchedulerConfig:
     backoff_base_seconds: float = 1.0
     backoff_max_seconds: float = 60.0  # the longest wait between two attempts, however many failed
     max_pods: int = MAX_PODS_PER_GANG  # pods one workload may have; larger submissions are refused (422)
+    # Each user's pending work at most, unless the store holds a quota of their own (429 past
+    # it); None: no bound but users' own quotas (the service sets one, the simulator none).
+    quota: Quota | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.explain_seconds < float("inf"):
