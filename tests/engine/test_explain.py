@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
+
+import pytest
 
 from builders import GPU, RACK, gang, node, podset, running, topology
-from toposched.engine import place
+from toposched.engine import SearchBudget, place
+from toposched.engine.exact import ExactSearch
 from toposched.engine.explain import ExclusionReason, Suggestion, SuggestionKind, apply_suggestion, explain
 from toposched.model import Cluster, Gang, Node, Placement, Policy, Taint, TaintEffect, Unschedulable
 
@@ -92,3 +96,61 @@ def test_no_suggestion_when_nothing_would_place() -> None:
     explanation = explain(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
     assert explanation.suggestions == ()
     assert [(e.reason, e.resource) for e in explanation.exclusions] == [(ExclusionReason.RESOURCE, GPU)]
+
+
+def busy_cluster() -> tuple[Gang, Cluster]:
+    """Three racks, each with a small running workload: every kind of suggestion has a try."""
+    pods = [replace(running(f"w{i}", f"{r}-n0", gpu=3), owner=f"w{i}") for i, r in enumerate("abc")]
+    cluster = Cluster.create(rack("a", 3) + rack("b", 3) + rack("c", 3), pods, [LEVELS])
+    return gang(podset("train", 3).requests(gpu=4).required(RACK).build()), cluster
+
+
+class Deadline:
+    """An injected ``expired`` that turns true after ``calls`` questions (a clock passing its
+    deadline), counting every question."""
+
+    def __init__(self, calls: int) -> None:
+        self.calls, self.asked = calls, 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        return self.asked > self.calls
+
+
+def test_an_expired_budget_stops_the_suggestions_and_lists_what_was_left_out() -> None:
+    job, cluster = busy_cluster()
+    refusal = refused(job, cluster)
+    full = explain(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
+    assert {s.kind for s in full.suggestions} >= {SuggestionKind.SMALLER, SuggestionKind.AFTER_WORKLOADS_END}
+    deadline = Deadline(calls=1)  # one placement, then the time is up
+    cut = explain(
+        job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED, budget=SearchBudget(expired=deadline)
+    )
+    assert [s.kind for s in cut.suggestions] == [SuggestionKind.PREFERRED_LEVEL]
+    assert cut.untried == (
+        SuggestionKind.SMALLER,
+        SuggestionKind.AFTER_WORKLOADS_END,
+        SuggestionKind.COMPLETE_SEARCH,
+    )
+    assert deadline.asked <= 6  # each kind asks once more, then gives up
+    assert full.untried == ()
+    assert cut.candidates == full.candidates and cut.exclusions == full.exclusions
+
+
+def test_a_probed_refusal_is_not_searched_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``place(probe=True)`` ran the complete search; explaining its refusal does not run it twice."""
+    runs: list[int] = []
+    real = ExactSearch.run
+
+    def counted(self: ExactSearch) -> Any:
+        runs.append(1)
+        return real(self)
+
+    monkeypatch.setattr(ExactSearch, "run", counted)
+    cluster = Cluster.create(rack("a", 2) + rack("b", 2), [], [LEVELS])
+    job = gang(podset("train", 5).requests(gpu=4).required(RACK).build())  # no rack holds 5
+    refusal = place(job, cluster, topology=LEVELS, policy=Policy.MIXED, probe=True)
+    assert isinstance(refusal, Unschedulable) and len(runs) == 1
+    explanation = explain(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED, probed=True)
+    assert len(runs) == 1
+    assert SuggestionKind.COMPLETE_SEARCH not in {s.kind for s in explanation.suggestions}

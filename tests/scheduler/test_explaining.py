@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from toposched.model import ConflictError, NotFoundError, SuggestionKind
+from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.scheduler.explaining import workload_pods
 from toposched.snapshot import per_slot_requests
 from toposched.store import WorkloadState
@@ -54,3 +55,36 @@ def test_only_a_pending_workload_is_explained(env: Env) -> None:
         env.sched.explain(placed)
     with pytest.raises(NotFoundError):
         env.sched.explain(999)
+
+
+class Ticking(ManualClock):
+    """While ``ticking``, every reading moves the clock ``step`` seconds on, as slow searches would."""
+
+    def __init__(self, start: float, step: float) -> None:
+        super().__init__(start)
+        self.step = step
+        self.ticking = False
+
+    def now(self) -> float:
+        current = super().now()
+        if self.ticking:
+            self.advance(self.step)
+        return current
+
+
+def test_an_explanation_stops_at_its_time_bound_on_the_injected_clock() -> None:
+    clock = Ticking(1000.0, step=10.0)
+    env = Env(config=SchedulerConfig(explain_seconds=5.0))
+    env.clock = clock
+    env.sched = Scheduler(env.store, clock, env.sched.config)
+    env.submit(job("first", 3, gpu=2))  # fills rack r1
+    waiting = env.submit(job("second", 2, gpu=2))
+    env.sched.cycle()
+    unhurried = env.sched.explain(waiting)
+    assert SuggestionKind.AFTER_WORKLOADS_END in {s.kind for s in unhurried.suggestions}
+    clock.ticking = True  # every search step and suggestion now takes 10 s of the 5 s allowed
+    hurried = env.sched.explain(waiting)
+    assert SuggestionKind.AFTER_WORKLOADS_END not in {s.kind for s in hurried.suggestions}
+    assert SuggestionKind.AFTER_WORKLOADS_END in hurried.untried
+    assert hurried.candidates == unhurried.candidates  # the facts are there whatever the time
+    assert unhurried.untried == ()

@@ -1,5 +1,6 @@
 """What a workload record keeps of its spec: the parsed documents and the front end that read
-them, so a restarted scheduler compiles it as at submission; and topologies a spec brings."""
+them, so a restarted scheduler compiles it as at submission; and the topologies a spec brings,
+kept with its workload."""
 
 from __future__ import annotations
 
@@ -61,17 +62,26 @@ def test_a_spec_not_stored_as_json_is_a_spec_error() -> None:
         read_spec(record)
 
 
-def test_a_cluster_topology_in_the_podcliquesets_file_is_stored(tmp_path: Path) -> None:
+def test_a_cluster_topology_in_the_podcliquesets_file_is_kept_with_the_workload(tmp_path: Path) -> None:
+    """The file's ClusterTopology is the workload's own: never stored for everyone, and still
+    the workload's after a restart."""
     scheduler, store = service(tmp_path / "s.db")
     try:
         scheduler.import_cluster(load_cluster((GROVE / "cluster.yaml").read_text(encoding="utf-8")))
         text = (
             (GROVE / "topologies.yaml").read_text() + "\n---\n" + (GROVE / "llama-70b-h100.yaml").read_text()
         )
+        before = store.list_topologies()
         record = scheduler.submit(parse_documents(text, source="spec"), owner="alice")
         assert record.topology == "h100-topology"
-        assert "h100-topology" in {t.name for t in store.list_topologies()}
-        scheduler.cycle()
-        assert scheduler.get(record.id).state is WorkloadState.ADMITTED
+        assert [t.name for t in record.own_topologies] == ["h100-topology"]
+        assert store.list_topologies() == before
+    finally:
+        store.close()
+    second, store = service(tmp_path / "s.db")
+    try:
+        assert second.get(record.id).own_topologies == record.own_topologies
+        second.cycle()
+        assert second.get(record.id).state is WorkloadState.ADMITTED
     finally:
         store.close()

@@ -8,7 +8,15 @@ from dataclasses import replace
 
 import pytest
 
-from toposched.model import ConflictError, NotFoundError, Resources, Topology
+from toposched.model import (
+    ConflictError,
+    NotFoundError,
+    Quota,
+    QuotaExceededError,
+    Resources,
+    Topology,
+    Usage,
+)
 from toposched.store import (
     ACTIVE_STATES,
     Admission,
@@ -107,6 +115,18 @@ def test_submit_assigns_ids_and_arrival_order(store: Store) -> None:
     assert (b.id, b.sequence, b.state, b.placement) == (a.id + 1, a.sequence + 1, S.PENDING, None)
     assert store.get_workload(a.id) == a
     assert (a.name, a.kind, a.owner, a.spec, a.submitted_at) == ("a", "Job", "alice", workload("a").spec, 1.5)
+
+
+def test_a_workloads_own_topologies_are_kept_with_it_not_among_the_topologies(store: Store) -> None:
+    own = Topology.create(
+        "kube-rack-0123456789", ["example.com/rack", HOSTNAME], {"rack": "example.com/rack"}
+    )
+    record = store.submit_workload(replace(workload("a", topology=own.name), own_topologies=(own,)))
+    assert record.own_topologies == (own,)
+    assert store.get_workload(record.id).own_topologies == (own,)
+    assert store.list_workloads()[0].own_topologies == (own,)
+    assert store.submit_workload(workload("b")).own_topologies == ()
+    assert store.list_topologies() == [TOPOLOGY]
 
 
 def test_list_workloads_filters_by_owner_and_state(store: Store) -> None:
@@ -450,3 +470,48 @@ def test_every_change_moves_the_version_and_reads_do_not(
     assert store.version() == before, "a read moved the version"
     write(store, pending)
     assert store.version() != before, f"{name} left the version where it was"
+
+
+# -- per-user quotas on pending work ------------------------------------------------------------
+def test_a_submission_past_the_quota_is_refused_and_writes_nothing(store: Store) -> None:
+    quota = Quota(workloads=2, pods=10, spec_bytes=10_000)
+    first = store.submit_workload(replace(workload("a"), pods=4), quota=quota)
+    store.submit_workload(replace(workload("b"), pods=4), quota=quota)
+    events = store.list_events()
+    with pytest.raises(
+        QuotaExceededError, match=r"3 pending workloads; the quota is 2 \(quota\.workloads\)"
+    ) as info:
+        store.submit_workload(replace(workload("c"), pods=1), event(), quota=quota)
+    assert info.value.limit == "quota.workloads" and "PUT /v1/quotas/alice" in str(info.value)
+    assert [w.name for w in store.list_workloads()] == ["a", "b"] and store.list_events() == events
+    assert store.pending_usage("alice") == Usage(2, 8, 2 * len(workload("a").spec))
+    store.submit_workload(replace(workload("other", owner="bob"), pods=1), quota=quota)  # bob's own work
+    store.admit(first.id, {"pods": []}, {"n1": gpus(1)}, event())  # admitted work is not pending
+    store.submit_workload(replace(workload("c"), pods=2), quota=quota)
+    with pytest.raises(QuotaExceededError, match=r"11 pods in pending workloads; the quota is 10"):
+        store.submit_workload(
+            replace(workload("d"), pods=5), quota=Quota(workloads=9, pods=10, spec_bytes=10**6)
+        )
+    size = len(workload("e").spec)  # b, c and e pending: three specs of one size
+    with pytest.raises(
+        QuotaExceededError, match=rf"{3 * size} bytes of pending specs; the quota is {3 * size - 1}"
+    ):
+        store.submit_workload(workload("e"), quota=Quota(workloads=9, pods=99, spec_bytes=3 * size - 1))
+
+
+def test_a_users_own_quota_takes_the_defaults_place(store: Store) -> None:
+    tight = Quota(workloads=1, pods=100, spec_bytes=10**6)
+    store.put_quota("alice", Quota(workloads=3, pods=100, spec_bytes=10**6))
+    for name in "abc":
+        store.submit_workload(workload(name), quota=tight)
+    with pytest.raises(QuotaExceededError, match="quota is 3"):
+        store.submit_workload(workload("d"), quota=tight)
+    assert store.list_quotas() == {"alice": Quota(workloads=3, pods=100, spec_bytes=10**6)}
+    store.delete_quota("alice")
+    with pytest.raises(QuotaExceededError, match="quota is 1"):
+        store.submit_workload(workload("d"), quota=tight)
+    with pytest.raises(NotFoundError):
+        store.delete_quota("alice")
+    store.put_quota("bob", Quota(workloads=0, pods=0, spec_bytes=0))  # bob may queue nothing
+    with pytest.raises(QuotaExceededError):
+        store.submit_workload(workload("x", owner="bob"))

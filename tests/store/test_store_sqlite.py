@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from toposched.model import ConflictError, StoreError
+from toposched.model import ConflictError, Quota, QuotaExceededError, StoreError, Topology
 from toposched.store import SCHEMA_VERSION, EventRecord, PoolRecord, SqliteStore, WorkloadState
 from toposched.store import sqlite as sqlite_module
 from toposched.store.migrations import MIGRATIONS, current_version, migrate
 
-from .conftest import TAINT, TOPOLOGY, event, gpu_node, gpus, workload
+from .conftest import HOSTNAME, RACK, TAINT, TOPOLOGY, event, gpu_node, gpus, workload
 
 
 def test_everything_survives_reopen(tmp_path: Path) -> None:
@@ -54,6 +55,23 @@ def _file_at_version(path: Path, version: int) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, target=version)
     return conn
+
+
+def test_damaged_own_topologies_are_reported_on_their_workload(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with SqliteStore(path) as store:
+        own = Topology.create("mine", [RACK, HOSTNAME])
+        damaged = store.submit_workload(replace(workload("a", topology="mine"), own_topologies=(own,)))
+        fine = store.submit_workload(workload("b"))
+    raw = sqlite3.connect(path)
+    raw.execute("UPDATE workloads SET own_topologies = '[{\"name\": 7}]' WHERE id = ?", (damaged.id,))
+    raw.commit()
+    raw.close()
+    with SqliteStore(path) as store:
+        read = store.get_workload(damaged.id)
+        assert read.own_topologies == () and "topology" in read.damage
+        assert store.get_workload(fine.id).damage == ""
+        assert len(store.list_workloads()) == 2
 
 
 def test_empty_file_is_version_zero_and_migrates_to_latest(tmp_path: Path) -> None:
@@ -179,6 +197,38 @@ def test_racing_admits_never_book_twice(tmp_path: Path, connections: int) -> Non
     assert setup.reserved_by_node() == {"n1": gpus(8, pods=2)}
     assert len(setup.list_workloads(states={WorkloadState.ADMITTED})) == 2
     assert len(setup.list_events()) == 2
+
+
+@pytest.mark.parametrize(
+    "connections", [pytest.param(1, id="threads-share-one-store"), pytest.param(4, id="four-connections")]
+)
+def test_racing_submissions_of_one_user_never_pass_the_quota(tmp_path: Path, connections: int) -> None:
+    """Submissions arriving together (one group commit, or four writers) are counted one by one."""
+    path = tmp_path / "state.db"
+    setup = SqliteStore(path)
+    stores = [setup] * 4 if connections == 1 else [setup, *(SqliteStore(path) for _ in range(3))]
+    quota = Quota(workloads=10, pods=100, spec_bytes=10**6)
+    stored: list[int] = []
+    refused: list[QuotaExceededError] = []
+    start = threading.Barrier(len(stores) * 4)
+
+    def submit(store: SqliteStore, n: int) -> None:
+        start.wait()
+        for i in range(5):
+            try:
+                stored.append(store.submit_workload(workload(f"w{n}-{i}"), quota=quota).id)
+            except QuotaExceededError as exc:
+                refused.append(exc)
+
+    threads = [threading.Thread(target=submit, args=(s, n)) for n, s in enumerate(stores * 4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(stored) == 10 and len(refused) == len(threads) * 5 - 10
+    assert setup.pending_usage("alice").workloads == 10
+    for store in {id(s): s for s in stores}.values():
+        store.close()
 
 
 def test_a_commit_by_another_process_moves_the_version(tmp_path: Path) -> None:

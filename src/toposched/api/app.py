@@ -19,18 +19,31 @@ from starlette.types import Receive, Scope, Send
 
 from toposched.api.auth import AuthConfig
 from toposched.api.errors import CatchAllMiddleware, install_error_handlers
+from toposched.api.explaining import Explanations
+from toposched.api.gate import Gate
 from toposched.api.hot import HotRoutes
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
-from toposched.api.routes import defrag, events, explanations, nodes, pools, topologies, view, workloads
+from toposched.api.routes import (
+    defrag,
+    events,
+    explanations,
+    nodes,
+    pools,
+    quotas,
+    topologies,
+    view,
+    workloads,
+)
 from toposched.api.verbs import WorkloadVerbs
+from toposched.api.versioned import VersionedCache
 from toposched.api.viewcache import ViewCache
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
 DESCRIPTION = (
     "Topology-aware gang scheduling. Authenticate with `Authorization: Bearer <token>`; "
-    "admins manage nodes, topologies and pools, users submit and manage their own workloads."
+    "admins manage nodes, topologies, pools and quotas, users submit and manage their own workloads."
 )
 
 
@@ -72,10 +85,13 @@ def create_app(
     # joins one batch instead of batches capped at the compile pool's size.
     offload, submissions = Offload("toposched-api", 4), Offload("toposched-submit", 1)
     commits = Offload("toposched-commit", 64)
+    # Explanations search for seconds: a pool of their own, so reads never wait behind them.
+    explaining = Offload("toposched-explain", limits.explanations_total)
+    threads = (offload, submissions, commits, explaining)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        for pool in (offload, submissions, commits):
+        for pool in threads:
             pool.open()
         thread = None
         if run_loop:
@@ -90,9 +106,8 @@ def create_app(
             scheduler.wake()  # the loop may be sleeping until its next timeout
             if thread is not None:
                 thread.join(timeout=10)
-            offload.close()
-            submissions.close()
-            commits.close()
+            for pool in threads:
+                pool.close()
 
     # No /docs or /redoc: their pages load scripts from a CDN and render blank offline; the
     # schema is at /openapi.json for any viewer.
@@ -112,8 +127,15 @@ def create_app(
     verbs = WorkloadVerbs(scheduler, compiling=submissions, waiting=commits, reading=offload)
     app.state.verbs = verbs
     app.state.view_cache = ViewCache()
+    gate = Gate(
+        "explanations",
+        per_user=limits.explanations_per_user,
+        total=limits.explanations_total,
+        retry_after=scheduler.config.explain_seconds,
+    )
+    app.state.explanations = Explanations(scheduler, gate, offload, explaining, VersionedCache(256))
     install_error_handlers(app)
-    for module in (workloads, explanations, nodes, topologies, pools, events, defrag, view):
+    for module in (workloads, explanations, nodes, topologies, pools, quotas, events, defrag, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure

@@ -6,7 +6,8 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from toposched.model import Node, Taint, TaintEffect, Topology, is_label_key
+from toposched.model import Node, Quota, Taint, TaintEffect, Topology, Usage, is_label_key
+from toposched.model.quota import MAX_QUOTA
 from toposched.scheduler import PodStatus
 from toposched.store import PoolRecord, WorkloadRecord
 
@@ -120,6 +121,19 @@ class PoolBody(_Body):
     )
 
 
+class QuotaBody(_Body):
+    """A user's own quota on pending work: workloads, their pods, bytes of their stored specs."""
+
+    workloads: int = Field(ge=0, le=MAX_QUOTA, description="Pending workloads at most.")
+    pods: int = Field(ge=0, le=MAX_QUOTA, description="Pods in pending workloads at most.")
+    spec_bytes: int = Field(
+        alias="specBytes", ge=0, le=MAX_QUOTA, description="Bytes of pending workloads' stored specs at most."
+    )
+
+    def to_quota(self) -> Quota:
+        return Quota(self.workloads, self.pods, self.spec_bytes)
+
+
 class PodStatusBody(_Body):
     """What one pod of an admitted gang is doing."""
 
@@ -135,6 +149,16 @@ def node_json(node: Node) -> dict[str, Any]:
         "ready": node.ready,
         "unschedulable": node.unschedulable,
     }
+
+
+def quota_json(quota: Quota | None) -> dict[str, int] | None:
+    if quota is None:
+        return None
+    return {"workloads": quota.workloads, "pods": quota.pods, "specBytes": quota.spec_bytes}
+
+
+def usage_json(usage: Usage) -> dict[str, int]:
+    return {"workloads": usage.workloads, "pods": usage.pods, "specBytes": usage.spec_bytes}
 
 
 def topology_json(topology: Topology) -> dict[str, Any]:
@@ -160,6 +184,8 @@ def workload_json(record: WorkloadRecord, *, with_spec: bool = False) -> dict[st
         "owner": record.owner,
         "priority": record.priority,
         "topology": record.topology,
+        "ownTopologies": [topology_json(t) for t in record.own_topologies],
+        "pods": record.pods,
         "pool": record.pool,
         "state": str(record.state),
         "sequence": record.sequence,

@@ -1,5 +1,5 @@
 """FastAPI dependencies that hand routes the scheduler, the store, the limits, the offload pool,
-the workload verbs and the view cache of the app. They are ``async`` because none blocks:
+the workload verbs, the explanations and the view cache of the app. They are ``async`` because none blocks:
 FastAPI runs a sync dependency in its thread pool, one hop per dependency per request."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
+from toposched.api.explaining import Explanations
 from toposched.api.limits import Limits
 from toposched.api.offload import Offload
 from toposched.api.verbs import WorkloadVerbs
@@ -41,6 +42,11 @@ async def get_view_cache(request: Request) -> ViewCache:
     return cache
 
 
+async def get_explanations(request: Request) -> Explanations:
+    explanations: Explanations = request.app.state.explanations
+    return explanations
+
+
 async def get_verbs(request: Request) -> WorkloadVerbs:
     verbs: WorkloadVerbs = request.app.state.verbs
     return verbs
@@ -52,3 +58,4 @@ LimitsDep = Annotated[Limits, Depends(get_limits)]
 OffloadDep = Annotated[Offload, Depends(get_offload)]
 ViewCacheDep = Annotated[ViewCache, Depends(get_view_cache)]
 VerbsDep = Annotated[WorkloadVerbs, Depends(get_verbs)]
+ExplanationsDep = Annotated[Explanations, Depends(get_explanations)]

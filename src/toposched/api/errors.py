@@ -2,8 +2,9 @@
 
 ``SpecError`` → 422 ``{"error": "invalid", "problems": [{path, message, hint}]}`` (the problems
 ``SpecError.reported`` shows: the first few, each field bounded); ``NotFoundError``
-→ 404; ``ConflictError`` → 409; ``PermissionDeniedError`` → 403; ``StoreError`` → 503; no or unknown
-token → 401. Malformed request bodies are reported like spec errors, with their field paths.
+→ 404; ``ConflictError`` → 409; ``PermissionDeniedError`` → 403; ``LimitError`` → 429 (with
+``Retry-After`` when it says when); ``StoreError`` → 503; no or unknown token → 401. Malformed
+request bodies are reported like spec errors, with their field paths.
 Anything else is a bug: ``CatchAllMiddleware`` logs its traceback once and answers a JSON 500
 that carries no server detail.
 """
@@ -11,6 +12,7 @@ that carries no server detail.
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -22,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toposched.api.auth import UnauthenticatedError, problems_from_validation
 from toposched.model import (
     ConflictError,
+    LimitError,
     NotFoundError,
     PermissionDeniedError,
     Problem,
@@ -50,6 +53,10 @@ def error_response(exc: ToposchedError) -> JSONResponse:
         return JSONResponse({"error": "conflict", "message": str(exc)}, status_code=409)
     if isinstance(exc, PermissionDeniedError):
         return JSONResponse({"error": "forbidden", "message": str(exc)}, status_code=403)
+    if isinstance(exc, LimitError):
+        headers = {} if exc.retry_after is None else {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
+        body = {"error": exc.code, "message": str(exc), "limit": exc.limit}
+        return JSONResponse(body, status_code=429, headers=headers)
     if isinstance(exc, StoreError):
         log.error("store failure: %s", exc)
         return JSONResponse(

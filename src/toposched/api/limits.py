@@ -16,6 +16,8 @@ class Limits:
 
     max_body_bytes: int = MAX_REQUEST_BODY_BYTES  # a workload spec or a cluster dump chunk
     max_list: int = 1000  # events / workloads per page
+    explanations_per_user: int = 1  # explanations one user may have running at once
+    explanations_total: int = 2  # ... and all users together (the threads that run them)
 
 
 def replay(body: bytes, receive: Receive) -> Receive:

@@ -30,11 +30,18 @@ from toposched.model import (
     ExclusionReason,
     Explanation,
     Search,
+    SuggestionKind,
     Topology,
     Unschedulable,
 )
 from toposched.wire.core import toleration_for
 
+UNTRIED = {
+    SuggestionKind.PREFERRED_LEVEL: "preferring the required level",
+    SuggestionKind.SMALLER: "a smaller size",
+    SuggestionKind.AFTER_WORKLOADS_END: "running workloads ending",
+    SuggestionKind.COMPLETE_SEARCH: "the complete search",
+}
 REASONS = {
     ExclusionReason.MISSING_LABELS: "lack level labels (outside the topology)",
     ExclusionReason.NOT_READY: "are NotReady",
@@ -73,6 +80,7 @@ def explain_command(
         topology=outcome.topology,
         policy=attempt.policy,
         search=attempt.search,
+        probed=True,  # ``place_documents`` probes the complete search
     )
     if output == "table":
         print_explanation(Console(highlight=False), outcome.topology, explanation)
@@ -109,10 +117,13 @@ def print_explanation(console: Console, topology: Topology, explanation: Explana
                 for line in block.splitlines():
                     console.print(f"      {line}")
     console.print(Text("what would place it:", style="bold"))
-    if not explanation.suggestions:
+    if not explanation.suggestions and not explanation.untried:
         console.print("  nothing tried places it: it needs more capacity than the cluster has free")
     for suggestion in explanation.suggestions:
         console.print(Text.assemble(("  ✓ ", "green"), suggestion.text))
+    if explanation.untried:
+        kinds = ", ".join(UNTRIED[kind] for kind in explanation.untried)
+        console.print(f"  (stopped at the explanation's budget before trying all of: {kinds})")
 
 
 def _reason_text(exclusion: Exclusion) -> str:

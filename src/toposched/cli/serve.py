@@ -12,7 +12,9 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
-from toposched.model import MAX_PODS_PER_GANG, Search, ToposchedError
+from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError
+
+DEFAULT_QUOTA = Quota()
 
 if TYPE_CHECKING:
     from toposched.api import AuthConfig, User
@@ -77,6 +79,31 @@ def serve_command(
             "any gang that fits; faithful: the upstream choice only.",
         ),
     ] = Search.COMPLETE.value,
+    explain_seconds: Annotated[
+        float,
+        typer.Option(
+            "--explain-seconds",
+            help="Longest one explanation (GET /v1/workloads/{id}/explanation) may search; "
+            "the suggestions it has not tried by then are listed as untried.",
+        ),
+    ] = 5.0,
+    quota_workloads: Annotated[
+        int,
+        typer.Option(
+            "--quota-workloads",
+            min=0,
+            help="Pending workloads one user may have (PUT /v1/quotas/USER: one user's).",
+        ),
+    ] = DEFAULT_QUOTA.workloads,
+    quota_pods: Annotated[
+        int, typer.Option("--quota-pods", min=0, help="Pods in one user's pending workloads at most.")
+    ] = DEFAULT_QUOTA.pods,
+    quota_bytes: Annotated[
+        int,
+        typer.Option(
+            "--quota-bytes", min=0, help="Bytes of one user's pending workloads' stored specs at most."
+        ),
+    ] = DEFAULT_QUOTA.spec_bytes,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
     stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
@@ -89,7 +116,11 @@ def serve_command(
 
     try:
         config = SchedulerConfig(
-            search=parse_search(search), backoff_max_seconds=backoff_max, max_pods=max_pods
+            search=parse_search(search),
+            backoff_max_seconds=backoff_max,
+            max_pods=max_pods,
+            explain_seconds=explain_seconds,
+            quota=Quota(quota_workloads, quota_pods, quota_bytes),
         )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)

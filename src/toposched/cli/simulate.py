@@ -16,7 +16,6 @@ from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import POLICIES, parse_policy
 from toposched.model import Policy, Problem, SpecError, ToposchedError
 from toposched.sim.config import load_config
-from toposched.sim.plots import write_plots
 from toposched.sim.report import comparison_table, write_metrics, write_report
 from toposched.sim.study import StudySpec, build_inputs, run_study
 
@@ -91,6 +90,8 @@ def simulate_command(
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
+    from toposched.sim.plots import write_plots  # matplotlib: imported by this command only
+
     plots = write_plots(out, results)
     metrics = write_report(out / "report.md", spec, inputs, results, plots)
     write_metrics(out / "metrics.json", spec, inputs, metrics)

@@ -194,7 +194,7 @@ class Ungater:
     def _reconcile(
         self, key: GangKey, gang: GangPods, record: WorkloadRecord, nodes: Mapping[str, Node], now: float
     ) -> None:
-        topology = self.scheduler.store.get_topology(record.topology)
+        topology = self.scheduler.topology_of(record.id)  # its own, or a stored one
         policy = str((record.placement or {}).get("policy", ""))
         slots = [
             Slot(str(p["name"]), str(p["podSet"]), int(p["index"]), str(p["node"]))

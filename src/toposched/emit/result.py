@@ -200,6 +200,7 @@ def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
             }
             for s in explanation.suggestions
         ],
+        "untried": [str(kind) for kind in explanation.untried],
     }
 
 

@@ -8,10 +8,15 @@ Suggestions, each kept only when placing it succeeds:
 * the largest size of the failing group that fits now (a leaf without a minimum);
 * the running workloads whose end would let it place (one workload at a time, those with pods
   in the best candidate domains first, fewest pods first);
-* the complete search, when the faithful solver is what refuses.
+* the complete search, when the faithful solver is what refuses (unless a probe of that same
+  search, ``place(probe=True)``, found nothing already).
 
 Everything here goes through ``place`` on a whole cluster, so a suggestion is exactly what the
 engine would do with it: ``apply_suggestion`` gives the gang, cluster and search to place.
+
+The budget bounds each search in steps and, through its injected ``expired``, the whole
+explanation: once it has expired no further placement is tried, and the kinds of suggestion cut
+short are listed in ``Explanation.untried``.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from dataclasses import replace
 import numpy as np
 
 from toposched.engine.budget import SearchBudget
-from toposched.engine.place import place
+from toposched.engine.place import COMPLETE_WOULD_PLACE, place
 from toposched.model import (
     Cluster,
     DomainFit,
@@ -63,41 +68,39 @@ def explain(
     policy: Policy,
     search: Search = Search.FAITHFUL,
     budget: SearchBudget | None = None,
+    probed: bool = False,
 ) -> Explanation:
     """Explain ``refusal``, the result of placing ``gang`` on ``cluster`` under ``policy`` with
     ``search``; suggestions are placed the same way (the complete search is suggested only when
-    ``search`` was the faithful one)."""
+    ``search`` was the faithful one), each only while ``budget`` has not expired. ``probed``:
+    ``refusal`` came from ``place(..., probe=True)`` with this budget, so its note already says
+    whether the complete search places the gang."""
     group = _failing_group(gang, refusal)
     level = refusal.level or (group.level if group is not None else None)
     tree = TopologyTree.build(topology, cluster.nodes)
     snapshot = Snapshot.build(tree, cluster.pods)
     shape = _shape(group or gang.root)
     candidates = _candidates(snapshot, shape, level, group.size if group else gang.size) if shape else ()
-
-    def places(changed: Gang, on: Cluster = cluster, mode: Search = search) -> Placement | None:
-        try:
-            result = place(changed, on, topology=topology, policy=policy, search=mode, budget=budget)
-        except ToposchedError:
-            return None
-        return result if isinstance(result, Placement) else None
+    places = Places(cluster, topology, policy, search, budget)
 
     def landed(placement: Placement) -> tuple[Path, ...]:
         return _domains_of(placement, cluster, topology, level, group)
 
+    kinds: tuple[tuple[SuggestionKind, Callable[[], list[Suggestion]]], ...] = (
+        (SuggestionKind.PREFERRED_LEVEL, lambda: _preferred_level(gang, group, topology, places, landed)),
+        (SuggestionKind.SMALLER, lambda: _smaller(gang, group, places)),
+        (
+            SuggestionKind.AFTER_WORKLOADS_END,
+            lambda: _after_workloads(gang, cluster, candidates, topology, level, places, landed),
+        ),
+        (SuggestionKind.COMPLETE_SEARCH, lambda: _complete(gang, refusal, probed, places, landed)),
+    )
     suggestions: list[Suggestion] = []
-    suggestions += _preferred_level(gang, group, topology, places, landed)
-    suggestions += _smaller(gang, group, places)
-    suggestions += _after_workloads(gang, cluster, candidates, topology, level, places, landed)
-    if search is Search.FAITHFUL:
-        found = places(gang, cluster, Search.COMPLETE)
-        if found is not None:
-            suggestions.append(
-                Suggestion(
-                    SuggestionKind.COMPLETE_SEARCH,
-                    "a complete search places it (--search complete)",
-                    domains=landed(found),
-                )
-            )
+    untried: list[SuggestionKind] = []
+    for kind, suggest in kinds:
+        suggestions += suggest()
+        if places.stopped:
+            untried.append(kind)
     exclusions = _exclusions(cluster, topology, snapshot, shape)
     return Explanation(
         refusal,
@@ -106,7 +109,44 @@ def explain(
         candidates,
         exclusions,
         tuple(suggestions),
+        tuple(untried),
     )
+
+
+class Places:
+    """Places a changed gang (or the same gang on a changed cluster) as the explained one was
+    placed: the placement, or None. Once the budget has expired it places nothing more and
+    ``stopped`` is set."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        topology: Topology,
+        policy: Policy,
+        search: Search,
+        budget: SearchBudget | None,
+    ) -> None:
+        self.cluster, self.topology, self.policy, self.search = cluster, topology, policy, search
+        self.budget = budget
+        self.stopped = False
+
+    def __call__(self, gang: Gang, on: Cluster | None = None, mode: Search | None = None) -> Placement | None:
+        expired = self.budget.expired if self.budget is not None else None
+        if self.stopped or (expired is not None and expired()):
+            self.stopped = True
+            return None
+        try:
+            result = place(
+                gang,
+                self.cluster if on is None else on,
+                topology=self.topology,
+                policy=self.policy,
+                search=self.search if mode is None else mode,
+                budget=self.budget,
+            )
+        except ToposchedError:
+            return None
+        return result if isinstance(result, Placement) else None
 
 
 def apply_suggestion(
@@ -205,7 +245,6 @@ def _exclusions(
 
 # -- suggestions ---------------------------------------------------------------------------------
 
-Places = Callable[..., Placement | None]
 Landed = Callable[[Placement], tuple[Path, ...]]
 
 
@@ -268,7 +307,7 @@ def _smaller(gang: Gang, group: Group | None, places: Places) -> list[Suggestion
             low, best = middle, candidate
         else:
             high = middle - 1
-    if best is None:
+    if best is None or places.stopped:  # stopped: a larger size may place too
         return []
     count = low * step
     return [
@@ -314,6 +353,25 @@ def _after_workloads(
         if len(out) == WORKLOAD_SUGGESTIONS:
             break
     return out
+
+
+def _complete(
+    gang: Gang, refusal: Unschedulable, probed: bool, places: Places, landed: Landed
+) -> list[Suggestion]:
+    """The complete search, when the faithful one refused; not again when a probe of it found
+    nothing (the search is deterministic: it would find nothing again)."""
+    if places.search is not Search.FAITHFUL or (probed and refusal.note != COMPLETE_WOULD_PLACE):
+        return []
+    found = places(gang, mode=Search.COMPLETE)
+    if found is None:
+        return []
+    return [
+        Suggestion(
+            SuggestionKind.COMPLETE_SEARCH,
+            "a complete search places it (--search complete)",
+            domains=landed(found),
+        )
+    ]
 
 
 def _node_domains(cluster: Cluster, topology: Topology, level: str | None) -> dict[str, Path]:

@@ -4,11 +4,14 @@ results and the error tree. Standard library only."""
 from toposched.model.cluster import Cluster
 from toposched.model.defrag import DefragPlan, PodMove, WorkloadMove
 from toposched.model.errors import (
+    BusyError,
     ClusterSpecError,
     ConflictError,
+    LimitError,
     NotFoundError,
     PermissionDeniedError,
     Problem,
+    QuotaExceededError,
     SpecError,
     StoreError,
     TopologySpecError,
@@ -50,6 +53,7 @@ from toposched.model.placement import (
     Unschedulable,
 )
 from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
+from toposched.model.quota import Quota, Usage
 from toposched.model.resources import EMPTY, Resources
 from toposched.model.topology import HOSTNAME, Topology, is_label_key
 from toposched.model.translation import Translation
@@ -72,8 +76,11 @@ __all__ = [
     "Explanation",
     "Suggestion",
     "SuggestionKind",
+    "BusyError",
     "ClusterSpecError",
     "ConflictError",
+    "LimitError",
+    "QuotaExceededError",
     "DomainCount",
     "Gang",
     "Group",
@@ -91,6 +98,7 @@ __all__ = [
     "Problem",
     "Queue",
     "QueueKind",
+    "Quota",
     "Resources",
     "Result",
     "Role",
@@ -109,6 +117,7 @@ __all__ = [
     "TopologySpecError",
     "ToposchedError",
     "Unschedulable",
+    "Usage",
     "WorkloadSpecError",
     "reported_problems",
     "format_quantity",

@@ -10,6 +10,9 @@
     ├── NotFoundError           a named object does not exist (unknown topology, workload)  (HTTP 404)
     ├── ConflictError           the request breaks a lifecycle guard                        (HTTP 409)
     ├── PermissionDeniedError   the caller's role does not allow the request                (HTTP 403)
+    ├── LimitError              a limit of the service stops the request for now            (HTTP 429)
+    │   ├── BusyError           too many requests of one kind at once (with Retry-After)
+    │   └── QuotaExceededError  a user's pending work would pass their quota
     └── StoreError              the store failed; stored state is unchanged                 (HTTP 503)
 
 "Does not fit" is not an error: the engine returns an ``Unschedulable`` value.
@@ -107,6 +110,30 @@ class ConflictError(ToposchedError):
 
 class PermissionDeniedError(ToposchedError):
     """The caller's role does not allow this request."""
+
+
+class LimitError(ToposchedError):
+    """A limit of the service stops the request for now: ``limit`` names it, ``retry_after``
+    says in how many seconds to try again (None: when the user's own work has moved on)."""
+
+    code = "limit_reached"
+
+    def __init__(self, message: str, *, limit: str, retry_after: float | None = None) -> None:
+        self.limit = limit
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class BusyError(LimitError):
+    """Too many requests of one kind are running at once (for the caller, or in all)."""
+
+    code = "busy"
+
+
+class QuotaExceededError(LimitError):
+    """Storing the workload would take its owner's pending work past their quota."""
+
+    code = "quota_exceeded"
 
 
 class StoreError(ToposchedError):

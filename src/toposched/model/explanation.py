@@ -66,12 +66,16 @@ class Suggestion:
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
+    """``untried``: the kinds of suggestion not tried, or not tried to the end, because the
+    explanation's budget (steps, time) ran out first."""
+
     refusal: Unschedulable
     group: str | None
     level: str | None
     candidates: tuple[DomainFit, ...]
     exclusions: tuple[Exclusion, ...]
     suggestions: tuple[Suggestion, ...]
+    untried: tuple[SuggestionKind, ...] = ()
 
     def facts(self) -> list[str]:
         """The refusal's facts plus every candidate, exclusion and suggestion as text."""

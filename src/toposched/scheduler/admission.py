@@ -58,7 +58,7 @@ def _admit_one(
         explain(state, view, out, record, explanation, EventType.INVALID)
         return
     try:
-        named = state.topologies_named(gang)
+        named = state.topologies_named(gang, record)
         snapshots = {t.name: view.snapshot(t) for t in named}
     except NotFoundError as exc:
         explain(state, view, out, record, reason_to_json(str(exc)))

@@ -5,6 +5,12 @@ The cluster explained is what the loop sees: the stored nodes, the pods toposche
 owned by their workload (``workloads/<id>``), so "places once ... ends" names the service's own
 workloads as well as foreign ones. A viewer who may not see a workload gets it named
 ``another-user/<n>`` instead (numbered per answer), as the cluster view hides it.
+
+One explanation may take ``SchedulerConfig.explain_seconds`` of the injected clock, its searches
+and suggestions together (each search also within ``search_steps``): once that has passed it
+tries no more suggestions and lists the kinds it left out (``Explanation.untried``). The refusal
+itself is searched as the admission searched it (``search_seconds``), so it is the admission's
+answer and leaves the rest of the time to the suggestions.
 """
 
 from __future__ import annotations
@@ -38,16 +44,24 @@ def explain_pending(state: State, workload_id: int, *, viewer: str | None = None
     gang = state.gang_of(record, topology)
     holding = store.list_workloads(states=HOLDING)
     pods = (*state.tracker.external, *workload_pods(holding, store.reservations_by_workload(), viewer))
-    cluster = Cluster(tuple(store.get_nodes()), pods, tuple(store.list_topologies()))
-    policy = gang.policy or state.config.policy
-    search = state.config.search
-    budget = SearchBudget(state.config.search_steps)
-    refusal = place(gang, cluster, topology=topology, policy=policy, search=search, budget=budget, probe=True)
+    cluster = Cluster(tuple(store.get_nodes()), pods, state.known_to(record.own_topologies))
+    config, clock = state.config, state.clock
+    policy = gang.policy or config.policy
+    search = config.search
+    start = clock.now()
+    first = min(config.search_seconds, config.explain_seconds)
+    admission = SearchBudget(config.search_steps, lambda: clock.now() - start > first)
+    budget = SearchBudget(config.search_steps, lambda: clock.now() - start > config.explain_seconds)
+    refusal = place(
+        gang, cluster, topology=topology, policy=policy, search=search, budget=admission, probe=True
+    )
     if isinstance(refusal, Placement):
         raise ConflictError(
             f"workload {workload_id} places on the cluster as it is now: the next scheduling cycle admits it"
         )
-    return explain(gang, cluster, refusal, topology=topology, policy=policy, search=search, budget=budget)
+    return explain(
+        gang, cluster, refusal, topology=topology, policy=policy, search=search, budget=budget, probed=True
+    )
 
 
 def workload_pods(

@@ -121,9 +121,12 @@ class Scheduler:
     ) -> Submission:
         """The validation half of ``submit`` (SpecError listing every problem); stores nothing.
         The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk.
-        The spec is stored as JSON: the documents and the front end that read them."""
-        chosen, compiled = self._compile(documents, topology, kind)
+        The spec is stored as JSON: the documents and the front end that read them; the
+        topologies the spec itself brings are kept with the workload (``own_topologies``), never
+        among the stored ones: one user's spec never changes what another's uses."""
+        chosen, compiled, stored = self._compile(documents, topology, kind)
         gang = compiled.gang
+        own = tuple(t for t in compiled.topologies if stored.get(t.name) != t)
         record = WorkloadRecord(
             name=gang.name,
             kind=gang.kind or kind or "",
@@ -133,20 +136,20 @@ class Scheduler:
             topology=chosen.name,
             pool=compiled.pool,
             submitted_at=self._state.clock.now(),
+            own_topologies=own,
+            pods=gang.size,
         )
-        return Submission(record, chosen, gang, compiled.topologies)
+        return Submission(record, chosen, gang)
 
     def commit(self, submission: Submission) -> WorkloadRecord:
         """The storing half of ``submit``: queue a prepared workload as pending. Durable on return
-        (the store may commit it together with other submissions arriving at the same time)."""
+        (the store may commit it together with other submissions arriving at the same time).
+        QuotaExceededError, nothing stored, when it takes its owner's pending work past their
+        quota (their own in the store, else ``SchedulerConfig.quota``)."""
         state, submitted = self._state, submission.record
-        if submission.brought:  # e.g. a ClusterTopology in the PodCliqueSet's file
-            stored = {t.name for t in state.store.list_topologies()}
-            for topology in submission.brought:
-                if topology.name not in stored:
-                    self.put_topology(topology)
         message = f"{submitted.kind} {submitted.name} submitted by {submitted.owner}"
-        record = state.store.submit_workload(submitted, state.event(EventType.SUBMITTED, message))
+        event = state.event(EventType.SUBMITTED, message)
+        record = state.store.submit_workload(submitted, event, quota=state.config.quota)
         state.remember(record.id, submission.topology, submission.gang)  # the loop need not parse it again
         state.notify()
         return record
@@ -221,8 +224,15 @@ class Scheduler:
         state = self._state
         record = state.store.get_workload(workload_id)
         frontend, documents = read_spec(record)
-        context = dataclasses.replace(state.context(), topology=state.topology_of(record))
+        context = dataclasses.replace(
+            state.context(own=record.own_topologies), topology=state.topology_of(record)
+        )
         return state.registry.compile(documents, context, hint=frontend)
+
+    def topology_of(self, workload_id: int) -> Topology:
+        """The topology a stored workload uses: the one its spec brought, a stored one, or the
+        default (NotFoundError when it is gone)."""
+        return self._state.topology_of(self._state.store.get_workload(workload_id))
 
     def explain(self, workload_id: int, *, viewer: str | None = None) -> Explanation:
         """Why a pending workload waits and what would place it, on the current state (see
@@ -445,9 +455,10 @@ class Scheduler:
     # -- helpers ---------------------------------------------------------------------------------
     def _compile(
         self, documents: Sequence[Any], topology: str | None, kind: str | None
-    ) -> tuple[Topology, Compiled]:
+    ) -> tuple[Topology, Compiled, dict[str, Topology]]:
         """The topology a submission uses and its gang: the requested topology, else the one the
-        spec names, else the only shared one (pool topologies are their pool's own)."""
+        spec names, else the only shared one (pool topologies are their pool's own); and the
+        stored topologies by name."""
         state = self._state
         pool_records = state.store.list_pools()
         context = state.context(pool_records)
@@ -461,7 +472,7 @@ class Scheduler:
             if any(p.path == "topology" for p in exc.problems):
                 default_of(known)  # NotFoundError: none or several are defined; name one
             raise
-        return chosen, compiled
+        return chosen, compiled, {t.name: t for t in context.topologies}
 
     def _put_topology(self, topology: Topology) -> None:
         store = self._state.store

@@ -54,10 +54,15 @@ class State:
         )
 
     def topology_of(self, record: WorkloadRecord) -> Topology:
-        """The topology a workload uses: its own, or the only one the store knows."""
+        """The topology a workload uses: the one it names, or the only shared one."""
         if record.topology:
-            return self.store.get_topology(record.topology)
+            return self.topology_named(record, record.topology)
         return self.default_topology()
+
+    def topology_named(self, record: WorkloadRecord, name: str) -> Topology:
+        """A topology by name as ``record`` sees it: one its spec brought, else a stored one."""
+        own = next((t for t in record.own_topologies if t.name == name), None)
+        return own if own is not None else self.store.get_topology(name)
 
     def shared_topologies(self) -> list[Topology]:
         """Topologies a workload may use without naming one (see ``shared_of``)."""
@@ -67,19 +72,26 @@ class State:
         """The only shared topology; NotFoundError when there is none or several."""
         return default_of(self.shared_topologies())
 
-    def topologies_named(self, gang: Gang) -> list[Topology]:
-        """Every stored topology the gang's groups name (NotFoundError for one that is gone)."""
-        return [self.store.get_topology(name) for name in named_topologies(gang)]
+    def topologies_named(self, gang: Gang, record: WorkloadRecord) -> list[Topology]:
+        """Every topology the gang's groups name, as ``record`` sees them (``topology_named``;
+        NotFoundError for one that is gone)."""
+        return [self.topology_named(record, name) for name in named_topologies(gang)]
 
-    def context(self, pool_records: Sequence[PoolRecord] | None = None) -> CompileContext:
+    def context(
+        self, pool_records: Sequence[PoolRecord] | None = None, own: Sequence[Topology] = ()
+    ) -> CompileContext:
         """What front ends may read: the stored topologies and OSMO pools (``pool_records`` when
-        the caller read them already), and the pod limit."""
+        the caller read them already), and the pod limit. ``own``: a workload's own topologies,
+        which come before stored ones of the same name."""
         if pool_records is None:
             pool_records = self.store.list_pools()
         entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
-        return CompileContext(
-            topologies=tuple(self.store.list_topologies()), pools=entries, max_pods=self.config.max_pods
-        )
+        return CompileContext(topologies=self.known_to(own), pools=entries, max_pods=self.config.max_pods)
+
+    def known_to(self, own: Sequence[Topology]) -> tuple[Topology, ...]:
+        """The topologies a workload sees: its ``own`` first, then the stored ones of other names."""
+        names = {t.name for t in own}
+        return (*own, *(t for t in self.store.list_topologies() if t.name not in names))
 
     def gang_of(self, record: WorkloadRecord, topology: Topology) -> Gang:
         """The workload's stored spec compiled against ``topology`` (cached; specs never change)."""
@@ -88,7 +100,7 @@ class State:
         if cached is not None and cached[0] == key:
             return cached[1]
         frontend, documents = read_spec(record)
-        context = replace(self.context(), topology=topology)
+        context = replace(self.context(own=record.own_topologies), topology=topology)
         gang = self.registry.compile(documents, context, hint=frontend).gang
         self.remember(record.id, topology, gang)
         return gang

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Search, SpecError, Topology
+from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Quota, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -17,13 +17,27 @@ class SchedulerConfig:
     search: Search = Search.COMPLETE  # faithful, else an exact search for gangs faithful refuses
     search_steps: int = 50_000  # budget of one complete search, in choices tried...
     search_seconds: float = 2.0  # ...and in seconds of the injected clock
+    explain_seconds: float = 5.0  # one explanation, all its searches and suggestions (injected clock)
     node_grace_seconds: float = 30.0  # NotReady longer than this -> node failed for its gangs
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
     backoff_base_seconds: float = 1.0
     backoff_max_seconds: float = 60.0  # the longest wait between two attempts, however many failed
     max_pods: int = MAX_PODS_PER_GANG  # pods one workload may have; larger submissions are refused (422)
+    # Each user's pending work at most, unless the store holds a quota of their own (429 past
+    # it); None: no bound but users' own quotas (the service sets one, the simulator none).
+    quota: Quota | None = None
 
     def __post_init__(self) -> None:
+        if not 0 < self.explain_seconds < float("inf"):
+            raise SpecError(
+                [
+                    Problem(
+                        "explain_seconds",
+                        f"{self.explain_seconds:g}",
+                        "use a finite number of seconds above 0",
+                    )
+                ]
+            )
         if not 0 <= self.backoff_base_seconds <= self.backoff_max_seconds < float("inf"):
             raise SpecError(
                 [
@@ -38,13 +52,13 @@ class SchedulerConfig:
 
 @dataclass(frozen=True, slots=True)
 class Submission:
-    """A validated submission not stored yet (``Scheduler.prepare``): the record to store, and
-    the topology and gang it compiled to, which the loop reuses."""
+    """A validated submission not stored yet (``Scheduler.prepare``): the record to store (with
+    the topologies the spec itself brought), and the topology and gang it compiled to, which the
+    loop reuses."""
 
     record: WorkloadRecord
     topology: Topology
     gang: Gang
-    brought: tuple[Topology, ...] = ()  # topologies the spec itself carries, stored on commit
 
 
 @dataclass(frozen=True, slots=True)

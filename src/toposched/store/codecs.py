@@ -2,8 +2,8 @@
 
 Resources are stored as ``{name: canonical integer}``; nodes and topologies as plain objects whose
 fields mirror the model. Decoding checks shapes, so a damaged row surfaces as ``StoreError``, except
-a workload's placement or explanation: those are reported on the record (``damage``), so one
-damaged workload does not make every listing fail.
+a workload's placement, explanation or own topologies: those are reported on the record
+(``damage``), so one damaged workload does not make every listing fail.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.model import Node, Resources, SpecError, StoreError, Taint, TaintEffect, Topology
+from toposched.model import Node, Quota, Resources, SpecError, StoreError, Taint, TaintEffect, Topology
 from toposched.store.records import Json, WorkloadRecord, WorkloadState
 
 
@@ -99,6 +99,32 @@ def topology_from_json(raw: Json) -> Topology:
         raise StoreError(f"stored {what} is damaged: {exc}") from exc
 
 
+def quota_to_json(quota: Quota) -> dict[str, int]:
+    return {"workloads": quota.workloads, "pods": quota.pods, "specBytes": quota.spec_bytes}
+
+
+def quota_from_json(raw: Json, what: str) -> Quota:
+    try:
+        return Quota(raw["workloads"], raw["pods"], raw["specBytes"])
+    except (KeyError, TypeError, SpecError) as exc:
+        raise StoreError(f"stored {what} is damaged: {exc}") from exc
+
+
+def own_topologies_text(topologies: tuple[Topology, ...]) -> str | None:
+    """How a workload's own topologies are stored: a JSON list, None for none."""
+    return dumps([topology_to_json(t) for t in topologies]) if topologies else None
+
+
+def own_topologies_from_text(text: str | None, wid: int) -> tuple[Topology, ...]:
+    """``own_topologies_text`` read back (StoreError when damaged)."""
+    raw = loads(text, f"workload {wid} topologies")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise StoreError(f"stored workload {wid} topologies are not a list")
+    return tuple(topology_from_json(item) for item in raw)
+
+
 def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
     """A ``workloads`` row (columns in ``sqlite_rows.WORKLOAD_COLUMNS`` order) as a record."""
     (
@@ -115,6 +141,8 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         state,
         placement,
         why,
+        own,
+        pods,
     ) = row
     try:
         parsed_state = WorkloadState(state)
@@ -125,6 +153,10 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         parsed_placement = loads(placement, f"workload {wid} placement")
     except StoreError as exc:
         parsed_placement, damage = None, str(exc)
+    try:
+        own_topologies = own_topologies_from_text(own, wid)
+    except StoreError as exc:  # its topology is then unknown: the workload waits, saying so
+        own_topologies, damage = (), damage or str(exc)
     try:
         parsed_explanation = loads(why, f"workload {wid} explanation")
     except StoreError as exc:  # rewritten by the next explanation; nothing depends on it
@@ -138,6 +170,8 @@ def workload_from_row(row: tuple[Any, ...]) -> WorkloadRecord:
         topology=topology,
         pool=pool,
         submitted_at=submitted_at,
+        own_topologies=own_topologies,
+        pods=pods,
         id=wid,
         sequence=sequence,
         state=parsed_state,

@@ -14,10 +14,20 @@ import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
-from toposched.model import EMPTY, ConflictError, Node, NotFoundError, Resources, Taint, Topology
+from toposched.model import (
+    EMPTY,
+    ConflictError,
+    Node,
+    NotFoundError,
+    Quota,
+    Resources,
+    Taint,
+    Topology,
+)
 from toposched.store import rules
 from toposched.store.codecs import copy_json
 from toposched.store.frozen import freeze
+from toposched.store.memory_quotas import MemoryQuotas
 from toposched.store.records import (
     ACTIVE_STATES,
     Admission,
@@ -31,7 +41,7 @@ from toposched.store.records import (
 )
 
 
-class MemoryStore:
+class MemoryStore(MemoryQuotas):
     """Volatile state; everything is lost when the object goes away."""
 
     def __init__(self) -> None:
@@ -39,6 +49,7 @@ class MemoryStore:
         self._nodes: dict[str, Node] = {}
         self._topologies: dict[str, Topology] = {}
         self._pools: dict[str, PoolRecord] = {}
+        self._quotas: dict[str, Quota] = {}
         self._workloads: dict[int, WorkloadRecord] = {}
         self._by_state: dict[WorkloadState, set[int]] = {state: set() for state in WorkloadState}
         # While ``write_decisions`` runs: each workload's record before the run, to roll back.
@@ -165,9 +176,17 @@ class MemoryStore:
             del self._pools[name]
 
     # -- workloads -----------------------------------------------------------------------------
-    def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
-        """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``."""
+    def submit_workload(
+        self, record: WorkloadRecord, event: EventRecord | None = None, quota: Quota | None = None
+    ) -> WorkloadRecord:
+        """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``.
+        ``quota`` (or the owner's own) is checked first."""
         with self._changing():
+            quota = self._quotas.get(record.owner, quota)
+            if quota is not None:
+                rules.check_quota(
+                    record.owner, self.pending_usage(record.owner), rules.usage_of(record), quota
+                )
             entry = self._event(event, self._next_id) if event is not None else None
             stored = dataclasses.replace(
                 record,

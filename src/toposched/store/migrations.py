@@ -80,6 +80,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         "index on workload arrival order (each submission reads MAX(sequence))",
         ("CREATE INDEX workloads_by_sequence ON workloads (sequence)",),
     ),
+    Migration(
+        4,
+        "the topologies a workload's spec brought, kept with the workload (NULL: none)",
+        ("ALTER TABLE workloads ADD COLUMN own_topologies TEXT",),
+    ),
+    Migration(
+        5,
+        "per-user quotas on pending work: each workload's pods and spec bytes, the users' quotas",
+        (
+            "ALTER TABLE workloads ADD COLUMN pods INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE workloads ADD COLUMN spec_bytes INTEGER NOT NULL DEFAULT 0",
+            # Rows that may wait again; their pods are not known without compiling (0).
+            "UPDATE workloads SET spec_bytes = LENGTH(CAST(spec AS BLOB))"
+            " WHERE state NOT IN ('finished', 'cancelled')",
+            "CREATE INDEX workloads_by_owner_state ON workloads (owner, state)",
+            "CREATE TABLE quotas (name TEXT PRIMARY KEY, data TEXT NOT NULL)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

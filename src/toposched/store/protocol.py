@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from toposched.model import ConflictError, Node, Resources, Taint, Topology
+from toposched.model import ConflictError, Node, Quota, Resources, Taint, Topology, Usage
 from toposched.store.records import (
     Decision,
     EventRecord,
@@ -85,11 +85,33 @@ class Store(Protocol):
         """Delete a pool; ConflictError while a pending, admitted or running workload uses it."""
         ...
 
+    # -- per-user quotas -----------------------------------------------------------------------
+    def put_quota(self, user: str, quota: Quota) -> None:
+        """Give ``user`` a quota of their own, in place of the default ``submit_workload`` gets."""
+        ...
+
+    def delete_quota(self, user: str) -> None:
+        """Drop ``user``'s own quota; NotFoundError when they have none."""
+        ...
+
+    def list_quotas(self) -> dict[str, Quota]:
+        """Every user's own quota, by user name."""
+        ...
+
+    def pending_usage(self, owner: str) -> Usage:
+        """``owner``'s pending work: workloads, their pods and the bytes of their stored specs."""
+        ...
+
     # -- workloads -----------------------------------------------------------------------------
-    def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
+    def submit_workload(
+        self, record: WorkloadRecord, event: EventRecord | None = None, quota: Quota | None = None
+    ) -> WorkloadRecord:
         """Store a new pending workload; assigns ``id`` and arrival ``sequence`` atomically.
         The record's own id, sequence, state, placement and explanation are ignored. ``event``,
-        when given, is logged for the new workload in the same transaction."""
+        when given, is logged for the new workload in the same transaction. ``quota``: the most
+        pending work its owner may have with it counted (their own quota, ``put_quota``, takes its
+        place); QuotaExceededError, nothing written, when it would be passed. None and no quota
+        of their own: no bound."""
         ...
 
     def get_workload(self, workload_id: int) -> WorkloadRecord: ...

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from toposched.model import Resources
+from toposched.model import Resources, Topology
 
 Json = Any
 """A JSON-serialisable value. Kept as ``Any`` because JSON is recursive and has no closed type."""
@@ -57,6 +57,9 @@ class WorkloadRecord:
 
     ``spec`` is the text the user submitted, ``kind`` what the front end parsed it as (``Job``,
     ``JobSet``, ``workflow``...), ``topology`` and ``pool`` the names it references ("" for none).
+    ``own_topologies`` are the topologies its spec itself brought (a kube constraint key no stored
+    topology has, a Grove file's ClusterTopology): the workload's own, resolved before the stored
+    ones for this workload only, and never stored among the shared topologies.
     ``placement`` is set while the workload holds capacity; ``explanation`` says why it waits.
     ``damage`` says what of the stored row could not be read (its placement then reads as None),
     so one damaged row is reported on its workload instead of failing every listing.
@@ -70,6 +73,8 @@ class WorkloadRecord:
     topology: str = ""
     pool: str = ""
     submitted_at: float = 0.0
+    own_topologies: tuple[Topology, ...] = field(default=(), hash=False)
+    pods: int = 0  # the pods of its gang: counted against its owner's quota while it waits
     id: int = 0
     sequence: int = 0
     state: WorkloadState = WorkloadState.PENDING

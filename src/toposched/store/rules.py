@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from toposched.model import ConflictError, Node, Resources, Taint
+from toposched.model import ConflictError, Node, Quota, QuotaExceededError, Resources, Taint, Usage
 from toposched.model.resources import EMPTY
 from toposched.store.records import WorkloadRecord, WorkloadState
 
@@ -157,6 +157,35 @@ def updated_node(
         node.taints if taints is None else tuple(taints),
         ready=node.ready if ready is None else ready,
         unschedulable=node.unschedulable if unschedulable is None else unschedulable,
+    )
+
+
+# Each figure of a quota: what it counts, and the ``toposched serve`` option that sets everyone's.
+QUOTA_FIGURES = {
+    "workloads": ("pending workloads", "--quota-workloads"),
+    "pods": ("pods in pending workloads", "--quota-pods"),
+    "specBytes": ("bytes of pending specs", "--quota-bytes"),
+}
+
+
+def usage_of(record: WorkloadRecord) -> Usage:
+    """What storing ``record`` adds to its owner's pending work."""
+    return Usage(1, record.pods, len(record.spec.encode("utf-8")))
+
+
+def check_quota(owner: str, used: Usage, adding: Usage, quota: Quota | None) -> None:
+    """Refuse work that would take ``owner``'s pending work (``used``) past ``quota``; naming
+    the figure, the quota and how to raise it."""
+    passed = quota.passed(used + adding) if quota is not None else []
+    if not passed:
+        return
+    field, total, limit = passed[0]
+    what, option = QUOTA_FIGURES[field]
+    raise QuotaExceededError(
+        f"user {owner!r} would have {total} {what}; the quota is {limit} (quota.{field}): cancel "
+        f"pending workloads or wait until some are admitted, or have an admin raise it "
+        f"(PUT /v1/quotas/{owner}, or toposched serve {option} N for every user)",
+        limit=f"quota.{field}",
     )
 
 

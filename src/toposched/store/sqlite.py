@@ -21,13 +21,14 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
-from toposched.model import ConflictError, Node, NotFoundError, Resources, Taint, Topology
+from toposched.model import ConflictError, Node, NotFoundError, Quota, Resources, Taint, Topology
 from toposched.store import rules
 from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
     dumps,
     loads,
     node_to_json,
+    own_topologies_text,
     topology_to_json,
     workload_from_row,
 )
@@ -43,6 +44,7 @@ from toposched.store.records import (
     WorkloadState,
 )
 from toposched.store.sqlite_connections import Connections
+from toposched.store.sqlite_quotas import SqliteQuotas
 from toposched.store.sqlite_rows import (
     WORKLOAD_COLUMNS,
     NodeReader,
@@ -51,7 +53,9 @@ from toposched.store.sqlite_rows import (
     decode_topology,
     insert_event,
     next_sequence,
+    pending_usage,
     read_events,
+    read_quota,
     read_reservation,
     read_topology,
     read_workload,
@@ -64,7 +68,7 @@ R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
 
 
-class SqliteStore:
+class SqliteStore(SqliteQuotas):
     """The scheduler's state in one SQLite file (created and migrated on open)."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:
@@ -207,15 +211,20 @@ class SqliteStore:
             db.execute("DELETE FROM pools WHERE name = ?", (name,))
 
     # -- workloads -----------------------------------------------------------------------------
-    def submit_workload(self, record: WorkloadRecord, event: EventRecord | None = None) -> WorkloadRecord:
+    def submit_workload(
+        self, record: WorkloadRecord, event: EventRecord | None = None, quota: Quota | None = None
+    ) -> WorkloadRecord:
         """Store a new pending workload (and ``event`` for it); assigns ``id`` and ``sequence``.
+        ``quota`` (or the owner's own) is checked inside the same transaction.
 
         Group commit (``batching.GroupCommit``): submissions and releases that arrive while
         another batch is committing wait, and the next of them commits all waiting ones in one
         transaction (one fsync). Each call still returns only after the transaction holding its
         workload committed.
         """
-        return self._grouped("submitting a workload", lambda db: self._insert_workload(db, record, event))
+        return self._grouped(
+            "submitting a workload", lambda db: self._insert_workload(db, record, event, quota)
+        )
 
     def _grouped(self, action: str, op: Callable[[sqlite3.Connection], R]) -> R:
         """``op`` in a write transaction shared with the other grouped writes waiting meanwhile.
@@ -228,14 +237,19 @@ class SqliteStore:
             return [op(db) for _, op in batch]
 
     def _insert_workload(
-        self, db: sqlite3.Connection, record: WorkloadRecord, event: EventRecord | None
+        self, db: sqlite3.Connection, record: WorkloadRecord, event: EventRecord | None, quota: Quota | None
     ) -> WorkloadRecord:
+        adding = rules.usage_of(record)
+        quota = read_quota(db, record.owner) or quota
+        if quota is not None:
+            rules.check_quota(record.owner, pending_usage(db, record.owner), adding, quota)
         # One statement assigns the next sequence, inserts and reads the row back: every SQLite
         # call lets other threads take the GIL, and winning it back can take a switch interval.
         rows = db.execute(
             "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, pool,"
-            " submitted_at, state) VALUES ((SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads),"
-            f" ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {WORKLOAD_COLUMNS}",
+            " submitted_at, state, own_topologies, pods, spec_bytes) VALUES"
+            " ((SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads),"
+            f" ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING {WORKLOAD_COLUMNS}",
             (
                 record.name,
                 record.kind,
@@ -246,6 +260,9 @@ class SqliteStore:
                 record.pool,
                 record.submitted_at,
                 str(WorkloadState.PENDING),
+                own_topologies_text(record.own_topologies),
+                record.pods,
+                adding.spec_bytes,
             ),
         ).fetchall()  # all rows, so the statement is finished before the transaction commits
         stored = workload_from_row(rows[0])

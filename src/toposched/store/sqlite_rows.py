@@ -9,11 +9,12 @@ import sqlite3
 from collections.abc import Collection
 from typing import Any
 
-from toposched.model import Node, NotFoundError, Resources, Topology
+from toposched.model import Node, NotFoundError, Quota, Resources, Topology, Usage
 from toposched.store.codecs import (
     dumps,
     loads,
     node_from_json,
+    quota_from_json,
     resources_from_json,
     resources_to_json,
     topology_from_json,
@@ -22,7 +23,10 @@ from toposched.store.codecs import (
 from toposched.store.records import EventRecord, WorkloadRecord, WorkloadState
 from toposched.store.rules import known_names
 
-WORKLOAD_COLUMNS = "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement, explanation"
+WORKLOAD_COLUMNS = (
+    "id, sequence, name, kind, owner, spec, priority, topology, pool, submitted_at, state, placement,"
+    " explanation, own_topologies, pods"
+)
 _EVENT_COLUMNS = "seq, time, workload, type, message, data"
 
 
@@ -44,6 +48,22 @@ def read_workload(db: sqlite3.Connection, workload_id: int) -> WorkloadRecord:
     if row is None:
         raise NotFoundError("workload", str(workload_id))
     return workload_from_row(row)
+
+
+def read_quota(db: sqlite3.Connection, user: str) -> Quota | None:
+    """The quota stored for ``user``; None when they have none of their own."""
+    row = db.execute("SELECT data FROM quotas WHERE name = ?", (user,)).fetchone()
+    return None if row is None else quota_from_json(loads(row[0], f"quota of {user!r}"), f"quota of {user!r}")
+
+
+def pending_usage(db: sqlite3.Connection, owner: str) -> Usage:
+    """``owner``'s pending work (through the index on owner and state)."""
+    count, pods, size = db.execute(
+        "SELECT COUNT(*), COALESCE(SUM(pods), 0), COALESCE(SUM(spec_bytes), 0) FROM workloads"
+        " WHERE owner = ? AND state = ?",
+        (owner, str(WorkloadState.PENDING)),
+    ).fetchone()
+    return Usage(int(count), int(pods), int(size))
 
 
 def next_sequence(db: sqlite3.Connection) -> int:

@@ -95,8 +95,24 @@ def test_unknown_key_brings_its_own_topology() -> None:
     loaded = load_kube([pod_group("g", policy=gang(2), key="example.com/rack"), *pods("g", 2)], [DEFAULT])
     (own,) = loaded.topologies
     assert own.levels == ("example.com/rack", "kubernetes.io/hostname")
-    assert loaded.gang.topology == own.name == "kube-example-com-rack"
+    assert loaded.gang.topology == own.name
+    assert own.name.startswith("kube-example-com-rack-")
     assert "example.com/rack" in loaded.warnings[0]
+
+
+def test_keys_that_read_alike_as_names_bring_topologies_of_their_own() -> None:
+    """``x.y/z`` and ``x-y/z`` are one DNS name apart from their digest: each group keeps its key."""
+    docs = [
+        pod_group("a", policy=gang(1), key="x.y/z"),
+        *pods("a", 1),
+        pod_group("b", policy=gang(1), key="x-y/z"),
+        *pods("b", 1),
+    ]
+    loaded = load_kube(docs, [DEFAULT])
+    by_name = {t.name: t for t in loaded.topologies}
+    assert len(by_name) == 2
+    for group in loaded.gang.root.children:
+        assert group.topology is not None and by_name[group.topology].levels[0] == group.required
 
 
 def test_v1alpha1_is_refused_with_what_to_write() -> None:

@@ -70,8 +70,8 @@ def _view(
     view = build_view(
         store.get_nodes(), topologies, topology, records, reserved, scheduler.external_pods(), user
     )
-    built = CachedView.of(version, json_bytes(view))
-    cache.put((topology, user), built)
+    built = CachedView.of(json_bytes(view))
+    cache.put((topology, user), version, built)
     return built
 
 

@@ -269,9 +269,11 @@
       html += '<h3>nodes left out</h3>' + li(body.excludedNodes.map((x) => x.nodes + ' node(s) ' + esc(EXCLUDED[x.reason] || x.reason) +
         (x.taint ? ' <code>' + esc(x.taint) + '</code>' : '') + (x.resource ? ' <code>' + esc(x.resource) + '</code>' : '')));
     }
+    const untried = body.untried || [];
     html += '<h3>what would place it</h3>' + (body.suggestions.length
       ? li(body.suggestions.map((s) => named(esc(s.text))))
-      : '<p class="muted">nothing tried places it: it needs more capacity than is free</p>');
+      : untried.length ? '' : '<p class="muted">nothing tried places it: it needs more capacity than is free</p>');
+    if (untried.length) html += '<p class="muted">stopped at the time bound before trying: ' + esc(untried.join(', ')) + '</p>';
     detail.innerHTML = html + '</div>';
   }
 

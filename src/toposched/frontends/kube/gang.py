@@ -9,12 +9,13 @@ and holds its PodGroups and CompositePodGroups. kube-scheduler places each top-l
 own; the engine reads that from the semantics.
 
 Constraint keys are raw node labels. They become levels of the first known topology that has
-them all; a key no known topology has gets a topology of its own, ``kube-<key>`` with levels
-[key, hostname], which the input brings (nodes without the label then hold no pods).
+them all; a key no known topology has gets a topology of its own, ``kube-<key>-<digest>`` with
+levels [key, hostname], which the input brings (nodes without the label then hold no pods).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -52,10 +53,12 @@ class Levels:
 
 
 def own_topology(key: str) -> Topology:
-    """The topology a key no known topology has: the key over hostname."""
-    slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:240].rstrip("-") or "level"
+    """The topology a key no known topology has: the key over hostname. Its name ends in a digest
+    of the exact key: keys that read alike as a DNS name (``x.y/z``, ``x-y/z``) never share one."""
+    slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:220].rstrip("-") or "level"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
     levels = [key] if key == HOSTNAME else [key, HOSTNAME]
-    return Topology.create(f"kube-{slug}", levels)
+    return Topology.create(f"kube-{slug}-{digest}", levels)
 
 
 def choose_levels(keys: Sequence[str], catalog: Sequence[Topology]) -> Levels:
