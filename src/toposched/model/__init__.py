@@ -50,7 +50,8 @@ from toposched.model.placement import (
 )
 from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
 from toposched.model.resources import EMPTY, Resources
-from toposched.model.topology import HOSTNAME, Topology, is_label_key
+from toposched.model.k8s_content import is_label_key
+from toposched.model.topology import HOSTNAME, Topology
 from toposched.model.translation import Translation
 
 __all__ = [
