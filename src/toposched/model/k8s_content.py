@@ -93,7 +93,9 @@ def label_key_errors(value: str) -> list[str]:
     elif _size(name) > LABEL_KEY_NAME_MAX:
         errors.append(f"name part {_too_long(LABEL_KEY_NAME_MAX)}")
     if not _KEY_NAME.fullmatch(name):
-        errors.append("name part " + _regex_error(_KEY_NAME_MSG, _KEY_NAME_FMT, "MyName", "my.name", "123-abc"))
+        errors.append(
+            "name part " + _regex_error(_KEY_NAME_MSG, _KEY_NAME_FMT, "MyName", "my.name", "123-abc")
+        )
     return errors
 
 

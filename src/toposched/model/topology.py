@@ -11,8 +11,9 @@ from types import MappingProxyType
 
 from toposched.model.errors import Problem, SpecError, TopologySpecError
 from toposched.model.k8s_content import is_label_key
+from toposched.model.node import NODE_LEVEL
 
-HOSTNAME = "kubernetes.io/hostname"
+HOSTNAME = "kubernetes.io/hostname"  # model.node spells it too (it cannot import this module)
 MAX_LEVELS = 8
 
 # An object name (DNS-1123 subdomain); toposched.model.names checks names of every other kind.
@@ -69,7 +70,8 @@ class Topology:
 
     @property
     def hostname_is_lowest(self) -> bool:
-        return self.levels[-1] == HOSTNAME
+        """Whether the lowest level is the hostname (or ``NODE_LEVEL``, valued by it)."""
+        return self.levels[-1] in (HOSTNAME, NODE_LEVEL)
 
     def resolve(self, level: str) -> str | None:
         """A level given by label key or alias → its label key; None when unknown."""

@@ -47,13 +47,11 @@ def is_kube_input(documents: Sequence[Any]) -> bool:
     return False
 
 
-def load_kube(
-    documents: Sequence[Any], catalog: Sequence[Topology] = (), *, max_pods: int = MAX_PODS_PER_GANG
-) -> KubeInput:
+def load_kube(documents: Sequence[Any], *, max_pods: int = MAX_PODS_PER_GANG) -> KubeInput:
     """Check, link and compile ``documents`` (``WorkloadSpecError`` lists every problem)."""
     found = read_documents(documents, max_pods=max_pods)
     jobs = [d for d in documents if isinstance(d, Mapping) and d.get("kind") == "Job"]
     kind = "Job" if jobs else "Workload" if found.workloads else "PodGroup"
-    gang, levels = to_gang(found, catalog, kind)
+    gang, levels = to_gang(found, kind)
     pods = [p.obj for group in found.pods.values() for p in group]
-    return KubeInput(gang, (*found.objects, *pods), levels.brought, (*found.warnings, *levels.warnings))
+    return KubeInput(gang, (*found.objects, *pods), levels.brought, tuple(found.warnings))

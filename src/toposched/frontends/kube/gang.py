@@ -8,13 +8,16 @@ CompositePodGroup's group requires its key, ``min_sub_group`` = minGroupCount (N
 and holds its PodGroups and CompositePodGroups. kube-scheduler places each top-level child on its
 own; the engine reads that from the semantics.
 
-Constraint keys are raw node labels. They become levels of the first known topology that has
-them all; a key no known topology has gets a topology of its own, ``kube-<key>`` with levels
-[key, hostname], which the input brings (nodes without the label then hold no pods).
+Constraint keys are raw node labels, as kube-scheduler reads them: a PodGroup with key K may use
+every schedulable node that carries K, whatever its other labels (hostname included), and one
+without a constraint every schedulable node. So each key is the one level of a topology of its
+own, ``kube-<key>-<hash>`` (the hash keeps two keys that read alike apart), and the gang's root is
+on ``kube.all-nodes``, whose one level is the node's name; the input brings these topologies.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -33,74 +36,51 @@ from toposched.model import (
     WorkloadSpecError,
 )
 from toposched.model.lenient import mapping, text
+from toposched.model.node import NODE_LEVEL
 from toposched.model.podspec import effective_requests, parse_tolerations
-from toposched.model.topology import HOSTNAME
 from toposched.wire.scheduling import JOB_COMPLETION_INDEX, POD_INDEX, CompositePodGroup, PodGroup
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
 _DIGITS = re.compile(r"(\d+)")
 
 
+ALL_NODES = "kube.all-nodes"
+
+
 @dataclass(frozen=True, slots=True)
 class Levels:
-    """Which topology each constraint key is a level of."""
+    """The topologies of a gang: ``kube.all-nodes`` for the gang, one per key for its groups."""
 
-    gang_topology: str | None
-    per_key: Mapping[str, str]  # key -> topology name, when keys live on different topologies
+    gang_topology: str
+    per_key: Mapping[str, str]  # key -> topology name
     brought: tuple[Topology, ...]
-    warnings: tuple[str, ...]
+
+
+def all_nodes() -> Topology:
+    """Every schedulable node, one domain each: a group without a constraint."""
+    return Topology.create(ALL_NODES, [NODE_LEVEL])
 
 
 def own_topology(key: str) -> Topology:
-    """The topology a key no known topology has: the key over hostname."""
-    slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:240].rstrip("-") or "level"
-    levels = [key] if key == HOSTNAME else [key, HOSTNAME]
-    return Topology.create(f"kube-{slug}", levels)
+    """The topology of one constraint key: the key alone (nodes without it are outside)."""
+    slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:200].rstrip("-") or "level"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+    return Topology.create(f"kube-{slug}-{digest}", [key])
 
 
-def choose_levels(keys: Sequence[str], catalog: Sequence[Topology]) -> Levels:
-    """The known topology that has every key, else one per key (known, or our own)."""
-    if not keys:
-        if catalog:
-            return Levels(None, {}, (), ())
-        own = own_topology(HOSTNAME)
-        note = f"no topology is known; the gang uses {own.name!r} (one level, {HOSTNAME})"
-        return Levels(own.name, {}, (own,), (note,))
-    for topology in catalog:
-        if all(k in topology.levels for k in keys):
-            if topology == own_topology(keys[0]):  # ours, chosen when the input was first read
-                return Levels(topology.name, {}, (topology,), (_brought_note(keys[0], topology),))
-            return Levels(topology.name, {}, (), ())
-    per_key: dict[str, str] = {}
-    brought_list: list[Topology] = []
-    warnings: list[str] = []
-    for key in keys:
-        found = next((t for t in catalog if key in t.levels), None)
-        if found is None or found == own_topology(key):
-            found = own_topology(key)
-            brought_list.append(found)
-            warnings.append(_brought_note(key, found))
-        per_key[key] = found.name
-    names = set(per_key.values())
-    if len(names) == 1:
-        return Levels(names.pop(), {}, tuple(brought_list), tuple(warnings))
-    return Levels(per_key[keys[0]], per_key, tuple(brought_list), tuple(warnings))
+def choose_levels(keys: Sequence[str]) -> Levels:
+    """The gang's topologies: every node for the gang, one topology per key."""
+    own = {key: own_topology(key) for key in keys}
+    return Levels(ALL_NODES, {k: t.name for k, t in own.items()}, (all_nodes(), *own.values()))
 
 
-def _brought_note(key: str, topology: Topology) -> str:
-    return (
-        f"no known topology has the node label {key!r}; using topology {topology.name!r} with levels "
-        f"{', '.join(topology.levels)} (nodes without the label are not used)"
-    )
-
-
-def to_gang(found: KubeDocuments, catalog: Sequence[Topology], kind: str) -> tuple[Gang, Levels]:
-    """The gang of the linked documents and the topologies its keys are levels of."""
+def to_gang(found: KubeDocuments, kind: str) -> tuple[Gang, Levels]:
+    """The gang of the linked documents and the topologies it brings."""
     keys: list[str] = []
     for key in [g.settings.key for g in found.pod_groups] + [c.key for c in found.composites]:
         if key is not None and key not in keys:
             keys.append(key)
-    levels = choose_levels(keys, catalog)
+    levels = choose_levels(keys)
     problems: list[Problem] = []
     groups = {g.name: g for g in found.pod_groups}
     composites = {c.name: c for c in found.composites}
@@ -141,7 +121,7 @@ def to_gang(found: KubeDocuments, catalog: Sequence[Topology], kind: str) -> tup
     priorities = [g.settings.priority for g in found.pod_groups if g.settings.priority is not None]
     gang = Gang(
         name,
-        Group(name, children=top),
+        Group(name, children=top, topology=levels.gang_topology),
         namespace=namespace,
         topology=levels.gang_topology,
         priority=max(priorities, default=0),

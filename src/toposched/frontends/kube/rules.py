@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
 from toposched.model import Problem
+from toposched.model.k8s_content import is_label_key
 from toposched.model.names import metadata_problems, name_problems
-from toposched.model.topology import is_label_key
 from toposched.wire.scheduling import (
     MAX_COMPOSITE_DEPTH,
     MAX_RESOURCE_CLAIMS,
