@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tests.frontends.kube.docs import RACK, V1ALPHA3, composite, gang, job, pod_group, pods, workload
+from tests.frontends.kube.docs import RACK, children, composite, gang, job, pod_group, pods, workload
 
 from toposched.frontends.kube import load_kube
 from toposched.model import Policy, Semantics, WorkloadSpecError
@@ -69,8 +69,7 @@ def test_leader_and_workers_are_two_groups_in_document_order() -> None:
 def test_composite_pod_group_holds_its_children() -> None:
     docs = [
         composite("infer-0", policy={"gang": {"minGroupCount": 2}}, key=RACK),
-        pod_group("leader", V1ALPHA3, policy=gang(1), parentCompositePodGroupName="infer-0"),
-        pod_group("workers", V1ALPHA3, policy=gang(2), parentCompositePodGroupName="infer-0"),
+        *children("infer-0", ("leader", 1), ("workers", 2)),
         *pods("leader", 1),
         *pods("workers", 2),
     ]
@@ -102,7 +101,7 @@ def test_each_key_is_a_topology_of_its_own_and_the_gang_is_on_every_node() -> No
     assert (every.name, every.levels) == ("kube.all-nodes", (NODE_LEVEL,))
     assert own.levels == ("example.com/rack",)
     assert own.name.startswith("kube-example-com-rack-")
-    assert loaded.gang.topology == loaded.gang.root.topology == "kube.all-nodes"
+    assert loaded.gang.topology == "kube.all-nodes"
     assert [(g.name, g.topology) for g in loaded.gang.root.children] == [("g", own.name), ("h", None)]
     assert loaded.warnings == ()
 

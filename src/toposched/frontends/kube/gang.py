@@ -35,10 +35,10 @@ from toposched.model import (
     Topology,
     WorkloadSpecError,
 )
-from toposched.model.lenient import mapping, text
+from toposched.model.lenient import mapping
 from toposched.model.node import NODE_LEVEL
 from toposched.model.podspec import effective_requests, parse_tolerations
-from toposched.wire.scheduling import JOB_COMPLETION_INDEX, POD_INDEX, CompositePodGroup, PodGroup
+from toposched.wire.scheduling import CompositePodGroup, PodGroup
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
 _DIGITS = re.compile(r"(\d+)")
@@ -121,7 +121,7 @@ def to_gang(found: KubeDocuments, kind: str) -> tuple[Gang, Levels]:
     priorities = [g.settings.priority for g in found.pod_groups if g.settings.priority is not None]
     gang = Gang(
         name,
-        Group(name, children=top, topology=levels.gang_topology),
+        Group(name, children=top),
         namespace=namespace,
         topology=levels.gang_topology,
         priority=max(priorities, default=0),
@@ -139,47 +139,42 @@ def _parent(
 
 
 def _pods(pods: list[LinkedPod], problems: list[Problem]) -> tuple[PodSpec, ...]:
-    """The group's pods in index order, read as the engine needs them."""
-    ordered = sorted(pods, key=_order)
+    """The group's pods in index order, read as the engine needs them. A pod object read once:
+    a Job's pods are one object under many names."""
+    keyed = sorted(pods, key=_order)
+    read: dict[int, tuple[Any, ...] | None] = {}  # by id(pod object): what the engine needs of it
     out: list[PodSpec] = []
-    for position, pod in enumerate(ordered):
-        spec = mapping(pod.obj.get("spec"))
-        path = f"{pod.path}.spec" if pod.path else "spec"
-        try:
-            requests = effective_requests(spec, path=path)
-            tolerations = parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations")
-        except SpecError as exc:
-            problems.extend(exc.problems)
+    for position, pod in enumerate(keyed):
+        shape = read.get(id(pod.obj), _UNREAD)
+        if shape is _UNREAD:
+            shape = read[id(pod.obj)] = _shape(pod, problems)
+        if shape is None:
             continue
-        index = _index(pod.obj)
-        node = spec.get("nodeName")
-        out.append(
-            PodSpec(
-                name=pod.name,
-                index=index if index is not None else position,
-                requests=requests,
-                tolerations=tolerations,
-                node_selector={str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()},
-                node=node if isinstance(node, str) and node else None,
-            )
-        )
+        requests, tolerations, selector, node = shape
+        index = pod.index if pod.index is not None else position
+        out.append(PodSpec(pod.name, index, requests, tolerations, selector, node))
     return tuple(out)
 
 
-def _index(pod: Mapping[str, Any]) -> int | None:
-    """The pod's index: the Job completion index, else the pod index (label or annotation)."""
-    metadata = mapping(pod.get("metadata"))
-    for key in (JOB_COMPLETION_INDEX, POD_INDEX):
-        for source in (mapping(metadata.get("labels")), mapping(metadata.get("annotations"))):
-            raw = source.get(key)
-            value = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else text(raw)
-            if value.isascii() and value.isdigit():
-                return int(value)
-    return None
+_UNREAD: tuple[Any, ...] = ()
+
+
+def _shape(pod: LinkedPod, problems: list[Problem]) -> tuple[Any, ...] | None:
+    """A pod's requests, tolerations, node selector and node (None: invalid, problems noted)."""
+    spec = mapping(pod.obj.get("spec"))
+    path = f"{pod.path}.spec" if pod.path else "spec"
+    try:
+        requests = effective_requests(spec, path=path)
+        tolerations = parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations")
+    except SpecError as exc:
+        problems.extend(exc.problems)
+        return None
+    selector = {str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()}
+    node = spec.get("nodeName")
+    return requests, tolerations, selector, node if isinstance(node, str) and node else None
 
 
 def _order(pod: LinkedPod) -> tuple[int, int, tuple[Any, ...]]:
-    index = _index(pod.obj)
-    if index is not None:
-        return 0, index, ()
+    if pod.index is not None:
+        return 0, pod.index, ()
     return 1, 0, tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(pod.name))
