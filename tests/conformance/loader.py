@@ -1,6 +1,7 @@
-"""Conformance cases from ``../shared/conformance``: discovery, ids, the seed-conflict rules of
-FORMAT.md §4, reason-fact matching (§5) and the ``<any>`` wildcard (§3.4). Shared by every runner
-(kueue now; kai, osmo and grove later)."""
+"""Conformance cases from ``../shared/conformance`` and the project's own sources beside them
+(``tests/conformance/cases/<folder>``: ``kube``, translated from Kubernetes' tests; its README
+describes the shapes FORMAT.md does not): discovery, ids, the seed-conflict rules of FORMAT.md
+§4, reason-fact matching (§5) and the ``<any>`` wildcard (§3.4). Shared by every runner."""
 
 from __future__ import annotations
 
@@ -17,12 +18,23 @@ import pytest
 ANY = "<any>"
 
 
+LOCAL = Path(__file__).resolve().parent / "cases"  # the project's own sources
+
+
 def conformance_root() -> Path:
     """The conformance folder: ``$TOPOSCHED_CONFORMANCE``, else ``../shared/conformance``."""
     override = os.environ.get("TOPOSCHED_CONFORMANCE")
     if override:
         return Path(override)
     return Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+
+
+def root_of(folder: str) -> Path:
+    """Where a folder's cases are: the project's own (``cases/``) for a source the shared set
+    does not have, else the shared conformance folder (``$TOPOSCHED_CONFORMANCE`` wins)."""
+    if os.environ.get("TOPOSCHED_CONFORMANCE") or not (LOCAL / folder).is_dir():
+        return conformance_root()
+    return LOCAL
 
 
 @dataclass(frozen=True)
@@ -63,7 +75,7 @@ class Case:
 
 def discover(folder: str, kinds: Iterable[str] | None = None, root: Path | None = None) -> list[Case]:
     """Every case of one folder (optionally only some kinds), sorted by id."""
-    base = (root or conformance_root()) / folder
+    base = (root or root_of(folder)) / folder
     wanted = set(kinds) if kinds is not None else None
     cases = []
     for path in sorted(base.glob("*.json")):
@@ -78,7 +90,7 @@ def params(folder: str, kinds: Iterable[str] | None = None) -> list[Any]:
 
     Without cases (no folder, or none of these kinds) the run must not pass silently: under CI
     (``CI=true``) collection fails; elsewhere one skipped parameter names the folder looked for."""
-    root = conformance_root()
+    root = root_of(folder)
     base = root / folder
     cases = discover(folder, kinds, root) if base.is_dir() else []
     if cases:

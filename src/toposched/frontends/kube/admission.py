@@ -66,7 +66,10 @@ def validate_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
                     "create a new object",
                 )
             )
-    if kind in served_kinds(api_version):
+    if kind == "Job" and api_version == BATCH_API:
+        check_metadata(new, "", problems)
+        problems += job_scheduling_problems(mapping(new.get("spec")), "", mapping(old.get("spec")))
+    elif kind in served_kinds(api_version):
         check_metadata(new, "", problems)
         found = object_problems(new, api_version, kind, "", old=old)
         problems += found

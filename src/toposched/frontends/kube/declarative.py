@@ -105,14 +105,14 @@ def object_problems(
 
 
 def value_problems(
-    value: object, api_version: str, type_name: str, *, kind: str, base: str, path: str
+    value: object, api_version: str, type_name: str, *, kind: str, base: str, path: str, old: object = None
 ) -> list[Problem]:
     """The same for a value of one named type at ``path`` of an object of ``kind`` (a Job's
-    ``spec.scheduling``), reported under ``base``."""
+    ``spec.scheduling``), reported under ``base``; ``old``: its stored value, on an update."""
     root = go_type(api_version, type_name)
     if root is None or value is None:
         return []
-    return _check(_Walk(api_version, kind, base), value, root, type_name, path)
+    return _check(_Walk(api_version, kind, base), value, root, type_name, path, old)
 
 
 def _check(
@@ -325,18 +325,26 @@ def _validate_field(
             if value is not None and owner.get(other) is None:
                 message = field_error(FieldErrorType.REQUIRED, detail=f"must be set when {entry.json} is set")
                 walk.report(_join(path.rpartition(".")[0], other), message, f"set {other} as well")
-    if old_owner is not None and _transition_problems(walk, entry, markers, old, value, path):
-        return
-    if value is None or (entry.slice and not value) or (not entry.pointer and value in ("", 0, False)):
-        if "+k8s:required" in markers:
-            walk.report(path, field_error(FieldErrorType.REQUIRED), "set this field")
-        if not entry.pointer and not entry.slice and value is None and _struct(parent, entry) is not None:
-            value = {}  # a struct value: its zero value is validated (an empty union, say)
-        else:
-            return
-    if "+k8s:forbidden" in markers:
+    # The checks that stop the field's others, all run as upstream's generated code runs them.
+    before = len(walk.problems)
+    if old_owner is not None:
+        _transition_problems(walk, entry, markers, old, value, path)
+    absent = value is None or (entry.slice and not value) or (not entry.pointer and value in ("", 0, False))
+    if absent and "+k8s:required" in markers:
+        walk.report(path, field_error(FieldErrorType.REQUIRED), "set this field")
+    elif not absent and "+k8s:forbidden" in markers:
         walk.report(path, field_error(FieldErrorType.FORBIDDEN), "leave this field out")
+    limit = entry.value("+k8s:maxItems")
+    if entry.slice and limit is not None and len(value or ()) > int(limit):
+        what = "item" if int(limit) == 1 else "items"
+        message = field_error(FieldErrorType.TOO_MANY, len(value), f"must have at most {limit} {what}")
+        walk.report(path, message, f"keep at most {limit}")
+    if len(walk.problems) > before:
         return
+    if absent:
+        if entry.pointer or entry.slice or value is not None or _struct(parent, entry) is None:
+            return
+        value = {}  # a struct value: its zero value is validated (an empty union, say)
     if entry.slice:
         _validate_list(walk, value, parent, entry, markers, path, depth, old)
     else:
@@ -345,15 +353,13 @@ def _validate_field(
 
 def _transition_problems(
     walk: _Walk, entry: GoField, markers: Sequence[str], old: Any, value: Any, path: str
-) -> bool:
+) -> None:
     """An update's rules for a field that changed: ``immutable``, ``update=NoSet`` /
-    ``NoUnset`` and, for a list, ``NoAddItem`` / ``NoRemoveItem`` by its map key. Whether any
-    was broken (the field's other rules are then not checked, as upstream short-circuits)."""
-    before = len(walk.problems)
+    ``NoUnset`` and, for a list, ``NoAddItem`` / ``NoRemoveItem`` by its map key."""
     keep = "keep the stored value; delete and recreate the object to change it"
     if "+k8s:immutable" in markers:
         walk.report(path, field_error(FieldErrorType.INVALID, None, "field is immutable"), keep)
-        return True
+        return
     was, now = _set(old), _set(value)
     if "+k8s:update=NoSet" in markers and not was and now:
         walk.report(path, field_error(FieldErrorType.INVALID, None, "field cannot be set once created"), keep)
@@ -377,7 +383,6 @@ def _transition_problems(
                     walk.report(
                         path, field_error(FieldErrorType.FORBIDDEN, detail="item may not be removed"), keep
                     )
-    return len(walk.problems) > before
 
 
 def _key(item: object, key: str) -> object:
@@ -399,15 +404,6 @@ def _validate_list(
     depth: int,
     old: Any,
 ) -> None:
-    limit = entry.value("+k8s:maxItems")
-    if limit is not None and len(items) > int(limit):
-        what = "item" if int(limit) == 1 else "items"
-        walk.report(
-            path,
-            field_error(FieldErrorType.TOO_MANY, len(items), f"must have at most {limit} {what}"),
-            f"keep at most {limit}",
-        )
-        return
     key = entry.value("+k8s:listMapKey")
     if "+k8s:listType=map" in markers and key is not None:
         seen: list[object] = []

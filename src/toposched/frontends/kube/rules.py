@@ -236,14 +236,26 @@ def _childless(template: Mapping[str, Any], path: str) -> Problems:
     return problems
 
 
-def job_scheduling_problems(spec: Mapping[str, Any], path: str) -> Problems:
-    """A Job's ``spec.scheduling``: its building blocks' declarative rules, then the Job's."""
+def job_scheduling_problems(
+    spec: Mapping[str, Any], path: str, old: Mapping[str, Any] | None = None
+) -> Problems:
+    """A Job's ``spec.scheduling``: its building blocks' declarative rules, then the Job's. With
+    ``old`` (the stored spec) it is an update: ``spec.scheduling`` may be neither set nor
+    cleared (batch/v1 JobSpec's ``+k8s:update=NoSet/NoUnset``) and the policy variant stays."""
     scheduling = spec.get("scheduling")
     group_version, type_name = JOB_SCHEDULING
     where = "spec.scheduling"
-    found = value_problems(scheduling, group_version, type_name, kind="Job", base=path, path=where)
+    stored = old.get("scheduling") if old is not None else None
+    if old is not None and (stored is None) != (scheduling is None):
+        detail = "field cannot be set once created" if stored is None else "field cannot be cleared once set"
+        keep = "keep spec.scheduling as created; recreate the Job to change it"
+        return [Problem(at(path, where), field_error(FieldErrorType.INVALID, None, detail), keep)]
+    found = value_problems(
+        scheduling, group_version, type_name, kind="Job", base=path, path=where, old=stored
+    )
     if found or not isinstance(scheduling, Mapping):
         return found
+    found += _variant_problems(scheduling, stored, at(path, f"{where}.schedulingPolicy"))
     policy = scheduling.get("schedulingPolicy") or {}
     gang = policy.get("gang") if isinstance(policy, Mapping) else None
     minimum = gang.get("minCount") if isinstance(gang, Mapping) else None
@@ -273,3 +285,19 @@ def job_scheduling_problems(spec: Mapping[str, Any], path: str) -> Problems:
             )
         )
     return found
+
+
+def _variant_problems(scheduling: Mapping[str, Any], stored: object, path: str) -> Problems:
+    """The Job's hand-written update rule: basic stays basic, gang stays gang."""
+    if not isinstance(stored, Mapping):
+        return []
+    before, after = stored.get("schedulingPolicy"), scheduling.get("schedulingPolicy")
+    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
+        return []
+    if (before.get("basic") is not None) == (after.get("basic") is not None):
+        return []
+    detail = (
+        "the basic/gang policy variant is immutable after creation; only schedulingPolicy.gang.minCount "
+        "may be updated"
+    )
+    return [Problem(path, field_error(FieldErrorType.INVALID, None, detail), "recreate the Job to switch")]
