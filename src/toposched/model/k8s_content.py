@@ -43,17 +43,18 @@ def _regex_error(message: str, pattern: str, *examples: str) -> str:
     return f"{message} (e.g. {shown}regex used for validation is '{pattern}')"
 
 
-def _too_long(limit: int) -> str:
-    return f"must be no more than {limit} bytes"
+def _too_long(limit: int, unit: str = "bytes") -> str:
+    return f"must be no more than {limit} {unit}"
 
 
 def _size(value: str) -> int:
     return len(value.encode("utf-8", "surrogatepass"))
 
 
-def dns1123_label_errors(value: str) -> list[str]:
-    """``IsDNS1123Label``: a short name (template names, resource claim names)."""
-    errors = [_too_long(DNS1123_LABEL_MAX)] if _size(value) > DNS1123_LABEL_MAX else []
+def dns1123_label_errors(value: str, unit: str = "bytes") -> list[str]:
+    """``IsDNS1123Label``: a short name (template names, resource claim names). ``unit``: how the
+    length limit is worded ("characters" in ``ValidateObjectMeta``'s older helpers)."""
+    errors = [_too_long(DNS1123_LABEL_MAX, unit)] if _size(value) > DNS1123_LABEL_MAX else []
     if not _LABEL.fullmatch(value):
         if _SUBDOMAIN.fullmatch(value):
             errors.append("must not contain dots")
@@ -62,9 +63,10 @@ def dns1123_label_errors(value: str) -> list[str]:
     return errors
 
 
-def dns1123_subdomain_errors(value: str) -> list[str]:
-    """``IsDNS1123Subdomain``: a long name (object names, references to them, API groups)."""
-    errors = [_too_long(DNS1123_SUBDOMAIN_MAX)] if _size(value) > DNS1123_SUBDOMAIN_MAX else []
+def dns1123_subdomain_errors(value: str, unit: str = "bytes") -> list[str]:
+    """``IsDNS1123Subdomain``: a long name (object names, references to them, API groups);
+    ``unit`` as for ``dns1123_label_errors``."""
+    errors = [_too_long(DNS1123_SUBDOMAIN_MAX, unit)] if _size(value) > DNS1123_SUBDOMAIN_MAX else []
     if not _SUBDOMAIN.fullmatch(value):
         errors.append(_regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
     return errors

@@ -71,10 +71,10 @@ def validate_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
         problems += job_scheduling_problems(mapping(new.get("spec")), "", mapping(old.get("spec")))
     elif kind in served_kinds(api_version):
         check_metadata(new, "", problems)
-        found = object_problems(new, api_version, kind, "", old=old)
+        found, decoded = object_problems(new, api_version, kind, "", old=old)
         problems += found
         spec = new.get("spec")
-        if kind == WORKLOAD and isinstance(spec, Mapping) and not found:
+        if kind == WORKLOAD and isinstance(spec, Mapping) and decoded:
             problems += workload_spec_problems(spec, "spec")
     if problems:
         raise WorkloadSpecError(problems)

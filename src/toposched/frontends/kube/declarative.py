@@ -89,14 +89,14 @@ class _Walk:
 
 def object_problems(
     obj: Mapping[str, Any], api_version: str, kind: str, path: str, *, old: Mapping[str, Any] | None = None
-) -> list[Problem]:
+) -> tuple[list[Problem], bool]:
     """Decoding and declarative validation of one object of ``kind`` (its spec; metadata is
-    ``rules.check_metadata``'s). Decoding problems alone when there are any. With ``old`` (the
-    stored object) it is an update: changed fields get the transition rules, unchanged ones
-    are not checked again."""
+    ``rules.check_metadata``'s), and whether it decoded: decoding problems come alone. With
+    ``old`` (the stored object) it is an update: changed fields get the transition rules,
+    unchanged ones are not checked again."""
     root = go_type(api_version, kind)
     if root is None:
-        return []
+        return [], True
     body = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind", "metadata")}
     before = (
         None if old is None else {k: v for k, v in old.items() if k not in ("apiVersion", "kind", "metadata")}
@@ -106,29 +106,29 @@ def object_problems(
 
 def value_problems(
     value: object, api_version: str, type_name: str, *, kind: str, base: str, path: str, old: object = None
-) -> list[Problem]:
+) -> tuple[list[Problem], bool]:
     """The same for a value of one named type at ``path`` of an object of ``kind`` (a Job's
     ``spec.scheduling``), reported under ``base``; ``old``: its stored value, on an update."""
     root = go_type(api_version, type_name)
     if root is None or value is None:
-        return []
+        return [], True
     return _check(_Walk(api_version, kind, base), value, root, type_name, path, old)
 
 
 def _check(
     walk: _Walk, value: object, root: GoType, name: str, path: str, old: object = None
-) -> list[Problem]:
+) -> tuple[list[Problem], bool]:
     typed = Typed(walk.api_version, name, root)
     decoded = _decode_struct(walk, value, typed, path, 0)
     if walk.decoding or decoded is None:
-        return walk.decoding
+        return walk.decoding, False
     stored = (
         _decode_struct(_Walk(walk.api_version, walk.kind, ""), old, typed, path, 0)
         if old is not None
         else None
     )
     _validate_struct(walk, decoded, typed, path, 0, stored)
-    return walk.problems
+    return walk.problems, True
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,7 @@ def check_metadata(obj: Mapping[str, Any], path: str, problems: Problems) -> Non
             Problem(at(where, "name"), field_error(FieldErrorType.INVALID, name), "quote the name")
         )
     else:
-        for detail in dns1123_subdomain_errors(name):
+        for detail in dns1123_subdomain_errors(name, "characters"):
             problems.append(
                 Problem(
                     at(where, "name"),
@@ -64,7 +64,11 @@ def check_metadata(obj: Mapping[str, Any], path: str, problems: Problems) -> Non
                 )
             )
     if namespace not in (None, ""):
-        details = dns1123_label_errors(namespace) if isinstance(namespace, str) else ["must be a string"]
+        details = (
+            dns1123_label_errors(namespace, "characters")
+            if isinstance(namespace, str)
+            else ["must be a string"]
+        )
         for detail in details:
             problems.append(
                 Problem(
@@ -106,10 +110,10 @@ def check_object(obj: Mapping[str, Any], api_version: str, kind: str, path: str,
         problems += found
         return
     check_metadata(obj, path, problems)
-    found = object_problems(obj, api_version, kind, path)
+    found, decoded = object_problems(obj, api_version, kind, path)
     problems += found
     spec = obj.get("spec")
-    if kind == WORKLOAD and isinstance(spec, Mapping) and not found:
+    if kind == WORKLOAD and isinstance(spec, Mapping) and decoded:  # both kinds of rules, as upstream
         problems += workload_spec_problems(spec, at(path, "spec"))
 
 
@@ -250,10 +254,10 @@ def job_scheduling_problems(
         detail = "field cannot be set once created" if stored is None else "field cannot be cleared once set"
         keep = "keep spec.scheduling as created; recreate the Job to change it"
         return [Problem(at(path, where), field_error(FieldErrorType.INVALID, None, detail), keep)]
-    found = value_problems(
+    found, decoded = value_problems(
         scheduling, group_version, type_name, kind="Job", base=path, path=where, old=stored
     )
-    if found or not isinstance(scheduling, Mapping):
+    if not decoded or not isinstance(scheduling, Mapping):
         return found
     found += _variant_problems(scheduling, stored, at(path, f"{where}.schedulingPolicy"))
     policy = scheduling.get("schedulingPolicy") or {}
