@@ -16,6 +16,7 @@ from tests.api.specs import HOST, cluster_yaml, node_names
 
 from toposched.api import Limits, create_app
 from toposched.frontends.cluster import load_cluster
+from toposched.model.node import NODE_LEVEL
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import SqliteStore
 
@@ -59,10 +60,11 @@ def test_a_users_podgroup_key_does_not_change_what_other_submissions_use(tmp_pat
     with service(db, SAMPLE.read_text(encoding="utf-8")) as (client, _):
         submit(client, ALICE, KUEUE_JOB)
         kube = submit(client, ALICE, KUBE_JOB)
-        assert kube["topology"].startswith("kube-example-com-rack-")
-        assert kube["ownTopologies"] == [
-            {"name": kube["topology"], "levels": ["example.com/rack", HOST], "aliases": {}}
-        ]
+        assert kube["topology"] == "kube.all-nodes"
+        every, own = kube["ownTopologies"]
+        assert every == {"name": "kube.all-nodes", "levels": [NODE_LEVEL], "aliases": {}}
+        assert own["name"].startswith("kube-example-com-rack-")
+        assert own["levels"] == ["example.com/rack"]
         assert topology_names(client) == ["default"]
         for token in (ALICE, BOB):
             assert submit(client, token, KUEUE_JOB)["topology"] == "default"
@@ -120,8 +122,8 @@ def test_keys_that_read_alike_constrain_each_users_gang_by_its_own_label(tmp_pat
     with service(db, labelled_cluster()) as (client, scheduler):
         dotted = submit(client, ALICE, kube_job("dotted", DOTTED, 8))
         dashed = submit(client, BOB, kube_job("dashed", DASHED, 2))
-        assert dotted["topology"] != dashed["topology"]
-        assert dashed["ownTopologies"][0]["levels"] == [DASHED, HOST]
+        assert dotted["ownTopologies"][1]["name"] != dashed["ownTopologies"][1]["name"]
+        assert dashed["ownTopologies"][1]["levels"] == [DASHED]
         scheduler.cycle()
         assert len(label_values(client, ALICE, dotted["id"], DOTTED)) == 1  # one block
         assert len(label_values(client, BOB, dashed["id"], DASHED)) == 1  # one node number

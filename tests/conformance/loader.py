@@ -1,9 +1,7 @@
-"""Conformance cases from ``../shared/conformance``: discovery, ids, the seed-conflict rules of
-FORMAT.md §4, reason-fact matching (§5) and the ``<any>`` wildcard (§3.4). Shared by every runner
-(kueue now; kai, osmo and grove later).
-
-The repository keeps cases of its own, in the same format, under ``cases/<folder>/`` beside this
-file (the shared folder is read-only); they run with the shared folder's cases of that name."""
+"""Conformance cases from ``../shared/conformance`` and the project's own sources beside them
+(``tests/conformance/cases/<folder>``: ``kube``, translated from Kubernetes' tests; its README
+describes the shapes FORMAT.md does not; ``kueue``, cases added to a shared source): discovery, ids, the seed-conflict rules of FORMAT.md
+§4, reason-fact matching (§5) and the ``<any>`` wildcard (§3.4). Shared by every runner."""
 
 from __future__ import annotations
 
@@ -18,7 +16,8 @@ from typing import Any
 import pytest
 
 ANY = "<any>"
-REPOSITORY_CASES = Path(__file__).resolve().parent / "cases"
+LOCAL = Path(__file__).resolve().parent / "cases"  # the project's own cases, one folder per source
+LOCAL_ONLY = frozenset({"kube"})  # sources the shared set does not have
 
 
 def conformance_root() -> Path:
@@ -27,6 +26,16 @@ def conformance_root() -> Path:
     if override:
         return Path(override)
     return Path(__file__).resolve().parents[2].parent / "shared" / "conformance"
+
+
+def root_of(folder: str) -> Path:
+    """Where a source's cases must be: the project's own (``cases/``) for a source the shared set
+    does not have, else the shared conformance folder (``$TOPOSCHED_CONFORMANCE`` wins). The
+    project may add cases of its own to a shared source too (``cases/kueue``); they run beside
+    the shared ones."""
+    if folder in LOCAL_ONLY and not os.environ.get("TOPOSCHED_CONFORMANCE"):
+        return LOCAL
+    return conformance_root()
 
 
 @dataclass(frozen=True)
@@ -66,11 +75,11 @@ class Case:
 
 
 def discover(folder: str, kinds: Iterable[str] | None = None, root: Path | None = None) -> list[Case]:
-    """Every case of one folder (optionally only some kinds), the shared and the repository's,
-    sorted by id."""
+    """Every case of one folder (optionally only some kinds): the source's own and the project's
+    additions to it, sorted by id."""
     wanted = set(kinds) if kinds is not None else None
     cases = []
-    for base in ((root or conformance_root()) / folder, REPOSITORY_CASES / folder):
+    for base in dict.fromkeys([(root or root_of(folder)) / folder, LOCAL / folder]):
         for path in sorted(base.glob("*.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
             if wanted is None or data.get("kind") in wanted:
@@ -83,7 +92,7 @@ def params(folder: str, kinds: Iterable[str] | None = None) -> list[Any]:
 
     Without cases (no folder, or none of these kinds) the run must not pass silently: under CI
     (``CI=true``) collection fails; elsewhere one skipped parameter names the folder looked for."""
-    root = conformance_root()
+    root = root_of(folder)
     base = root / folder
     cases = discover(folder, kinds, root) if base.is_dir() else []
     if cases:

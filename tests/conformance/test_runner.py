@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance import test_kai_placement, test_kueue
-from conformance.loader import Case, missing_facts, params
+from conformance.loader import LOCAL, Case, missing_facts, params, root_of
 from toposched.model import DomainCount, Placement, PodPlacement, Policy, TopologyAssignment
 
 HOST = "kubernetes.io/hostname"
@@ -114,3 +114,12 @@ def test_kai_domain_expectation_needs_every_pod_placed() -> None:
     expect = {"domain": {"level": RACK, "values": ["r0"]}}
     with pytest.raises(AssertionError, match="pending"):
         test_kai_placement._check(case, expect, partial)
+
+
+def test_the_projects_own_sources_sit_beside_the_shared_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kube's cases are in tests/conformance/cases, the shared sources in ../shared/conformance."""
+    monkeypatch.delenv("TOPOSCHED_CONFORMANCE", raising=False)
+    assert root_of("kube") == LOCAL
+    assert root_of("kueue") != LOCAL
+    ids = [p.id for p in params("kube", {"validate", "placement"})]
+    assert len(ids) > 600 and all(i.startswith("kube-") for i in ids)

@@ -127,8 +127,10 @@ def kube_podgroup(name: str = "workers", min_count: int | None = 3, *, key: str 
 
 
 def kube_child(name: str, parent: str, min_count: int | None, *, key: str | None = None) -> dict[str, Any]:
-    """A ``v1alpha3`` PodGroup under the CompositePodGroup ``parent``."""
-    return PodGroup(PodGroupTemplate(name, min_count=min_count, key=key), parent=parent).to_object(V1ALPHA3)
+    """A ``v1alpha3`` PodGroup under the CompositePodGroup ``parent``, stamped from Workload
+    ``train`` (the API server asks a PodGroup with a parent for its workloadRef)."""
+    settings = PodGroupTemplate(name, min_count=min_count, key=key)
+    return PodGroup(settings, workload="train", template=name, parent=parent).to_object(V1ALPHA3)
 
 
 def kube_composite(

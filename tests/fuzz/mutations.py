@@ -1,6 +1,7 @@
 """Mutated workloads for the fuzz tests: the bundled examples and sample jobs, each with the
 cluster (and pool or topology file) it is placed on, changed the ways real and hostile input
-differs from a valid spec.
+differs from a valid spec. ``kube_seeds`` are the upstream Kubernetes front end's: the
+examples/kube inputs and the inputs of the kube conformance cases.
 
 A case applies one to three changes to the parsed documents (delete, rename or duplicate a key,
 replace a value by another type, a huge, negative or non-numeric number, odd text, deep
@@ -119,6 +120,31 @@ def seeds() -> tuple[Seed, ...]:
         for name in ("llama-70b-h100.yaml", "llama-405b-gb200.yaml")
     ]
     return (*kueue, *samples, *kai, *osmo, *grove)
+
+
+KUBE_CASES = REPO / "tests" / "conformance" / "cases" / "kube"
+
+
+@cache
+def kube_seeds() -> tuple[Seed, ...]:
+    """The kube examples on their cluster, and the objects of the kube conformance cases (every
+    placement case, every fifth validate case: the rows differ by one field) on the same cluster."""
+    cluster = "examples/kube/cluster.yaml"
+    examples = [
+        _seed(f"examples/kube/{name}", cluster)
+        for name in ("job-one-rack.yaml", "leader-workers.yaml", "composite.yaml")
+    ]
+    cases = []
+    for i, path in enumerate(sorted(KUBE_CASES.glob("*.json"))):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data["kind"] == "placement":
+            documents = tuple(data["input"]["objects"])
+        elif i % 5 == 0:
+            documents = (data["input"]["object"],)
+        else:
+            continue
+        cases.append(Seed(path, REPO / cluster, documents=documents))
+    return (*examples, *cases)
 
 
 @cache
@@ -310,13 +336,15 @@ class Case:
 
 
 @st.composite
-def cases(draw: st.DrawFn) -> Case:
-    """A seed and a mutated input text (str, or bytes when garbage went in)."""
-    seed = draw(st.sampled_from(seeds()))
+def cases(draw: st.DrawFn, kube: bool = False) -> Case:
+    """A seed and a mutated input text (str, or bytes when garbage went in); ``kube``: of the
+    upstream Kubernetes front end's seeds."""
+    seed = draw(st.sampled_from(kube_seeds() if kube else seeds()))
     documents = copy.deepcopy(list(seed.documents))
     for _ in range(draw(st.integers(1, 3))):
         documents = draw(_change(documents))
-    text = _render(documents, draw(st.booleans())) or seed.job.read_text(encoding="utf-8")
+    fallback = seed.job.read_text(encoding="utf-8") if seed.job.suffix == ".yaml" else ""
+    text = _render(documents, draw(st.booleans())) or fallback or _render(list(seed.documents), False)
     return Case(seed, draw(_damage(text)))
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from builders import BLOCK, HOST, RACK, node, topology
-from toposched.model import Node
+from toposched.model import HOSTNAME, Node, Topology
+from toposched.model.node import NODE_LEVEL
 from toposched.topology import TopologyTree
 
 # Topology block / rack / host. The rack name r1 exists under both blocks.
@@ -152,3 +153,13 @@ def test_label_codes_and_taint_groups() -> None:
     groups = tree.taint_groups()
     assert len(groups) == 1  # PreferNoSchedule does not block, so a and b share one group
     assert groups[0][1].tolist() == [0, 1]
+
+
+def test_the_node_name_level_holds_every_schedulable_node_whatever_its_labels() -> None:
+    """kube-scheduler's placement of a PodGroup without a constraint: every node, labels or not,
+    each its own domain, named by its hostname label (else its name), read as a hostname level."""
+    named = [*nodes(), Node.create("n9", {HOSTNAME: "host-9"})]
+    every = TopologyTree.build(Topology.create("all", [NODE_LEVEL]), named)
+    assert every.node_names == ("h1", "h2", "h3", "h4", "h5", "h8", "n9")  # h6 NotReady, h7 cordoned
+    assert every.leaf_values == tuple((n,) for n in ("h1", "h2", "h3", "h4", "h5", "h8", "host-9"))
+    assert every.hostname_is_lowest

@@ -7,6 +7,10 @@ without placing anything.
 * with ``--to TARGET``: the same gang written for another scheduler (``toposched.emit.targets``),
   each constraint the target cannot express as a ``warning:`` line on standard error.
 
+Objects of the input itself (the kube front end's Workloads, PodGroups and Pods) come first, as
+written; what the dry run creates besides them (a Job's Workload, PodGroup and Pods) follows a
+``# created ...`` comment. ``--to kube`` of a kube input without ``--api-version`` is that too.
+
 Exit 0 on success, 2 for invalid input.
 """
 
@@ -25,11 +29,13 @@ from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
 from toposched.emit.targets import QUEUED, TARGETS, VERSIONED
 from toposched.frontends.cluster import topologies_from_documents
+from toposched.frontends.kube import input_objects
 from toposched.frontends.registry import CompileContext
 from toposched.model import NotFoundError, Problem, Queue, SpecError, Topology, ToposchedError
 from toposched.model.names import MAX_LABEL, name_problems
 
 OPTIONS = {"topology": "--topology", "pool": "--pool", "kind": "--kind"}  # registry fields → options
+KUBE = "kube"  # the target, and the front end, of scheduling.k8s.io objects
 
 
 def compile_command(
@@ -102,7 +108,7 @@ def compile_command(
     """Print the objects a front end would create for INPUT, or with --to the target's objects for
     the same gang. Nothing is placed; exit 0, or 2 for invalid input."""
     try:
-        documents, warnings = _compile(
+        written, created, warnings = _compile(
             source, to, cluster, topology, pool, kind, priority, api_version, queue
         )
     except ToposchedError as exc:
@@ -111,7 +117,15 @@ def compile_command(
         raise typer.Exit(ExitCode.INVALID) from None
     for line in warning_lines(warnings):
         typer.echo(line, err=True)
-    typer.echo(yaml.safe_dump_all([dict(d) for d in documents], sort_keys=False).rstrip("\n"))
+    parts = [_yaml(written)] if written else []
+    if created:
+        note = f"# created by the dry run, not in the input ({len(created)} objects):\n" if written else ""
+        parts.append(note + _yaml(created))
+    typer.echo("\n---\n".join(parts))
+
+
+def _yaml(documents: Sequence[Mapping[str, Any]]) -> str:
+    return yaml.safe_dump_all([dict(d) for d in documents], sort_keys=False).rstrip("\n")
 
 
 def _compile(
@@ -124,8 +138,9 @@ def _compile(
     priority: str,
     api_version: str | None = None,
     queue: str | None = None,
-) -> tuple[Sequence[Mapping[str, Any]], tuple[str, ...]]:
-    """The objects to print and the warnings to say; ``SpecError`` for bad input or options."""
+) -> tuple[Sequence[Mapping[str, Any]], Sequence[Mapping[str, Any]], tuple[str, ...]]:
+    """The objects to print (the input's own as written, then what the dry run creates) and the
+    warnings to say; ``SpecError`` for bad input or options."""
     if to is not None and to not in TARGETS:
         raise SpecError([Problem("--to", f"unknown target {to!r}", f"use one of {', '.join(TARGETS)}")])
     if api_version is not None and to not in VERSIONED:
@@ -141,9 +156,13 @@ def _compile(
     known, requested, default = _topologies(cluster, topology)
     context = CompileContext(topologies=known, pools=pool_option(pool), priority=priority)
     try:
-        if to is None:
+        if to is None or (
+            to == KUBE and api_version is None and REGISTRY.choose(documents, kind).name == KUBE
+        ):
             compiled = REGISTRY.compile(documents, context, hint=kind)
-            return compiled.objects, compiled.warnings
+            written = {id(obj) for obj in input_objects(documents)}
+            given = [o for o in compiled.objects if id(o) in written]
+            return given, [o for o in compiled.objects if id(o) not in written], compiled.warnings
         chosen, compiled = REGISTRY.compile_for(
             documents, context, topology=requested, default=default, hint=kind
         )
@@ -154,7 +173,7 @@ def _compile(
     compiler = TARGETS[to] if api_version is None else VERSIONED[to](api_version)
     gang = compiled.gang if queue is None else replace(compiled.gang, queue=Queue(queue, QUEUED[to]))
     translation = compiler(gang, chosen)
-    return translation.objects, (*compiled.warnings, *translation.unexpressed, *translation.advice)
+    return (), translation.objects, (*compiled.warnings, *translation.unexpressed, *translation.advice)
 
 
 def _topologies(

@@ -5,6 +5,7 @@ an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; the front-end regist
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -27,6 +28,7 @@ from toposched.cli.render import condition_lines, print_result
 from toposched.cli.workloads import Outcome, place_documents
 from toposched.emit.kube import status_objects
 from toposched.emit.result import result_document
+from toposched.frontends.kube import input_objects
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Cluster,
@@ -38,6 +40,7 @@ from toposched.model import (
     ToposchedError,
 )
 from toposched.model.labels import label_problems
+from toposched.wire.scheduling import POD_GROUP, is_scheduling_object
 
 FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
@@ -123,6 +126,7 @@ class Attempt:
     warnings: tuple[str, ...]
     policy: Policy
     search: Search
+    documents: tuple[Any, ...] = ()  # the workload as read
 
 
 def place_command(
@@ -139,23 +143,44 @@ def place_command(
     attempt = attempt_placement(job, cluster, topology, pool, policy, output, search, max_pods)
     outcome = attempt.outcome
     # kube-scheduler reports on the PodGroups themselves: show the conditions it would write.
-    statuses = kube_status(outcome) if outcome.frontend == "kube" else ()
+    report = kube_report(outcome, attempt.documents) if outcome.frontend == "kube" else None
     if output == "table":
         console = Console(highlight=False)
         print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
-        for line in condition_lines(statuses):
-            console.print(line)
+        if report is not None:
+            for line in condition_lines([*report.pod_groups, *report.created]):
+                console.print(line)
     else:
         document = result_document(outcome.result, attempt.search)
-        if statuses:
-            document["podGroups"] = list(statuses)
+        if report is not None:
+            document["podGroups"] = list(report.pod_groups)
+            document["created"] = list(report.created)
         typer.echo(to_json(document) if output == "json" else to_yaml(document))
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
 
 
-def kube_status(outcome: Outcome) -> tuple[dict[str, Any], ...]:
-    """The PodGroups of a kube input with the condition kube-scheduler would set."""
-    return status_objects(outcome.gang, outcome.topology, outcome.result, outcome.cluster.nodes)
+@dataclass(frozen=True, slots=True)
+class KubeReport:
+    """What ``place`` says of a kube input: its PodGroups as written, with the condition
+    kube-scheduler would set, and apart from them the ``scheduling.k8s.io`` objects the dry run
+    creates (a Job's Workload and PodGroup, a PodGroup for 1.35 pods), PodGroups with status."""
+
+    pod_groups: tuple[dict[str, Any], ...]
+    created: tuple[dict[str, Any], ...]
+
+
+def kube_report(outcome: Outcome, documents: Sequence[Any]) -> KubeReport:
+    written = {id(obj) for obj in input_objects(documents)}
+    objects = [o for o in outcome.objects if is_scheduling_object(o)]
+    given = [o for o in objects if id(o) in written]
+    made = [o for o in objects if id(o) not in written]
+
+    def with_status(chosen: list[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
+        groups = [o for o in chosen if o.get("kind") == POD_GROUP]
+        statuses = iter(status_objects(groups, outcome.gang, outcome.result, outcome.cluster.nodes))
+        return tuple(next(statuses) if o.get("kind") == POD_GROUP else dict(o) for o in chosen)
+
+    return KubeReport(tuple(o for o in with_status(given) if o.get("kind") == POD_GROUP), with_status(made))
 
 
 def attempt_placement(
@@ -211,7 +236,7 @@ def attempt_placement(
     for line in warning_lines([*warnings, *outcome.warnings]):
         typer.echo(line, err=True)
     effective = chosen_policy or outcome.gang.policy or Policy.MIXED
-    return Attempt(outcome, tuple(warnings), effective, chosen_search)
+    return Attempt(outcome, tuple(warnings), effective, chosen_search, tuple(documents["job"]))
 
 
 def _place(

@@ -35,6 +35,7 @@ class Outcome:
     result: Placement | Unschedulable
     warnings: tuple[str, ...] = ()
     frontend: str = ""
+    objects: tuple[Mapping[str, Any], ...] = ()  # what the front end read and would create
 
     @property
     def placed(self) -> bool:
@@ -66,7 +67,9 @@ def place_documents(
             cluster = cluster.with_topology(brought)
     # A faithful refusal also says whether the complete search would place the gang.
     result = place(compiled.gang, cluster, topology=chosen, policy=policy, search=search, probe=True)
-    return Outcome(cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend)
+    return Outcome(
+        cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend, compiled.objects
+    )
 
 
 def place_text(text: str, cluster: Cluster, *, source: str, policy: Policy | None = None) -> Outcome:

@@ -95,13 +95,29 @@ class Ungater:
             restored.append(key)
         return restored
 
+    def _recorded_topology(self, name: str, gang: GangPods, key: GangKey) -> tuple[Topology, bool]:
+        """The topology a gang's pods were placed on, and whether it is a stored one; else it is
+        one the spec brings (an upstream PodGroup's: one per constraint key, and every node),
+        which a restarted controller learns by compiling the spec."""
+        try:
+            return self.scheduler.store.get_topology(name), True
+        except NotFoundError:
+            probe = self.scheduler.prepare(gang.documents(), owner=OWNER, kind=HINTS[key.membership])
+            found = next((t for t in (probe.topology, *probe.record.own_topologies) if t.name == name), None)
+            if found is None:
+                raise
+            return found, False
+
     def _restore_one(
         self, key: GangKey, gang: GangPods, records: Mapping[str, PodRecord], now: float
     ) -> None:
         first = next(iter(records.values()))
-        topology = self.scheduler.store.get_topology(first.topology)
+        topology, stored = self._recorded_topology(first.topology, gang, key)
         submission = self.scheduler.prepare(
-            gang.documents(topology), owner=OWNER, topology=topology.name, kind=HINTS[key.membership]
+            gang.documents(topology),
+            owner=OWNER,
+            topology=topology.name if stored else None,  # a brought one: the spec names it
+            kind=HINTS[key.membership],
         )
         record = self.scheduler.commit(submission)
         placement = placement_json(topology, first.policy, sorted(records.items()))

@@ -79,7 +79,8 @@ def place_kube(
         everything = space.every_row
         for unit in units(gang.root):
             try:
-                result = placer.evaluate(unit, everything, gang.root.topology)
+                # A group without a key uses every node of the gang's topology, whatever the main one.
+                result = placer.evaluate(unit, everything, gang.root.topology or gang.topology)
             except GroupError as error:
                 result = error.refusal
             if isinstance(result, Refusal):

@@ -105,7 +105,7 @@ def refusal(group: Group, placements: int, status: str | None, fit: int) -> Refu
     is none), and the most pods one scheduled (``fit``, for a PodGroup)."""
     first = "first placement status" if group.children else "reported placement status"
     if status is None:
-        status = f"no node has label {group.required}"
+        status = f"no schedulable node in the placement has label {group.required}"
     return Refusal(
         group.name,
         f"0/{placements} placements are available, {first}: {status}",

@@ -354,7 +354,7 @@ class KubeFrontend:
         return kube.is_kube_input(documents)
 
     def compile(self, documents: Documents, context: CompileContext) -> Compiled:
-        loaded = kube.load_kube(documents, context.catalog, max_pods=context.max_pods)
+        loaded = kube.load_kube(documents, max_pods=context.max_pods)
         return Compiled(self.name, loaded.gang, loaded.objects, loaded.topologies, loaded.warnings)
 
 

@@ -40,6 +40,7 @@ from toposched.model.ir import (
     Semantics,
     SliceLayer,
 )
+from toposched.model.k8s_content import is_label_key
 from toposched.model.limits import MAX_PODS_PER_GANG, PodBudget
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
@@ -55,7 +56,7 @@ from toposched.model.placement import (
 from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
 from toposched.model.quota import Quota, Usage
 from toposched.model.resources import EMPTY, Resources
-from toposched.model.topology import HOSTNAME, Topology, is_label_key
+from toposched.model.topology import HOSTNAME, Topology
 from toposched.model.translation import Translation
 
 __all__ = [

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 
 from toposched.model.errors import Problem
-from toposched.model.node import Node
+from toposched.model.node import Node, level_value
 from toposched.model.topology import HOSTNAME, Topology
 
 
@@ -21,11 +21,11 @@ def label_problems(topology: Topology, nodes: Sequence[Node]) -> list[Problem]:
     levels = topology.levels
     members = 0
     for node in nodes:
-        missing = [key for key in levels if key not in node.labels]
+        missing = [key for key in levels if level_value(node, key) is None]
         if not missing:
             members += 1
         elif len(missing) < len(levels):
-            present = [key for key in levels if key in node.labels]
+            present = [key for key in levels if level_value(node, key) is not None]
             problems.append(
                 Problem(
                     f"nodes[{node.name}].metadata.labels",

@@ -12,7 +12,8 @@ import re
 from collections.abc import Mapping
 
 from toposched.model.errors import Problem
-from toposched.model.topology import MAX_NAME, OBJECT_NAME, is_label_key
+from toposched.model.k8s_content import is_label_key
+from toposched.model.topology import MAX_NAME, OBJECT_NAME
 
 MAX_LABEL = 63  # a DNS-1123 label: namespaces; names that end up in a label value (a Job's)
 

@@ -97,6 +97,21 @@ class Node:
         return self.ready and not self.unschedulable
 
 
+# A topology level every node has: the node itself, valued by its hostname label, else by its
+# name. The level of kube-scheduler's placement of a PodGroup without a constraint (every node,
+# whatever its labels); a topology ending with it is read like one ending with the hostname.
+# In toposched's own label prefix, so no cluster label means something else by it.
+NODE_LEVEL = "toposched.io/node"
+_HOSTNAME = "kubernetes.io/hostname"
+
+
+def level_value(node: Node, key: str) -> str | None:
+    """The node's value for a topology level: its label (``NODE_LEVEL``: see above)."""
+    if key == NODE_LEVEL:
+        return node.labels.get(_HOSTNAME, node.name)
+    return node.labels.get(key)
+
+
 @dataclass(frozen=True, slots=True)
 class RunningPod:
     """A pod already bound to a node and not finished: its requests use that node's capacity.

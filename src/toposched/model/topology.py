@@ -1,4 +1,6 @@
-"""Topology definitions: an ordered list of node-label keys, coarsest level first."""
+"""Topology definitions: an ordered list of node-label keys, coarsest level first. A level is a
+Kubernetes label key (``is_label_key``: an optional DNS-subdomain prefix of at most 253 bytes,
+'/', a name of at most 63), the rule the API server holds node labels to."""
 
 from __future__ import annotations
 
@@ -8,25 +10,15 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from toposched.model.errors import Problem, SpecError, TopologySpecError
+from toposched.model.k8s_content import is_label_key
+from toposched.model.node import NODE_LEVEL
 
-HOSTNAME = "kubernetes.io/hostname"
+HOSTNAME = "kubernetes.io/hostname"  # model.node spells it too (it cannot import this module)
 MAX_LEVELS = 8
-MAX_LABEL_KEY_LENGTH = 316
-
-# The Kubernetes label-key syntax as Kueue's Topology CRD validates it.
-LABEL_KEY_PATTERN = re.compile(
-    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-)
-
 
 # An object name (DNS-1123 subdomain); toposched.model.names checks names of every other kind.
 MAX_NAME = 253
 OBJECT_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
-def is_label_key(text: str) -> bool:
-    return 0 < len(text) <= MAX_LABEL_KEY_LENGTH and LABEL_KEY_PATTERN.match(text) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +70,8 @@ class Topology:
 
     @property
     def hostname_is_lowest(self) -> bool:
-        return self.levels[-1] == HOSTNAME
+        """Whether the lowest level is the hostname (or ``NODE_LEVEL``, valued by it)."""
+        return self.levels[-1] in (HOSTNAME, NODE_LEVEL)
 
     def resolve(self, level: str) -> str | None:
         """A level given by label key or alias → its label key; None when unknown."""

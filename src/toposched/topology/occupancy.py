@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from toposched.model import Node, RunningPod, Topology
+from toposched.model.node import level_value
 
 Path = tuple[str, ...]
 
@@ -33,7 +34,7 @@ class DomainUsage:
 
 def members_of(topology: Topology, nodes: Iterable[Node]) -> list[Node]:
     """The nodes carrying every level label of ``topology``."""
-    return [n for n in nodes if all(key in n.labels for key in topology.levels)]
+    return [n for n in nodes if all(level_value(n, key) is not None for key in topology.levels)]
 
 
 def occupancy(
@@ -48,7 +49,7 @@ def occupancy(
         capacity = node.allocatable[resource]
         taken = min(capacity, used[node.name])
         idle = 0 if node.schedulable else capacity - taken
-        values = tuple(node.labels[key] for key in topology.levels)
+        values = tuple(str(level_value(node, key)) for key in topology.levels)
         for level, domains in enumerate(levels):
             usage = domains.setdefault(values[: level + 1], DomainUsage())
             usage.nodes += 1

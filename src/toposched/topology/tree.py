@@ -2,7 +2,7 @@
 
 Built once per (topology, node set) and shared by every snapshot and placement. Only schedulable
 nodes (ready, not cordoned) that carry every level label are members; the others are outside the
-topology.
+topology. The level ``NODE_LEVEL`` (the node: its hostname, else its name) every node has.
 
 Layout (dense, array based, so placement never walks Python objects per node):
 
@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from toposched.model import Node, Taint, Topology
+from toposched.model.node import NODE_LEVEL, level_value
 from toposched.topology.paths import IntArray, ObjectArray, PathCodes, value_codes
 
 
@@ -88,7 +89,14 @@ class TopologyTree:
         """Lay out ``members`` (already filtered) as a tree. Use :meth:`build` instead."""
         depth = len(topology.levels)
         labels = [node.labels for node in members]
-        coded = [value_codes(map(itemgetter(key), labels)) for key in topology.levels]
+        coded = [
+            value_codes(
+                (level_value(n, key) or n.name for n in members)
+                if key == NODE_LEVEL
+                else map(itemgetter(key), labels)
+            )
+            for key in topology.levels
+        ]
         order = member_order([node.name for node in members], [codes for _, codes in coded])
         self.topology = topology
         self.nodes = tuple(map(members.__getitem__, order.tolist()))
@@ -136,10 +144,11 @@ class TopologyTree:
 
     @classmethod
     def build(cls, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
-        """The tree of ``topology`` over the schedulable nodes that carry every level label."""
+        """The tree of ``topology`` over the schedulable nodes that carry every level label
+        (``NODE_LEVEL``, the node itself, every node has)."""
         members: list[Node] = []
         outside: list[str] = []
-        levels = frozenset(topology.levels)
+        levels = frozenset(topology.levels) - {NODE_LEVEL}
         for node in nodes:
             if node.schedulable and levels <= node.labels.keys():
                 members.append(node)

@@ -9,7 +9,12 @@ Versions differ in a few spellings, all kept here:
 * ``v1alpha3`` (1.37): PodGroup ``spec.workloadRef{workloadName, templateName}``, ``disruptionMode``
   ``{single: {}}`` / ``{all: {}}``, ``parentCompositePodGroupName``, ``compositePodGroupTemplates``
   and the CompositePodGroup kind, condition ``PodGroupInitiallyScheduled``;
-* ``v1beta1`` (1.37, the default): as ``v1alpha3`` without CompositePodGroups.
+* ``v1beta1`` (1.37, the default): as ``v1alpha3``; its Workload and PodGroup take
+  ``compositePodGroupTemplates`` and ``parentCompositePodGroupName`` too, while the
+  CompositePodGroup kind itself is served in ``v1alpha3`` only.
+
+The fields of each version, with the API server's validation markers, are generated from the
+k8s.io/api types (``scheduling_types``); the kube front end checks inputs against them.
 
 ``v1alpha1`` (1.35) was removed in 1.36; only its Pod link ``spec.workloadRef`` is still read.
 Readers are lenient (a malformed section reads as absent); the kube front end checks the rules.
@@ -53,7 +58,7 @@ POD_INDEX = "apps.kubernetes.io/pod-index"
 
 
 def has_composites(api_version: str) -> bool:
-    """Whether the version serves CompositePodGroups (``v1alpha3`` only)."""
+    """Whether the version serves the CompositePodGroup kind (``v1alpha3`` only)."""
     return api_version == V1ALPHA3
 
 

@@ -1,7 +1,10 @@
 """PodGroup conditions for the dry run: Scheduled when placed, else kube-scheduler's
-"0/N placements are available" message, spelled per version."""
+"0/N placements are available" message, spelled per the PodGroup's own version; the objects are
+otherwise returned as given."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from tests.emit.kube.schemas import check
 
@@ -15,12 +18,10 @@ from toposched.model import (
     PodSpec,
     Policy,
     Semantics,
-    Topology,
     Unschedulable,
 )
 
 RACK = "example.com/rack"
-TOPOLOGY = Topology.create("t", [RACK, "kubernetes.io/hostname"])
 NODES = [
     Node.create("n1", {RACK: "r1"}),
     Node.create("n2", {RACK: "r1"}),
@@ -33,6 +34,24 @@ def gang() -> Gang:
     leader = Group("infer-leader", min_member=1, pods=(PodSpec("l-0", 0),))
     workers = Group("infer-workers", required=RACK, min_member=2, pods=(PodSpec("w-0", 0), PodSpec("w-1", 1)))
     return Gang("infer", Group("infer", children=(leader, workers)), semantics=Semantics.KUBE)
+
+
+def pod_groups(api_version: str = "scheduling.k8s.io/v1beta1") -> list[dict[str, Any]]:
+    """The gang's PodGroups as a user writes them (the leader's template is named ``leader``)."""
+    leader: dict[str, Any] = {"schedulingPolicy": {"basic": {}}}
+    if api_version.endswith("v1alpha2"):
+        ref = {"workloadName": "infer", "podGroupTemplateName": "leader"}
+        leader["podGroupTemplateRef"] = {"workload": ref}
+    else:
+        leader["workloadRef"] = {"workloadName": "infer", "templateName": "leader"}
+    workers = {
+        "schedulingPolicy": {"gang": {"minCount": 2}},
+        "schedulingConstraints": {"topology": [{"key": RACK}]},
+    }
+    return [
+        {"apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": name}, "spec": spec}
+        for name, spec in (("infer-leader", leader), ("infer-workers", workers))
+    ]
 
 
 def conditions(objects: tuple[dict[str, object], ...]) -> dict[str, dict[str, str]]:
@@ -56,7 +75,7 @@ def test_placed_groups_are_scheduled() -> None:
         ),
         {},
     )
-    got = conditions(status_objects(gang(), TOPOLOGY, placed, NODES))
+    got = conditions(status_objects(pod_groups(), gang(), placed, NODES))
     assert got["infer-workers"] == {
         "type": "PodGroupInitiallyScheduled",
         "status": "True",
@@ -67,7 +86,7 @@ def test_placed_groups_are_scheduled() -> None:
 
 def test_unschedulable_groups_carry_kube_schedulers_message() -> None:
     refused = Unschedulable("infer", "t", Policy.BINPACK, "not enough resources in r1 to allocate the job")
-    got = conditions(status_objects(gang(), TOPOLOGY, refused, NODES))
+    got = conditions(status_objects(pod_groups(), gang(), refused, NODES))
     workers = got["infer-workers"]
     assert (workers["status"], workers["reason"]) == ("False", "Unschedulable")
     assert workers["message"] == (
@@ -78,18 +97,23 @@ def test_unschedulable_groups_carry_kube_schedulers_message() -> None:
 
 def test_v1alpha2_names_the_condition_podgroupscheduled() -> None:
     refused = Unschedulable("infer", "t", Policy.BINPACK, "no")
-    got = conditions(
-        status_objects(gang(), TOPOLOGY, refused, NODES, api_version="scheduling.k8s.io/v1alpha2")
-    )
+    got = conditions(status_objects(pod_groups("scheduling.k8s.io/v1alpha2"), gang(), refused, NODES))
     assert {c["type"] for c in got.values()} == {"PodGroupScheduled"}
 
 
 def test_a_kube_worded_refusal_is_kept_and_other_groups_wait_for_it() -> None:
     message = "0/2 placements are available, reported placement status: minCount (2) cannot be satisfied"
     refused = Unschedulable("infer", "t", Policy.BINPACK, message, group="infer-workers")
-    got = conditions(status_objects(gang(), TOPOLOGY, refused, NODES))
+    got = conditions(status_objects(pod_groups(), gang(), refused, NODES))
     assert got["infer-workers"]["message"] == message
     assert got["infer-leader"]["message"] == (
         "0/1 placements are available, reported placement status: the gang's group infer-workers cannot be "
         f"placed: {message}"
     )
+
+
+def test_the_objects_are_kept_as_given() -> None:
+    refused = Unschedulable("infer", "t", Policy.BINPACK, "no")
+    given = pod_groups("scheduling.k8s.io/v1alpha3")
+    out = status_objects(given, gang(), refused, NODES)
+    assert [{k: v for k, v in o.items() if k != "status"} for o in out] == given

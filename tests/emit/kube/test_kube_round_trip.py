@@ -14,7 +14,7 @@ from toposched.emit.kube import compile_to_kube
 from toposched.engine import place
 from toposched.frontends.cluster import load_cluster
 from toposched.frontends.parse import parse_documents
-from toposched.frontends.registry import CompileContext, default_registry
+from toposched.frontends.registry import CompileContext, Compiled, default_registry
 from toposched.model import Cluster, Gang, Group, Placement, Policy, Topology
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -33,10 +33,9 @@ CASES = [
 ]
 
 
-def compiled(documents: list[object], cluster: Cluster, default: str | None) -> tuple[Topology, Gang]:
+def compiled(documents: list[object], cluster: Cluster, default: str | None) -> tuple[Topology, Compiled]:
     context = CompileContext(topologies=cluster.topologies)
-    topology, result = default_registry().compile_for(documents, context, default=default)
-    return topology, result.gang
+    return default_registry().compile_for(documents, context, default=default)
 
 
 def required_levels(gang: Gang, topology: Topology) -> dict[str, list[str]]:
@@ -63,17 +62,21 @@ def domains(result: Placement, levels: Mapping[str, list[str]], cluster: Cluster
 def test_round_trip_places_in_the_same_domains(workload: Path, cluster_file: Path) -> None:
     cluster = load_cluster(cluster_file.read_text(encoding="utf-8"))
     default = cluster.topologies[0].name if len(cluster.topologies) == 1 else None
-    topology, original = compiled(
+    topology, source = compiled(
         parse_documents(workload.read_text(encoding="utf-8"), source=str(workload)), cluster, default
     )
+    original = source.gang
     translation = compile_to_kube(original, topology, api_version=V1ALPHA3)
     for obj in translation.objects:
         check(obj)
-    kube_topology, kube_gang = compiled(list(translation.objects), cluster, topology.name)
-    assert kube_topology.name == topology.name
+    kube_topology, kube = compiled(list(translation.objects), cluster, topology.name)
+    assert kube_topology.name == "kube.all-nodes"  # kube-scheduler's keys are node labels, no Topology
     first = place(original, cluster, topology=topology)
     # The same domain order as the original (Kueue gangs leave it to the default, Mixed).
-    second = place(kube_gang, cluster, topology=kube_topology, policy=original.policy or Policy.MIXED)
+    on_kube = cluster
+    for brought in kube.topologies:
+        on_kube = on_kube.with_topology(brought)
+    second = place(kube.gang, on_kube, topology=kube_topology, policy=original.policy or Policy.MIXED)
     assert isinstance(first, Placement) and isinstance(second, Placement)
     levels = required_levels(original, topology)
     assert domains(second, levels, cluster) == domains(first, levels, cluster)

@@ -53,6 +53,21 @@ def composite(name: str, *, policy: Any = None, key: str | None = None, **spec: 
     }
 
 
+def children(parent: str, *groups: tuple[str, int], api: str = V1ALPHA3) -> list[dict[str, Any]]:
+    """PodGroups under the CompositePodGroup ``parent``, each a gang of its count, stamped from
+    Workload ``w`` (a PodGroup with a parent names its Workload template)."""
+    return [
+        pod_group(
+            name,
+            api,
+            policy=gang(count),
+            parentCompositePodGroupName=parent,
+            workloadRef={"workloadName": "w", "templateName": name},
+        )
+        for name, count in groups
+    ]
+
+
 def pods(
     group: str, count: int, *, gpus: int = 4, prefix: str | None = None, **spec: Any
 ) -> list[dict[str, Any]]:

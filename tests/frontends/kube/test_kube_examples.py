@@ -12,7 +12,7 @@ from toposched.cli.workloads import place_documents
 from toposched.emit.kube import compile_to_kube
 from toposched.frontends.cluster import load_cluster
 from toposched.frontends.parse import parse_documents
-from toposched.model import Cluster, Node, Placement, Unschedulable
+from toposched.model import Cluster, Node, Placement, Topology, Unschedulable
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "kube"
 RACK = "example.com/rack"
@@ -83,3 +83,54 @@ def test_nodes_without_the_label_are_never_used() -> None:
     job = job.replace("completions: 8", "completions: 1")
     outcome = place_documents(parse_documents(job, source="job"), small)
     assert isinstance(outcome.result, Unschedulable)
+
+
+def job_of(pods: int, *, constrained: bool = True) -> list[object]:
+    text = (EXAMPLES / "job-one-rack.yaml").read_text(encoding="utf-8")
+    text = text.replace("parallelism: 8", f"parallelism: {pods}").replace(
+        "completions: 8", f"completions: {pods}"
+    )
+    if not constrained:
+        text = text.replace("    schedulingConstraints: {topology: [{key: example.com/rack}]}\n", "")
+    return parse_documents(text, source="job")
+
+
+def relabelled(keep: set[str], *, extra: dict[str, str] | None = None) -> Cluster:
+    """The example cluster with each node's labels cut down to ``keep`` (plus ``extra``)."""
+    base = cluster()
+    nodes = [
+        Node.create(
+            n.name, {**{k: v for k, v in n.labels.items() if k in keep}, **(extra or {})}, n.allocatable
+        )
+        for n in base.nodes
+    ]
+    return Cluster(tuple(nodes), base.pods, ())
+
+
+def test_hostname_is_not_needed_for_a_rack_constraint() -> None:
+    """kube-scheduler groups nodes by the constraint's label alone (issue 22, item 11)."""
+    outcome = place_documents(job_of(8), relabelled({RACK}))
+    assert isinstance(outcome.result, Placement), outcome.result
+    assert racks(outcome.cluster, outcome.result) == {"rack-a"}
+
+
+def test_other_labels_of_a_known_topology_are_not_needed_either() -> None:
+    """A stored topology that has the key among other levels does not narrow the nodes."""
+    block = Topology.create("blocks", ["example.com/block", RACK, "kubernetes.io/hostname"])
+    bare = relabelled({RACK})
+    outcome = place_documents(job_of(8), Cluster(bare.nodes, bare.pods, (block,)))
+    assert isinstance(outcome.result, Placement), outcome.result
+
+
+def test_an_unconstrained_podgroup_may_use_every_node() -> None:
+    """No label at all: the one placement holds every schedulable node, spare-1 included."""
+    outcome = place_documents(job_of(16, constrained=False), relabelled(set()))
+    assert isinstance(outcome.result, Placement), outcome.result
+    assert "spare-1" in {p.node for p in outcome.result.pods}
+
+
+def test_a_refusal_does_not_claim_a_label_every_node_has_is_missing() -> None:
+    outcome = place_documents(job_of(12), relabelled({RACK}))
+    assert isinstance(outcome.result, Unschedulable)
+    assert "no node has label" not in outcome.result.message
+    assert outcome.result.message.startswith("0/3 placements are available")

@@ -8,10 +8,9 @@ from typing import Any
 from tests.frontends.kube.docs import RACK, gang, pod_group, pods, workload
 
 from toposched.frontends.kube import load_kube
-from toposched.model import Topology
+from toposched.model.node import NODE_LEVEL
 
 V1ALPHA2 = "scheduling.k8s.io/v1alpha2"
-DEFAULT = Topology.create("default", [RACK, "kubernetes.io/hostname"])
 
 
 def workload_ref_pods(workload_name: str, group: str, count: int) -> list[dict[str, Any]]:
@@ -28,7 +27,7 @@ def test_workload_ref_pods_join_the_podgroup_stamped_from_their_template() -> No
         pod_group("w-workers", policy=gang(2), workloadRef={"workloadName": "w", "templateName": "workers"}),
         *workload_ref_pods("w", "workers", 2),
     ]
-    (group,) = load_kube(docs, [DEFAULT]).gang.root.children
+    (group,) = load_kube(docs).gang.root.children
     assert (group.name, len(group.pods)) == ("w-workers", 2)
 
 
@@ -46,7 +45,7 @@ def test_workload_ref_pods_without_podgroup_use_the_template() -> None:
         ),
         *workload_ref_pods("w", "workers", 2),
     ]
-    loaded = load_kube(docs, [DEFAULT])
+    loaded = load_kube(docs)
     (group,) = loaded.gang.root.children
     assert (group.name, group.required, group.min_member) == ("w-workers", RACK, 2)
     assert "spec.workloadRef (Kubernetes 1.35)" in loaded.warnings[0]
@@ -58,27 +57,28 @@ def test_v1alpha2_podgroup_with_template_ref() -> None:
         pod_group("g", V1ALPHA2, policy=gang(1), podGroupTemplateRef=ref, disruptionMode="PodGroup"),
         *pods("g", 1),
     ]
-    (group,) = load_kube(docs, [DEFAULT]).gang.root.children
+    (group,) = load_kube(docs).gang.root.children
     assert group.name == "g"
-    assert load_kube(docs, [DEFAULT]).gang.name == "g"  # no Workload: the PodGroup names the gang
+    assert load_kube(docs).gang.name == "g"  # no Workload: the PodGroup names the gang
 
 
 def test_podgroups_without_workload_are_named_by_the_first() -> None:
     docs = [pod_group("a"), pod_group("b"), *pods("b", 1), *pods("a", 1)]
-    gang_ = load_kube(docs, [DEFAULT]).gang
+    gang_ = load_kube(docs).gang
     assert gang_.name == "a" and gang_.kind == "PodGroup"
     assert [g.name for g in gang_.root.children] == ["a", "b"]
 
 
-def test_unconstrained_input_on_a_cluster_without_topologies_uses_hostnames() -> None:
-    loaded = load_kube([pod_group("g"), *pods("g", 1)], [])
-    (own,) = loaded.topologies
-    assert own.levels == ("kubernetes.io/hostname",)
-    assert loaded.gang.topology == own.name
+def test_an_unconstrained_input_is_on_every_node() -> None:
+    loaded = load_kube([pod_group("g"), *pods("g", 1)])
+    (every,) = loaded.topologies
+    assert every.levels == (NODE_LEVEL,)
+    assert loaded.gang.topology == every.name
 
 
-def test_keys_on_different_topologies_go_per_group() -> None:
-    other = Topology.create("blocks", ["example.com/block", "kubernetes.io/hostname"])
+def test_each_key_goes_per_group() -> None:
     docs = [pod_group("a", key=RACK), pod_group("b", key="example.com/block"), *pods("a", 1), *pods("b", 1)]
-    gang_ = load_kube(docs, [DEFAULT, other]).gang
-    assert [(g.name, g.topology) for g in gang_.root.children] == [("a", "default"), ("b", "blocks")]
+    loaded = load_kube(docs)
+    _, rack, block = loaded.topologies
+    assert [(g.name, g.topology) for g in loaded.gang.root.children] == [("a", rack.name), ("b", block.name)]
+    assert (rack.levels, block.levels) == ((RACK,), ("example.com/block",))

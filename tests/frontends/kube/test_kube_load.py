@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tests.frontends.kube.docs import RACK, V1ALPHA3, composite, gang, job, pod_group, pods, workload
+from tests.frontends.kube.docs import RACK, children, composite, gang, job, pod_group, pods, workload
 
 from toposched.frontends.kube import load_kube
-from toposched.model import Policy, Semantics, Topology, WorkloadSpecError
-
-DEFAULT = Topology.create("default", ["cloud.provider.com/topology-block", RACK, "kubernetes.io/hostname"])
+from toposched.model import Policy, Semantics, WorkloadSpecError
+from toposched.model.node import NODE_LEVEL
 
 
 def test_job_with_scheduling_is_a_gang_of_its_parallelism() -> None:
@@ -20,15 +19,14 @@ def test_job_with_scheduling_is_a_gang_of_its_parallelism() -> None:
                     "schedulingConstraints": {"topology": [{"key": RACK}]},
                 }
             )
-        ],
-        [DEFAULT],
+        ]
     )
     gang = loaded.gang
     assert (gang.name, gang.semantics, gang.policy, gang.topology, gang.kind) == (
         "llm-train",
         Semantics.KUBE,
         Policy.BINPACK,
-        "default",
+        "kube.all-nodes",
         "Job",
     )
     (group,) = gang.root.children
@@ -40,7 +38,7 @@ def test_job_with_scheduling_is_a_gang_of_its_parallelism() -> None:
 
 
 def test_job_without_scheduling_is_basic() -> None:
-    (group,) = load_kube([job(pods=3)], [DEFAULT]).gang.root.children
+    (group,) = load_kube([job(pods=3)]).gang.root.children
     assert group.min_member == 1 and group.required is None
 
 
@@ -60,7 +58,7 @@ def test_leader_and_workers_are_two_groups_in_document_order() -> None:
         *pods("infer-workers", 4),
         *pods("infer-leader", 1),
     ]
-    gang_ = load_kube(docs, [DEFAULT]).gang
+    gang_ = load_kube(docs).gang
     assert gang_.name == "infer" and gang_.priority == 100
     assert [(g.name, g.required, g.min_member, len(g.pods)) for g in gang_.root.children] == [
         ("infer-leader", None, 1, 1),
@@ -71,12 +69,11 @@ def test_leader_and_workers_are_two_groups_in_document_order() -> None:
 def test_composite_pod_group_holds_its_children() -> None:
     docs = [
         composite("infer-0", policy={"gang": {"minGroupCount": 2}}, key=RACK),
-        pod_group("leader", V1ALPHA3, policy=gang(1), parentCompositePodGroupName="infer-0"),
-        pod_group("workers", V1ALPHA3, policy=gang(2), parentCompositePodGroupName="infer-0"),
+        *children("infer-0", ("leader", 1), ("workers", 2)),
         *pods("leader", 1),
         *pods("workers", 2),
     ]
-    (top,) = load_kube(docs, [DEFAULT]).gang.root.children
+    (top,) = load_kube(docs).gang.root.children
     assert (top.name, top.required, top.min_sub_group) == ("infer-0", RACK, 2)
     assert [c.name for c in top.children] == ["leader", "workers"]
 
@@ -86,33 +83,34 @@ def test_pods_in_index_order_and_bound_pods_pinned() -> None:
     members[0]["metadata"]["labels"] = {"apps.kubernetes.io/pod-index": "2"}
     members[1]["spec"]["nodeName"] = "n1"
     members[2]["metadata"]["name"] = "g-10"
-    (group,) = load_kube([pod_group("g"), *members], [DEFAULT]).gang.root.children
+    (group,) = load_kube([pod_group("g"), *members]).gang.root.children
     assert [p.name for p in group.pods] == ["g-0", "g-1", "g-10"]  # index 2, then names
     assert [p.node for p in group.pods] == [None, "n1", None]
 
 
-def test_unknown_key_brings_its_own_topology() -> None:
-    loaded = load_kube([pod_group("g", policy=gang(2), key="example.com/rack"), *pods("g", 2)], [DEFAULT])
-    (own,) = loaded.topologies
-    assert own.levels == ("example.com/rack", "kubernetes.io/hostname")
-    assert loaded.gang.topology == own.name
-    assert own.name.startswith("kube-example-com-rack-")
-    assert "example.com/rack" in loaded.warnings[0]
-
-
-def test_keys_that_read_alike_as_names_bring_topologies_of_their_own() -> None:
-    """``x.y/z`` and ``x-y/z`` are one DNS name apart from their digest: each group keeps its key."""
+def test_each_key_is_a_topology_of_its_own_and_the_gang_is_on_every_node() -> None:
+    """kube-scheduler reads the constraint's label alone: no hostname, no other level."""
     docs = [
-        pod_group("a", policy=gang(1), key="x.y/z"),
-        *pods("a", 1),
-        pod_group("b", policy=gang(1), key="x-y/z"),
-        *pods("b", 1),
+        pod_group("g", policy=gang(2), key="example.com/rack"),
+        pod_group("h"),
+        *pods("g", 2),
+        *pods("h", 1),
     ]
-    loaded = load_kube(docs, [DEFAULT])
-    by_name = {t.name: t for t in loaded.topologies}
-    assert len(by_name) == 2
-    for group in loaded.gang.root.children:
-        assert group.topology is not None and by_name[group.topology].levels[0] == group.required
+    loaded = load_kube(docs)
+    every, own = loaded.topologies
+    assert (every.name, every.levels) == ("kube.all-nodes", (NODE_LEVEL,))
+    assert own.levels == ("example.com/rack",)
+    assert own.name.startswith("kube-example-com-rack-")
+    assert loaded.gang.topology == "kube.all-nodes"
+    assert [(g.name, g.topology) for g in loaded.gang.root.children] == [("g", own.name), ("h", None)]
+    assert loaded.warnings == ()
+
+
+def test_keys_that_read_alike_get_topologies_of_their_own() -> None:
+    docs = [pod_group("a", key="x.y/z"), pod_group("b", key="x-y/z"), *pods("a", 1), *pods("b", 1)]
+    _, first, second = load_kube(docs).topologies
+    assert first.levels == ("x.y/z",) and second.levels == ("x-y/z",)
+    assert first.name != second.name
 
 
 def test_v1alpha1_is_refused_with_what_to_write() -> None:

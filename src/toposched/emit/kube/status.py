@@ -1,60 +1,51 @@
 """The PodGroup conditions kube-scheduler would write after this attempt (the dry run's status).
 
-Each PodGroup of the gang, as ``compile_to_kube`` writes it, gets ``PodGroupInitiallyScheduled``
-(``PodGroupScheduled`` in ``v1alpha2``): True/``Scheduled`` when its pods were placed, else
-False/``Unschedulable`` with kube-scheduler's message, "0/N placements are available, reported
-placement status: ...", N being the values of the group's constraint label among the nodes (one
-placement, all nodes, for a group without a constraint).
+Each PodGroup object given (as the input wrote it, or as its controller would create it) is
+returned unchanged but for ``status.conditions``: ``PodGroupInitiallyScheduled``
+(``PodGroupScheduled`` in ``v1alpha2``, by the object's own apiVersion), True/``Scheduled`` when
+its pods were placed, else False/``Unschedulable`` with kube-scheduler's message, "0/N placements
+are available, reported placement status: ...", N being the values of the group's constraint
+label among the nodes (one placement, all nodes, for a group without a constraint). A PodGroup's
+pods are the gang group of the same name (a kube gang keeps the PodGroups' names).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toposched.emit.kube.intent import compile_to_kube
-from toposched.model import Gang, Node, Placement, Topology, Unschedulable
+from toposched.model import Gang, Node, Placement, Unschedulable
 from toposched.model.lenient import mapping, text
 from toposched.wire.scheduling import (
-    DEFAULT_API_VERSION,
     PLACEMENTS_AVAILABLE,
-    POD_GROUP,
+    api_version_of,
     read_key,
-    read_pod_link,
     scheduled_condition,
     unschedulable_message,
 )
 
 
 def status_objects(
+    pod_groups: Sequence[Mapping[str, Any]],
     gang: Gang,
-    topology: Topology,
     result: Placement | Unschedulable,
     nodes: Sequence[Node],
-    *,
-    api_version: str = DEFAULT_API_VERSION,
 ) -> tuple[dict[str, Any], ...]:
-    """The gang's PodGroups with ``status.conditions`` for ``result``."""
-    translation = compile_to_kube(gang, topology, api_version=api_version)
+    """``pod_groups`` with the ``status.conditions`` kube-scheduler would set for ``result``."""
     placed = {p.pod for p in result.pods if p.node is not None} if isinstance(result, Placement) else set()
-    members: dict[str, list[str]] = {}
-    for obj in translation.objects:
-        if obj.get("kind") == "Pod":
-            group = read_pod_link(obj).pod_group or ""
-            members.setdefault(group, []).append(text(mapping(obj.get("metadata")).get("name")))
+    members = {leaf.name: [p.name for p in leaf.pods] for leaf in gang.leaves()}
     out: list[dict[str, Any]] = []
-    for obj in translation.objects:
-        if obj.get("kind") != POD_GROUP:
-            continue
+    for obj in pod_groups:
         name = text(mapping(obj.get("metadata")).get("name"))
         pods = members.get(name, [])
+        version = api_version_of(obj)
         if any(p in placed for p in pods):
-            condition = scheduled_condition(api_version, scheduled=True)
+            condition = scheduled_condition(version, scheduled=True)
         else:
             total = _placements(read_key(mapping(obj.get("spec"))), nodes)
             message = _message(result, name, total, len(pods))
-            condition = scheduled_condition(api_version, scheduled=False, message=message)
-        out.append({**obj, "status": {"conditions": [condition]}})
+            condition = scheduled_condition(version, scheduled=False, message=message)
+        out.append({**obj, "status": {**mapping(obj.get("status")), "conditions": [condition]}})
     return tuple(out)
 
 

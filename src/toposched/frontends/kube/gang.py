@@ -8,9 +8,11 @@ CompositePodGroup's group requires its key, ``min_sub_group`` = minGroupCount (N
 and holds its PodGroups and CompositePodGroups. kube-scheduler places each top-level child on its
 own; the engine reads that from the semantics.
 
-Constraint keys are raw node labels. They become levels of the first known topology that has
-them all; a key no known topology has gets a topology of its own, ``kube-<key>-<digest>`` with
-levels [key, hostname], which the input brings (nodes without the label then hold no pods).
+Constraint keys are raw node labels, as kube-scheduler reads them: a PodGroup with key K may use
+every schedulable node that carries K, whatever its other labels (hostname included), and one
+without a constraint every schedulable node. So each key is the one level of a topology of its
+own, ``kube-<key>-<hash>`` (the hash keeps two keys that read alike apart), and the gang's root is
+on ``kube.all-nodes``, whose one level is the node's name; the input brings these topologies.
 """
 
 from __future__ import annotations
@@ -33,77 +35,52 @@ from toposched.model import (
     Topology,
     WorkloadSpecError,
 )
-from toposched.model.lenient import mapping, text
+from toposched.model.lenient import mapping
+from toposched.model.node import NODE_LEVEL
 from toposched.model.podspec import effective_requests, parse_tolerations
-from toposched.model.topology import HOSTNAME
-from toposched.wire.scheduling import JOB_COMPLETION_INDEX, POD_INDEX, CompositePodGroup, PodGroup
+from toposched.wire.scheduling import CompositePodGroup, PodGroup
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
 _DIGITS = re.compile(r"(\d+)")
 
 
+ALL_NODES = "kube.all-nodes"
+
+
 @dataclass(frozen=True, slots=True)
 class Levels:
-    """Which topology each constraint key is a level of."""
+    """The topologies of a gang: ``kube.all-nodes`` for the gang, one per key for its groups."""
 
-    gang_topology: str | None
-    per_key: Mapping[str, str]  # key -> topology name, when keys live on different topologies
+    gang_topology: str
+    per_key: Mapping[str, str]  # key -> topology name
     brought: tuple[Topology, ...]
-    warnings: tuple[str, ...]
+
+
+def all_nodes() -> Topology:
+    """Every schedulable node, one domain each: a group without a constraint."""
+    return Topology.create(ALL_NODES, [NODE_LEVEL])
 
 
 def own_topology(key: str) -> Topology:
-    """The topology a key no known topology has: the key over hostname. Its name ends in a digest
-    of the exact key: keys that read alike as a DNS name (``x.y/z``, ``x-y/z``) never share one."""
-    slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:220].rstrip("-") or "level"
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
-    levels = [key] if key == HOSTNAME else [key, HOSTNAME]
-    return Topology.create(f"kube-{slug}-{digest}", levels)
+    """The topology of one constraint key: the key alone (nodes without it are outside)."""
+    slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:200].rstrip("-") or "level"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:8]
+    return Topology.create(f"kube-{slug}-{digest}", [key])
 
 
-def choose_levels(keys: Sequence[str], catalog: Sequence[Topology]) -> Levels:
-    """The known topology that has every key, else one per key (known, or our own)."""
-    if not keys:
-        if catalog:
-            return Levels(None, {}, (), ())
-        own = own_topology(HOSTNAME)
-        note = f"no topology is known; the gang uses {own.name!r} (one level, {HOSTNAME})"
-        return Levels(own.name, {}, (own,), (note,))
-    for topology in catalog:
-        if all(k in topology.levels for k in keys):
-            if topology == own_topology(keys[0]):  # ours, chosen when the input was first read
-                return Levels(topology.name, {}, (topology,), (_brought_note(keys[0], topology),))
-            return Levels(topology.name, {}, (), ())
-    per_key: dict[str, str] = {}
-    brought_list: list[Topology] = []
-    warnings: list[str] = []
-    for key in keys:
-        found = next((t for t in catalog if key in t.levels), None)
-        if found is None or found == own_topology(key):
-            found = own_topology(key)
-            brought_list.append(found)
-            warnings.append(_brought_note(key, found))
-        per_key[key] = found.name
-    names = set(per_key.values())
-    if len(names) == 1:
-        return Levels(names.pop(), {}, tuple(brought_list), tuple(warnings))
-    return Levels(per_key[keys[0]], per_key, tuple(brought_list), tuple(warnings))
+def choose_levels(keys: Sequence[str]) -> Levels:
+    """The gang's topologies: every node for the gang, one topology per key."""
+    own = {key: own_topology(key) for key in keys}
+    return Levels(ALL_NODES, {k: t.name for k, t in own.items()}, (all_nodes(), *own.values()))
 
 
-def _brought_note(key: str, topology: Topology) -> str:
-    return (
-        f"no known topology has the node label {key!r}; using topology {topology.name!r} with levels "
-        f"{', '.join(topology.levels)} (nodes without the label are not used)"
-    )
-
-
-def to_gang(found: KubeDocuments, catalog: Sequence[Topology], kind: str) -> tuple[Gang, Levels]:
-    """The gang of the linked documents and the topologies its keys are levels of."""
+def to_gang(found: KubeDocuments, kind: str) -> tuple[Gang, Levels]:
+    """The gang of the linked documents and the topologies it brings."""
     keys: list[str] = []
     for key in [g.settings.key for g in found.pod_groups] + [c.key for c in found.composites]:
         if key is not None and key not in keys:
             keys.append(key)
-    levels = choose_levels(keys, catalog)
+    levels = choose_levels(keys)
     problems: list[Problem] = []
     groups = {g.name: g for g in found.pod_groups}
     composites = {c.name: c for c in found.composites}
@@ -162,47 +139,42 @@ def _parent(
 
 
 def _pods(pods: list[LinkedPod], problems: list[Problem]) -> tuple[PodSpec, ...]:
-    """The group's pods in index order, read as the engine needs them."""
-    ordered = sorted(pods, key=_order)
+    """The group's pods in index order, read as the engine needs them. A pod object read once:
+    a Job's pods are one object under many names."""
+    keyed = sorted(pods, key=_order)
+    read: dict[int, tuple[Any, ...] | None] = {}  # by id(pod object): what the engine needs of it
     out: list[PodSpec] = []
-    for position, pod in enumerate(ordered):
-        spec = mapping(pod.obj.get("spec"))
-        path = f"{pod.path}.spec" if pod.path else "spec"
-        try:
-            requests = effective_requests(spec, path=path)
-            tolerations = parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations")
-        except SpecError as exc:
-            problems.extend(exc.problems)
+    for position, pod in enumerate(keyed):
+        shape = read.get(id(pod.obj), _UNREAD)
+        if shape is _UNREAD:
+            shape = read[id(pod.obj)] = _shape(pod, problems)
+        if shape is None:
             continue
-        index = _index(pod.obj)
-        node = spec.get("nodeName")
-        out.append(
-            PodSpec(
-                name=pod.name,
-                index=index if index is not None else position,
-                requests=requests,
-                tolerations=tolerations,
-                node_selector={str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()},
-                node=node if isinstance(node, str) and node else None,
-            )
-        )
+        requests, tolerations, selector, node = shape
+        index = pod.index if pod.index is not None else position
+        out.append(PodSpec(pod.name, index, requests, tolerations, selector, node))
     return tuple(out)
 
 
-def _index(pod: Mapping[str, Any]) -> int | None:
-    """The pod's index: the Job completion index, else the pod index (label or annotation)."""
-    metadata = mapping(pod.get("metadata"))
-    for key in (JOB_COMPLETION_INDEX, POD_INDEX):
-        for source in (mapping(metadata.get("labels")), mapping(metadata.get("annotations"))):
-            raw = source.get(key)
-            value = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else text(raw)
-            if value.isascii() and value.isdigit():
-                return int(value)
-    return None
+_UNREAD: tuple[Any, ...] = ()
+
+
+def _shape(pod: LinkedPod, problems: list[Problem]) -> tuple[Any, ...] | None:
+    """A pod's requests, tolerations, node selector and node (None: invalid, problems noted)."""
+    spec = mapping(pod.obj.get("spec"))
+    path = f"{pod.path}.spec" if pod.path else "spec"
+    try:
+        requests = effective_requests(spec, path=path)
+        tolerations = parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations")
+    except SpecError as exc:
+        problems.extend(exc.problems)
+        return None
+    selector = {str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()}
+    node = spec.get("nodeName")
+    return requests, tolerations, selector, node if isinstance(node, str) and node else None
 
 
 def _order(pod: LinkedPod) -> tuple[int, int, tuple[Any, ...]]:
-    index = _index(pod.obj)
-    if index is not None:
-        return 0, index, ()
+    if pod.index is not None:
+        return 0, pod.index, ()
     return 1, 0, tuple(int(part) if part.isdigit() else part for part in _DIGITS.split(pod.name))

@@ -11,9 +11,10 @@ Names are the Job's (the controller adds a hash suffix, left out of this dry run
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.kube.rules import Problems, at, check_constraints, check_policy
+from toposched.frontends.kube.rules import Problems, at, check_metadata, job_scheduling_problems
 from toposched.model import PodBudget, Problem
 from toposched.model.lenient import mapping, text
 from toposched.wire.batch import API_VERSION as BATCH_API
@@ -45,66 +46,85 @@ def is_scheduling_job(doc: Mapping[str, Any]) -> bool:
     return not any(str(k).startswith(KUEUE_PREFIX) for k in keys)
 
 
+@dataclass(frozen=True, slots=True)
+class JobPods:
+    """The pods the Job controller would create: the pod template's pod under the names
+    ``<job>-<index>``; an Indexed Job's carry their index as label and annotation. Kept as the one
+    pod and the names (a Job may run 100,000 pods); ``objects`` writes each out."""
+
+    base: dict[str, Any]
+    names: tuple[str, ...]
+    indexed: bool
+
+    def objects(self) -> list[dict[str, Any]]:
+        base = self.base
+        version, kind, spec, namespace = (
+            base["apiVersion"],
+            base["kind"],
+            base["spec"],
+            base["metadata"]["namespace"],
+        )
+        if not self.indexed:
+            return [
+                {
+                    "apiVersion": version,
+                    "kind": kind,
+                    "metadata": {"name": n, "namespace": namespace},
+                    "spec": spec,
+                }
+                for n in self.names
+            ]
+        out = []
+        for index, name in enumerate(self.names):
+            labels = {JOB_COMPLETION_INDEX: str(index)}
+            metadata = {"name": name, "namespace": namespace, "labels": labels, "annotations": labels}
+            out.append({"apiVersion": version, "kind": kind, "metadata": metadata, "spec": spec})
+        return out
+
+
 def job_documents(
     job: Mapping[str, Any], path: str, problems: Problems, budget: PodBudget
-) -> list[dict[str, Any]]:
-    """The Workload, PodGroup and pods the Job controller would create for ``job``."""
+) -> tuple[list[dict[str, Any]], JobPods]:
+    """The Workload and PodGroup, then the pods, the Job controller would create for ``job``."""
     metadata, spec = mapping(job.get("metadata")), mapping(job.get("spec"))
+    check_metadata(job, path, problems)
     name = text(metadata.get("name"))
     namespace = text(metadata.get("namespace")) or "default"
-    if not name:
-        problems.append(Problem(at(path, "metadata.name"), "is required", "name the Job"))
     pods = _pod_count(spec, at(path, "spec"), problems, budget)
     template = mapping(mapping(spec.get("template")).get("spec"))
     existing = text(mapping(template.get("schedulingGroup")).get("podGroupName"))
     objects: list[dict[str, Any]] = []
     group = existing or name
     if not existing:
-        settings = _settings(name, spec, pods, at(path, "spec.scheduling"), problems)
+        settings = _settings(name, spec, pods, path, problems)
         workload = Workload(name, namespace, (PodGroupTemplate(TEMPLATE, settings.min_count, settings.key),))
         objects += [
             workload.to_object(DEFAULT_API_VERSION),
             PodGroup(settings, namespace, workload=name, template=TEMPLATE).to_object(DEFAULT_API_VERSION),
         ]
-    indexed = spec.get("completionMode") == "Indexed"
-    for index in range(pods):
-        pod_spec = {**template, "schedulingGroup": scheduling_group(group)}
-        labels = {JOB_COMPLETION_INDEX: str(index)} if indexed else None
-        annotations = {JOB_COMPLETION_INDEX: str(index)} if indexed else None
-        objects.append(
-            pod_object(f"{name}-{index}", namespace, labels=labels, annotations=annotations, spec=pod_spec)
-        )
-    return objects
+    base = pod_object(name, namespace, spec={**template, "schedulingGroup": scheduling_group(group)})
+    names = tuple(f"{name}-{index}" for index in range(pods))
+    return objects, JobPods(base, names, spec.get("completionMode") == "Indexed")
 
 
 def _settings(
     name: str, spec: Mapping[str, Any], pods: int, path: str, problems: Problems
 ) -> PodGroupTemplate:
+    """The PodGroup's settings from ``spec.scheduling`` (checked as the API server checks a
+    Job's); a gang's minCount defaults to the pods the Job runs at once."""
+    found = job_scheduling_problems(spec, path)
+    problems += found
     scheduling = spec.get("scheduling")
-    if scheduling is None:
-        return PodGroupTemplate(name)
-    if not isinstance(scheduling, Mapping):
-        problems.append(
-            Problem(path, "must be a mapping", "write schedulingPolicy: and schedulingConstraints: under it")
-        )
+    if found or not isinstance(scheduling, Mapping):
         return PodGroupTemplate(name)
     policy = scheduling.get("schedulingPolicy")
     gang = mapping(policy).get("gang")
-    if isinstance(gang, Mapping) and gang.get("minCount") is None:
-        policy = {**mapping(policy), "gang": {**gang, "minCount": pods}}  # defaulted from parallelism
-    if policy is not None:
-        check_policy(policy, "minCount", at(path, "schedulingPolicy"), problems)
-    check_constraints(scheduling.get("schedulingConstraints"), at(path, "schedulingConstraints"), problems)
     minimum = read_min(policy, "minCount")
-    if minimum is not None and minimum > pods:
-        problems.append(
-            Problem(
-                at(path, "schedulingPolicy.gang.minCount"),
-                f"is {minimum} but the Job runs {pods} pods at once: the gang would never be scheduled",
-                "lower minCount or raise parallelism",
-            )
-        )
-    return PodGroupTemplate(name, minimum, read_key(scheduling))
+    if isinstance(gang, Mapping) and minimum is None:
+        minimum = pods  # defaulted from parallelism
+    return PodGroupTemplate(
+        name, minimum, read_key(scheduling), disruption_all="all" in mapping(scheduling.get("disruptionMode"))
+    )
 
 
 def _pod_count(spec: Mapping[str, Any], path: str, problems: Problems, budget: PodBudget) -> int:

@@ -5,34 +5,24 @@ pod to its PodGroup and every group to its CompositePodGroup, and hand the linke
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toposched.frontends.kube.job import job_documents
-from toposched.frontends.kube.rules import (
-    Problems,
-    at,
-    check_constraints,
-    check_metadata,
-    check_parent_field,
-    check_policy,
-    check_settings,
-    check_template_ref,
-    check_workload_spec,
-)
+from toposched.frontends.kube.job import JobPods, job_documents
+from toposched.frontends.kube.rules import Problems, at, check_metadata, check_object
 from toposched.model import PodBudget, Problem, WorkloadSpecError
 from toposched.model.lenient import mapping, text
 from toposched.wire.scheduling import (
     COMPOSITE_POD_GROUP,
+    JOB_COMPLETION_INDEX,
     KINDS,
     POD_GROUP,
-    SERVED,
-    V1ALPHA1,
-    V1ALPHA3,
+    POD_INDEX,
     WORKLOAD,
     CompositePodGroup,
     PodGroup,
+    PodLink,
     Workload,
     api_version_of,
     is_scheduling_object,
@@ -42,13 +32,6 @@ from toposched.wire.scheduling import (
     read_workload,
     stamped_name,
 )
-
-REMOVED_HINT = (
-    "write apiVersion: scheduling.k8s.io/v1beta1 with spec.podGroupTemplates[] (name, schedulingPolicy: "
-    "{gang: {minCount: N}}) instead of spec.podGroups[].policy, a PodGroup per group with "
-    "spec.workloadRef: {workloadName, templateName}, and spec.schedulingGroup.podGroupName on the pods"
-)
-
 
 PLURALS = {
     WORKLOAD: "workloads",
@@ -61,14 +44,29 @@ PLURALS = {
 
 @dataclass(frozen=True, slots=True)
 class LinkedPod:
-    """A pod of the input with the field path it was read at."""
+    """A pod of the input with the field path it was read at, its name and its index (the Job
+    completion index, else the pod index, as a label or an annotation; None without one)."""
 
     path: str
     obj: Mapping[str, Any]
+    name: str
+    index: int | None = None
+    made: bool = False  # created by the dry run (a Job's pod): valid by construction
 
-    @property
-    def name(self) -> str:
-        return text(mapping(self.obj.get("metadata")).get("name"))
+    @classmethod
+    def read(cls, path: str, obj: Mapping[str, Any]) -> LinkedPod:
+        metadata = mapping(obj.get("metadata"))
+        return cls(path, obj, text(metadata.get("name")), _index(metadata))
+
+
+def _index(metadata: Mapping[str, Any]) -> int | None:
+    for key in (JOB_COMPLETION_INDEX, POD_INDEX):
+        for source in (mapping(metadata.get("labels")), mapping(metadata.get("annotations"))):
+            raw = source.get(key)
+            value = str(raw) if isinstance(raw, int) and not isinstance(raw, bool) else text(raw)
+            if value.isascii() and value.isdigit():
+                return int(value)
+    return None
 
 
 @dataclass
@@ -83,32 +81,46 @@ class KubeDocuments:
     objects: list[Mapping[str, Any]] = field(default_factory=list)
     order: list[str] = field(default_factory=list)  # PodGroup and CompositePodGroup names, as read
     warnings: list[str] = field(default_factory=list)
+    made: list[JobPods] = field(default_factory=list)  # the pods of the input's Jobs
+
+    def pod_objects(self) -> list[Mapping[str, Any]]:
+        """Every pod: the input's as written, then the ones its Jobs create."""
+        given = [p.obj for pods in self.pods.values() for p in pods if not p.made]
+        return [*given, *(obj for made in self.made for obj in made.objects())]
 
 
 def read_documents(documents: Sequence[Any], *, max_pods: int) -> KubeDocuments:
     """Check and link ``documents``; ``WorkloadSpecError`` lists every problem."""
     problems: Problems = []
     budget = PodBudget(max_pods)
-    expanded: list[tuple[int, Mapping[str, Any]]] = []  # (index of the document read, object)
-    for i, doc in enumerate(documents):
+    found = KubeDocuments()
+    expanded: list[tuple[str, Mapping[str, Any]]] = []  # (where the object was read, object)
+    pods: list[LinkedPod] = []
+    listed = list(objects_of(documents))
+    for where, doc in listed:
         if not isinstance(doc, Mapping):
-            problems.append(Problem(f"documents[{i}]", "is not a mapping", "give Kubernetes objects"))
+            problems.append(Problem(where, "is not a mapping", "give Kubernetes objects"))
         elif doc.get("kind") == "Job":
-            path = document_path(doc, i)
-            expanded += [(i, obj) for obj in job_documents(doc, path, problems, budget)]
+            path = document_path(doc, where)
+            objects, made = job_documents(doc, path, problems, budget)
+            expanded += [(where, obj) for obj in objects]
+            found.made.append(made)
+            template = at(path, "spec.template")  # where a Job's pods are written
+            pods += [
+                LinkedPod(template, made.base, name, index if made.indexed else None, made=True)
+                for index, name in enumerate(made.names)
+            ]
         else:
-            expanded.append((i, doc))
-    given = sum(1 for d in documents if isinstance(d, Mapping) and d.get("kind") == "Pod")
+            expanded.append((where, doc))
+    given = sum(1 for _, d in listed if isinstance(d, Mapping) and d.get("kind") == "Pod")
     if (problem := budget.take("pods", given)) is not None:  # a Job's pods were booked as it was read
         raise WorkloadSpecError([*problems, problem])
-    found = KubeDocuments()
-    pods: list[LinkedPod] = []
-    for i, doc in expanded:
+    for where, doc in expanded:
         kind = doc.get("kind")
-        path = document_path(doc, i)
+        path = document_path(doc, where)
         if kind == "Pod":
             check_metadata(doc, path, problems)
-            pods.append(LinkedPod(path, doc))
+            pods.append(LinkedPod.read(path, doc))
         elif is_scheduling_object(doc) and kind in KINDS:
             _read_scheduling_object(doc, path, found, problems)
         else:
@@ -128,58 +140,37 @@ def read_documents(documents: Sequence[Any], *, max_pods: int) -> KubeDocuments:
     return found
 
 
-def document_path(doc: Mapping[str, Any], index: int) -> str:
+def document_path(doc: Mapping[str, Any], where: str) -> str:
     """Where a document's fields are reported: ``podGroups[NAME]``, ``pods[NAME]``... by kind
-    and name, else ``documents[INDEX]``."""
+    and name, else where it was read (``documents[2]``, ``documents[0].items[3]``)."""
     name = text(mapping(doc.get("metadata")).get("name"))
     plural = PLURALS.get(text(doc.get("kind")))
-    return f"{plural}[{name}]" if plural and name else f"documents[{index}]"
+    return f"{plural}[{name}]" if plural and name else where
+
+
+def objects_of(documents: Sequence[Any]) -> Iterator[tuple[str, Any]]:
+    """The objects of ``documents`` with where each was read: the items of a ``v1 List`` (or a
+    typed list such as ``PodGroupList``, whose items may leave their kind out) are objects of
+    their own, as ``kubectl apply`` reads them."""
+    for i, doc in enumerate(documents):
+        kind = doc.get("kind") if isinstance(doc, Mapping) else None
+        items = doc.get("items") if isinstance(doc, Mapping) else None
+        if not (isinstance(kind, str) and kind.endswith("List") and isinstance(items, list)):
+            yield f"documents[{i}]", doc
+            continue
+        implied = kind.removesuffix("List")
+        for j, item in enumerate(items):
+            if implied and isinstance(item, Mapping) and "kind" not in item:
+                item = {**item, "kind": implied, "apiVersion": doc.get("apiVersion")}
+            yield f"documents[{i}].items[{j}]", item
 
 
 def _read_scheduling_object(
     doc: Mapping[str, Any], path: str, found: KubeDocuments, problems: Problems
 ) -> None:
     api_version, kind = api_version_of(doc), str(doc.get("kind"))
-    if api_version == V1ALPHA1:
-        problems.append(
-            Problem(at(path, "apiVersion"), f"{V1ALPHA1} was removed in Kubernetes 1.36", REMOVED_HINT)
-        )
-        return
-    if api_version not in SERVED:
-        problems.append(
-            Problem(
-                at(path, "apiVersion"), f"{api_version!r} is not served", f"use one of {', '.join(SERVED)}"
-            )
-        )
-        return
-    if kind == COMPOSITE_POD_GROUP and api_version != V1ALPHA3:
-        problems.append(
-            Problem(
-                at(path, "apiVersion"),
-                f"{kind} is only served in {V1ALPHA3}",
-                f"write apiVersion: {V1ALPHA3}",
-            )
-        )
-        return
     before = len(problems)
-    check_metadata(doc, path, problems)
-    spec = doc.get("spec")
-    spec_path = at(path, "spec")
-    if kind == WORKLOAD:
-        check_workload_spec(spec, api_version, spec_path, problems)
-    elif not isinstance(spec, Mapping):
-        problems.append(Problem(spec_path, "is required", "write the spec (schedulingPolicy, ...)"))
-    elif kind == POD_GROUP:
-        check_settings(spec, api_version, spec_path, problems)
-        check_template_ref(spec, api_version, spec_path, problems, required=False)
-        check_parent_field(spec, api_version, spec_path, problems)
-    else:
-        check_policy(
-            spec.get("schedulingPolicy"), "minGroupCount", at(spec_path, "schedulingPolicy"), problems
-        )
-        check_constraints(spec.get("schedulingConstraints"), at(spec_path, "schedulingConstraints"), problems)
-        check_template_ref(spec, api_version, spec_path, problems, required=True)
-        check_parent_field(spec, api_version, spec_path, problems)
+    check_object(doc, api_version, kind, path, problems)
     if len(problems) > before:
         return
     found.objects.append(doc)
@@ -212,8 +203,10 @@ def _link_pods(pods: list[LinkedPod], found: KubeDocuments, problems: Problems) 
     }
     workloads = {w.name: w for w in found.workloads}
     found.pods = {g.name: [] for g in found.pod_groups}
+    links: dict[int, PodLink] = {}  # by id(spec): a Job's pods share theirs
     for pod in pods:
-        link = read_pod_link(pod.obj)
+        spec = pod.obj.get("spec")
+        link = links.get(id(spec)) or links.setdefault(id(spec), read_pod_link(pod.obj))
         spec_path = at(pod.path, "spec")
         if link.pod_group is not None:
             if link.pod_group not in by_name:
@@ -276,6 +269,7 @@ def _stamped(
     name = stamped_name(workload, template)
     group = PodGroup(replace(settings, name=name), source.namespace, workload=workload, template=template)
     found.pod_groups.append(group)
+    found.objects.append(group.to_object())  # what reading the input creates, said apart from it
     found.pods[name] = []
     found.order.append(name)
     found.warnings.append(
@@ -306,7 +300,8 @@ def _check_members(group: PodGroup, pods: list[LinkedPod], problems: Problems) -
                 "add the missing pods or lower minCount",
             )
         )
-    schedulers = {text(mapping(p.obj.get("spec")).get("schedulerName")) or "default-scheduler" for p in pods}
+    specs = {id(spec): spec for spec in (mapping(p.obj.get("spec")) for p in pods)}  # a Job's: one
+    schedulers = {text(spec.get("schedulerName")) or "default-scheduler" for spec in specs.values()}
     if len(schedulers) > 1:
         problems.append(
             Problem(

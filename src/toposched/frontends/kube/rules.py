@@ -1,31 +1,36 @@
-"""The API server's validation of ``scheduling.k8s.io`` objects (the Go types' markers in
-reference/kube-workload-tas.md §1): each rule appends a Problem naming the field and the fix,
-so every problem of an input is reported at once."""
+"""The API server's checks of one ``scheduling.k8s.io`` object, with its messages and field paths:
+the object's metadata (``ValidateObjectMeta``), the declarative rules of its Go type
+(``declarative``) and the hand-written rules of k8s.io/kubernetes v1.37.2
+``pkg/apis/scheduling/validation/validation.go``: template names unique across the whole
+template tree, at most four levels of CompositePodGroup templates, one priority for every
+template, a CompositePodGroup template with a child. A Job's ``spec.scheduling`` gets the
+declarative rules of its building blocks and the Job's own (``pkg/apis/batch/validation``): a
+gang minimum of at most the parallelism, no ``all`` disruption for the basic policy.
+
+Each rule appends a Problem (path, the API server's message, how to fix it), so every problem
+of an input is reported at once.
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any, TypeGuard
+from collections.abc import Iterator, Mapping
+from typing import Any
 
+from toposched.frontends.kube.declarative import object_problems, served_kinds, value_problems
 from toposched.model import Problem
-from toposched.model.names import metadata_problems, name_problems
-from toposched.model.topology import is_label_key
-from toposched.wire.scheduling import (
-    MAX_COMPOSITE_DEPTH,
-    MAX_RESOURCE_CLAIMS,
-    MAX_TEMPLATES,
-    MAX_TOPOLOGY_CONSTRAINTS,
-    V1ALPHA2,
-    has_composites,
+from toposched.model.k8s_content import (
+    OMITTED,
+    FieldErrorType,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    field_error,
 )
+from toposched.model.names import metadata_problems
+from toposched.wire.scheduling import MAX_COMPOSITE_DEPTH, SERVED, V1ALPHA1, WORKLOAD
 
 Problems = list[Problem]
 
-DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
-DISRUPTION_V1ALPHA2 = ("Pod", "PodGroup")
-DISRUPTION_UNION = ("single", "all")
+JOB_SCHEDULING = ("batch/v1", "JobSchedulingConfiguration")
 
 
 def at(path: str, child: str) -> str:
@@ -33,331 +38,270 @@ def at(path: str, child: str) -> str:
 
 
 def check_metadata(obj: Mapping[str, Any], path: str, problems: Problems) -> None:
-    """A name is required (a DNS-1123 subdomain); labels and annotations are string maps."""
+    """``ValidateObjectMeta``: a name (a DNS subdomain; toposched needs it, as pods and groups
+    name each other), a namespace that is a DNS label; labels and annotations string maps."""
     metadata = obj.get("metadata")
-    problems += metadata_problems(metadata, at(path, "metadata"))
-    name = metadata.get("name") if isinstance(metadata, Mapping) else None
-    if name in (None, ""):
-        problems.append(Problem(at(path, "metadata.name"), "is required", "name the object"))
-
-
-def check_workload_spec(spec: object, api_version: str, path: str, problems: Problems) -> None:
-    """A Workload: pod group templates xor CompositePodGroup templates, at most 8 each."""
-    if not _is_mapping(spec, path, problems, required=True):
+    where = at(path, "metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        problems += metadata_problems(metadata, where)
         return
-    ref = spec.get("controllerRef")
-    if ref is not None and _is_mapping(ref, at(path, "controllerRef"), problems):
-        for field in ("kind", "name"):
-            if not isinstance(ref.get(field), str) or not ref.get(field):
-                problems.append(
-                    Problem(at(path, f"controllerRef.{field}"), "is required", "name the controlling object")
+    metadata = metadata or {}
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    if name in (None, ""):
+        message = field_error(FieldErrorType.REQUIRED, detail="name or generateName is required")
+        problems.append(Problem(at(where, "name"), message, "name the object (pods and groups refer to it)"))
+    elif not isinstance(name, str):
+        problems.append(
+            Problem(at(where, "name"), field_error(FieldErrorType.INVALID, name), "quote the name")
+        )
+    else:
+        for detail in dns1123_subdomain_errors(name, "characters"):
+            problems.append(
+                Problem(
+                    at(where, "name"),
+                    field_error(FieldErrorType.INVALID, name, detail),
+                    "use lower-case letters, digits, '-' and '.'",
                 )
-    groups, composites = spec.get("podGroupTemplates"), spec.get("compositePodGroupTemplates")
-    if groups is not None and composites is not None:
+            )
+    if namespace not in (None, ""):
+        details = (
+            dns1123_label_errors(namespace, "characters")
+            if isinstance(namespace, str)
+            else ["must be a string"]
+        )
+        for detail in details:
+            problems.append(
+                Problem(
+                    at(where, "namespace"),
+                    field_error(FieldErrorType.INVALID, namespace, detail),
+                    "use lower-case letters, digits and '-'",
+                )
+            )
+    rest = {k: v for k, v in metadata.items() if k not in ("name", "namespace")}
+    problems += metadata_problems(rest, where)
+
+
+REMOVED_HINT = (
+    "write apiVersion: scheduling.k8s.io/v1beta1 with spec.podGroupTemplates[] (name, schedulingPolicy: "
+    "{gang: {minCount: N}}) instead of spec.podGroups[].policy, a PodGroup per group with "
+    "spec.workloadRef: {workloadName, templateName}, and spec.schedulingGroup.podGroupName on the pods"
+)
+
+
+def version_problems(api_version: str, kind: str, path: str) -> Problems:
+    """Whether the API server serves ``kind`` in ``api_version``: v1alpha1 is gone, and the kinds
+    of each version are its types with a spec (CompositePodGroup: v1alpha3 only)."""
+    where = at(path, "apiVersion")
+    if api_version == V1ALPHA1:
+        return [Problem(where, f"{V1ALPHA1} was removed in Kubernetes 1.36", REMOVED_HINT)]
+    if api_version not in SERVED:
+        return [Problem(where, f"{api_version!r} is not served", f"use one of {', '.join(SERVED)}")]
+    if kind not in served_kinds(api_version):
+        serving = [v for v in SERVED if kind in served_kinds(v)] or list(SERVED)
+        message = f'no matches for kind "{kind}" in version "{api_version}"'
+        return [Problem(where, message, f"write apiVersion: {' or '.join(serving)}")]
+    return []
+
+
+def check_object(obj: Mapping[str, Any], api_version: str, kind: str, path: str, problems: Problems) -> None:
+    """Every rule the API server applies to ``obj`` when it is created (the version and kind
+    served, then the object)."""
+    if found := version_problems(api_version, kind, path):
+        problems += found
+        return
+    check_metadata(obj, path, problems)
+    found, decoded = object_problems(obj, api_version, kind, path)
+    problems += found
+    spec = obj.get("spec")
+    if kind == WORKLOAD and isinstance(spec, Mapping) and decoded:  # both kinds of rules, as upstream
+        problems += workload_spec_problems(spec, at(path, "spec"))
+
+
+def workload_spec_problems(spec: Mapping[str, Any], path: str) -> Problems:
+    """``ValidateWorkloadSpec``: names unique across the tree, depth, priority, children."""
+    problems: Problems = []
+    _unique_names(spec, path, set(_names(spec.get("podGroupTemplates"))), problems, top=True)
+    composites = _mappings(spec.get("compositePodGroupTemplates"))
+    for i, template in enumerate(composites):
+        if _depth(template) >= MAX_COMPOSITE_DEPTH:
+            problems.append(
+                Problem(
+                    f"{path}.compositePodGroupTemplates[{i}]",
+                    field_error(
+                        FieldErrorType.INVALID,
+                        template.get("compositePodGroupTemplates"),
+                        f"maximum template hierarchy depth is {MAX_COMPOSITE_DEPTH}",
+                    ),
+                    "nest at most four levels of CompositePodGroup templates",
+                )
+            )
+    problems += _priority_problems(spec, path)
+    for i, template in enumerate(composites):
+        problems += _childless(template, f"{path}.compositePodGroupTemplates[{i}]")
+    return problems
+
+
+def _mappings(value: object) -> list[Mapping[str, Any]]:
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _names(value: object) -> Iterator[str]:
+    return (str(t.get("name", "")) for t in _mappings(value))
+
+
+def _unique_names(
+    owner: Mapping[str, Any], path: str, names: set[str], problems: Problems, *, top: bool = False
+) -> None:
+    """Each template name once in the whole tree (the first use wins, later ones are reported),
+    walked as upstream walks it: a level's pod group templates, then its composite templates,
+    then inside each of those."""
+    if not top:
+        level = list(_names(owner.get("podGroupTemplates")))
+        for i, name in enumerate(level):
+            if name in names:
+                problems.append(_duplicate(f"{path}.podGroupTemplates[{i}].name", name))
+        names.update(level)
+    composites = _mappings(owner.get("compositePodGroupTemplates"))
+    level = [str(t.get("name", "")) for t in composites]
+    for i, name in enumerate(level):
+        if name in names:
+            problems.append(_duplicate(f"{path}.compositePodGroupTemplates[{i}].name", name))
+    names.update(level)
+    for i, template in enumerate(composites):
+        _unique_names(template, f"{path}.compositePodGroupTemplates[{i}]", names, problems)
+
+
+def _duplicate(path: str, name: str) -> Problem:
+    return Problem(
+        path,
+        field_error(FieldErrorType.DUPLICATE, name),
+        "template names must differ across the whole Workload, composite templates included",
+    )
+
+
+def _depth(template: Mapping[str, Any], level: int = 1) -> int:
+    """The deepest level of composite templates in a top-level one's subtree (1: none under
+    it); upstream refuses level 4, where the tree of four levels has no room for its pod
+    group templates."""
+    children = _mappings(template.get("compositePodGroupTemplates"))
+    if level >= MAX_COMPOSITE_DEPTH:
+        return level
+    return max((_depth(c, level + 1) for c in children), default=level)
+
+
+def _priority_problems(spec: Mapping[str, Any], path: str) -> Problems:
+    """Every template of the Workload asks for one priority (class name and value)."""
+    seen: list[tuple[object, object]] = []
+
+    def same(template: Mapping[str, Any]) -> bool:
+        mine = (template.get("priorityClassName") or "", template.get("priority"))
+        if not seen:
+            seen.append(mine)
+        return mine == seen[0]
+
+    if not all(same(t) for t in _mappings(spec.get("podGroupTemplates"))):
+        message = field_error(FieldErrorType.INVALID, None, "detected multiple priority configurations")
+        return [Problem(path, message, "give every template the same priorityClassName and priority")]
+
+    def tree(template: Mapping[str, Any]) -> bool:
+        return (
+            same(template)
+            and all(tree(c) for c in _mappings(template.get("compositePodGroupTemplates")))
+            and all(same(c) for c in _mappings(template.get("podGroupTemplates")))
+        )
+
+    if not all(tree(t) for t in _mappings(spec.get("compositePodGroupTemplates"))):
+        message = field_error(
+            FieldErrorType.INVALID,
+            None,
+            "all priority and priorityClassName values must be identical, detected multiple values",
+        )
+        return [Problem(path, message, "give every template the same priorityClassName and priority")]
+    return []
+
+
+def _childless(template: Mapping[str, Any], path: str) -> Problems:
+    problems: Problems = []
+    children = _mappings(template.get("compositePodGroupTemplates"))
+    if not _mappings(template.get("podGroupTemplates")) and not children:
         problems.append(
             Problem(
                 path,
-                "sets both podGroupTemplates and compositePodGroupTemplates",
-                "use one of them: put pod group templates inside the composite templates",
+                field_error(
+                    FieldErrorType.INVALID,
+                    template.get("name", OMITTED),
+                    "must have at least one child PodGroupTemplate or CompositePodGroupTemplate",
+                ),
+                "add podGroupTemplates or compositePodGroupTemplates under it",
             )
         )
-    elif groups is None and composites is None:
-        problems.append(
-            Problem(at(path, "podGroupTemplates"), "is required", "list the workload's pod group templates")
-        )
-    if composites is not None and not has_composites(api_version):
-        problems.append(
-            Problem(
-                at(path, "compositePodGroupTemplates"),
-                f"is not served in {api_version}",
-                "write apiVersion: scheduling.k8s.io/v1alpha3 for CompositePodGroups",
-            )
-        )
-    check_template_lists(spec, api_version, path, problems, depth=1)
+    for i, child in enumerate(children):
+        problems += _childless(child, f"{path}.compositePodGroupTemplates[{i}]")
+    return problems
 
 
-def check_template_lists(
-    owner: Mapping[str, Any], api_version: str, path: str, problems: Problems, *, depth: int
-) -> None:
-    """The pod group and composite template lists of a Workload or of a composite template."""
-    groups = _list(owner.get("podGroupTemplates"), at(path, "podGroupTemplates"), problems)
-    composites = _list(
-        owner.get("compositePodGroupTemplates"), at(path, "compositePodGroupTemplates"), problems
+def job_scheduling_problems(
+    spec: Mapping[str, Any], path: str, old: Mapping[str, Any] | None = None
+) -> Problems:
+    """A Job's ``spec.scheduling``: its building blocks' declarative rules, then the Job's. With
+    ``old`` (the stored spec) it is an update: ``spec.scheduling`` may be neither set nor
+    cleared (batch/v1 JobSpec's ``+k8s:update=NoSet/NoUnset``) and the policy variant stays."""
+    scheduling = spec.get("scheduling")
+    group_version, type_name = JOB_SCHEDULING
+    where = "spec.scheduling"
+    stored = old.get("scheduling") if old is not None else None
+    if old is not None and (stored is None) != (scheduling is None):
+        detail = "field cannot be set once created" if stored is None else "field cannot be cleared once set"
+        keep = "keep spec.scheduling as created; recreate the Job to change it"
+        return [Problem(at(path, where), field_error(FieldErrorType.INVALID, None, detail), keep)]
+    found, decoded = value_problems(
+        scheduling, group_version, type_name, kind="Job", base=path, path=where, old=stored
     )
-    for field, entries in (("podGroupTemplates", groups), ("compositePodGroupTemplates", composites)):
-        where = at(path, field)
-        if len(entries) > MAX_TEMPLATES:
-            problems.append(
-                Problem(
-                    where,
-                    f"has {len(entries)} templates; at most {MAX_TEMPLATES} are allowed",
-                    "merge templates",
-                )
-            )
-        _unique_names(entries, where, problems)
-    for i, template in enumerate(groups):
-        where = f"{path}.podGroupTemplates[{i}]"
-        if _is_mapping(template, where, problems):
-            _template_name(template, where, problems)
-            check_settings(template, api_version, where, problems)
-    if composites and depth > MAX_COMPOSITE_DEPTH - 1:
-        problems.append(
+    if not decoded or not isinstance(scheduling, Mapping):
+        return found
+    found += _variant_problems(scheduling, stored, at(path, f"{where}.schedulingPolicy"))
+    policy = scheduling.get("schedulingPolicy") or {}
+    gang = policy.get("gang") if isinstance(policy, Mapping) else None
+    minimum = gang.get("minCount") if isinstance(gang, Mapping) else None
+    parallelism = spec.get("parallelism", 1)
+    if isinstance(minimum, int) and isinstance(parallelism, int) and minimum > parallelism:
+        found.append(
             Problem(
-                at(path, "compositePodGroupTemplates"),
-                f"nests CompositePodGroups deeper than {MAX_COMPOSITE_DEPTH} levels",
-                "flatten the tree",
+                at(path, f"{where}.schedulingPolicy.gang.minCount"),
+                field_error(
+                    FieldErrorType.INVALID, minimum, f"must not be greater than parallelism ({parallelism})"
+                ),
+                "lower minCount, or raise the parallelism",
             )
         )
-        return
-    for i, template in enumerate(composites):
-        where = f"{path}.compositePodGroupTemplates[{i}]"
-        if not _is_mapping(template, where, problems):
-            continue
-        _template_name(template, where, problems)
-        check_policy(
-            template.get("schedulingPolicy"), "minGroupCount", at(where, "schedulingPolicy"), problems
-        )
-        check_constraints(template.get("schedulingConstraints"), at(where, "schedulingConstraints"), problems)
-        if template.get("podGroupTemplates") is None and template.get("compositePodGroupTemplates") is None:
-            problems.append(
-                Problem(
-                    where, "has no children", "add podGroupTemplates or compositePodGroupTemplates under it"
-                )
-            )
-        check_template_lists(template, api_version, where, problems, depth=depth + 1)
-
-
-def check_settings(spec: Mapping[str, Any], api_version: str, path: str, problems: Problems) -> None:
-    """The fields a PodGroup copies from its template: policy, constraints, claims, disruption,
-    priority and preemption policy."""
-    check_policy(spec.get("schedulingPolicy"), "minCount", at(path, "schedulingPolicy"), problems)
-    check_constraints(spec.get("schedulingConstraints"), at(path, "schedulingConstraints"), problems)
-    claims = _list(spec.get("resourceClaims"), at(path, "resourceClaims"), problems)
-    if len(claims) > MAX_RESOURCE_CLAIMS:
-        problems.append(
+    basic = not isinstance(gang, Mapping)  # no policy at all is basic too
+    disruption = scheduling.get("disruptionMode")
+    if basic and isinstance(disruption, Mapping) and disruption.get("all") is not None:
+        found.append(
             Problem(
-                at(path, "resourceClaims"),
-                f"has {len(claims)} claims; at most {MAX_RESOURCE_CLAIMS} are allowed",
-                "share fewer claims per group",
+                at(path, f"{where}.disruptionMode"),
+                field_error(
+                    FieldErrorType.INVALID,
+                    "",
+                    "the disruptionMode `all` is not supported with the Basic scheduling policy",
+                ),
+                "use the gang policy, or disruptionMode single",
             )
         )
-    _check_disruption(spec.get("disruptionMode"), api_version, at(path, "disruptionMode"), problems)
-    priority = spec.get("priority")
-    if priority is not None and (not isinstance(priority, int) or isinstance(priority, bool)):
-        problems.append(
-            Problem(at(path, "priority"), f"must be an integer, got {priority!r}", "write e.g. 100")
-        )
-    name = spec.get("priorityClassName")
-    if name not in (None, ""):
-        problems += name_problems(name, at(path, "priorityClassName"))
-    preemption = spec.get("preemptionPolicy")
-    if preemption is not None:
-        if api_version == V1ALPHA2:
-            problems.append(
-                Problem(
-                    at(path, "preemptionPolicy"), f"is not served in {api_version}", "use v1alpha3 or v1beta1"
-                )
-            )
-        elif preemption not in PREEMPTION_POLICIES:
-            problems.append(
-                Problem(
-                    at(path, "preemptionPolicy"),
-                    f"{preemption!r} is not a preemption policy",
-                    f"use one of {', '.join(PREEMPTION_POLICIES)}",
-                )
-            )
+    return found
 
 
-def check_policy(policy: object, field: str, path: str, problems: Problems) -> None:
-    """``basic: {}`` xor ``gang: {<field>: n}`` with n >= 1."""
-    if not _is_mapping(policy, path, problems, required=True):
-        return
-    basic, gang = policy.get("basic"), policy.get("gang")
-    if basic is not None and gang is not None:
-        problems.append(Problem(path, "sets both basic and gang", "choose one: basic: {} or gang: {...}"))
-        return
-    if basic is None and gang is None:
-        problems.append(Problem(path, "must set basic or gang", f"write basic: {{}} or gang: {{{field}: N}}"))
-        return
-    if gang is not None and _is_mapping(gang, at(path, "gang"), problems):
-        value = gang.get(field)
-        where = at(path, f"gang.{field}")
-        if value is None:
-            problems.append(Problem(where, "is required", f"write the gang's minimum, e.g. {field}: 4"))
-        elif not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            problems.append(Problem(where, f"must be an integer >= 1, got {value!r}", "write e.g. 4"))
-    if basic is not None:
-        _is_mapping(basic, at(path, "basic"), problems)
-
-
-def check_constraints(constraints: object, path: str, problems: Problems) -> None:
-    """At most one topology constraint, whose key is a node label key."""
-    if constraints is None or not _is_mapping(constraints, path, problems):
-        return
-    where = at(path, "topology")
-    topology = _list(constraints.get("topology"), where, problems)
-    if len(topology) > MAX_TOPOLOGY_CONSTRAINTS:
-        problems.append(
-            Problem(
-                where,
-                f"has {len(topology)} constraints; kube-scheduler takes at most {MAX_TOPOLOGY_CONSTRAINTS}",
-                "keep one key; nest CompositePodGroups (v1alpha3) for several levels",
-            )
-        )
-    for i, entry in enumerate(topology):
-        entry_path = f"{where}[{i}]"
-        if not _is_mapping(entry, entry_path, problems):
-            continue
-        key = entry.get("key")
-        if "level" in entry and key is None:
-            problems.append(
-                Problem(
-                    at(entry_path, "level"),
-                    "is not a field (the KEP's old name)",
-                    "write key: <node label key>",
-                )
-            )
-        elif not isinstance(key, str) or not key:
-            problems.append(
-                Problem(at(entry_path, "key"), "is required", "write a node label key, e.g. example.com/rack")
-            )
-        elif not is_label_key(key):
-            problems.append(
-                Problem(
-                    at(entry_path, "key"),
-                    f"{key[:80]!r} is not a node label key",
-                    "use e.g. example.com/rack",
-                )
-            )
-
-
-def check_parent_field(spec: Mapping[str, Any], api_version: str, path: str, problems: Problems) -> None:
-    parent = spec.get("parentCompositePodGroupName")
-    if parent is None:
-        return
-    where = at(path, "parentCompositePodGroupName")
-    if not has_composites(api_version):
-        problems.append(Problem(where, f"is not served in {api_version}", "use scheduling.k8s.io/v1alpha3"))
-    else:
-        problems += name_problems(parent, where)
-
-
-def check_template_ref(
-    spec: Mapping[str, Any], api_version: str, path: str, problems: Problems, *, required: bool
-) -> None:
-    """The reference to the Workload template: ``podGroupTemplateRef.workload`` in v1alpha2,
-    ``workloadRef`` since v1alpha3."""
-    old, new = spec.get("podGroupTemplateRef"), spec.get("workloadRef")
-    if api_version == V1ALPHA2:
-        if new is not None:
-            problems.append(
-                Problem(
-                    at(path, "workloadRef"),
-                    f"is not a field of {api_version}",
-                    "write podGroupTemplateRef: {workload: {workloadName, podGroupTemplateName}}",
-                )
-            )
-        if old is not None and _is_mapping(old, at(path, "podGroupTemplateRef"), problems):
-            ref = old.get("workload")
-            where = at(path, "podGroupTemplateRef.workload")
-            if _is_mapping(ref, where, problems, required=True):
-                _ref_fields(ref, ("workloadName", "podGroupTemplateName"), where, problems)
-        return
-    if old is not None:
-        problems.append(
-            Problem(
-                at(path, "podGroupTemplateRef"),
-                f"is not a field of {api_version} (1.36's spelling)",
-                "write workloadRef: {workloadName, templateName}",
-            )
-        )
-    where = at(path, "workloadRef")
-    if new is None:
-        if required:
-            problems.append(Problem(where, "is required", "name the Workload and its template"))
-        return
-    if _is_mapping(new, where, problems):
-        _ref_fields(new, ("workloadName", "templateName"), where, problems)
-
-
-def _ref_fields(ref: Mapping[str, Any], fields: Sequence[str], path: str, problems: Problems) -> None:
-    for field in fields:
-        value = ref.get(field)
-        if not isinstance(value, str) or not value:
-            problems.append(Problem(at(path, field), "is required", "name the Workload and its template"))
-        else:
-            problems += name_problems(value, at(path, field))
-
-
-def _check_disruption(mode: object, api_version: str, path: str, problems: Problems) -> None:
-    if mode is None:
-        return
-    if api_version == V1ALPHA2:
-        if mode not in DISRUPTION_V1ALPHA2:
-            problems.append(
-                Problem(path, f"{mode!r} is not a disruption mode of {api_version}", "write Pod or PodGroup")
-            )
-        return
-    if (
-        not isinstance(mode, Mapping)
-        or len([k for k in mode if k in DISRUPTION_UNION]) != 1
-        or len(mode) != 1
-    ):
-        problems.append(
-            Problem(
-                path, f"{mode!r} must set exactly one of single or all", "write {single: {}} or {all: {}}"
-            )
-        )
-
-
-def _template_name(template: Mapping[str, Any], path: str, problems: Problems) -> None:
-    name = template.get("name")
-    where = at(path, "name")
-    if not isinstance(name, str) or not name:
-        problems.append(Problem(where, "is required", "name the template (a DNS label)"))
-    elif len(name) > 63 or not DNS_LABEL.fullmatch(name):
-        problems.append(
-            Problem(
-                where,
-                f"{name[:80]!r} is not a DNS label",
-                "use at most 63 lower-case letters, digits and '-'",
-            )
-        )
-
-
-def _unique_names(entries: Sequence[Any], path: str, problems: Problems) -> None:
-    seen: set[str] = set()
-    for i, entry in enumerate(entries):
-        name = entry.get("name") if isinstance(entry, Mapping) else None
-        if isinstance(name, str) and name:
-            if name in seen:
-                problems.append(
-                    Problem(f"{path}[{i}].name", f"{name!r} is used twice", "template names must differ")
-                )
-            seen.add(name)
-
-
-def _is_mapping(
-    value: object, path: str, problems: Problems, *, required: bool = False
-) -> TypeGuard[Mapping[str, Any]]:
-    if value is None:
-        if required:
-            problems.append(Problem(path, "is required", "add this field"))
-        return False
-    if not isinstance(value, Mapping):
-        problems.append(
-            Problem(path, f"must be a mapping, got {type(value).__name__}", "check the indentation")
-        )
-        return False
-    return True
-
-
-def _list(value: object, path: str, problems: Problems) -> list[Any]:
-    if value is None:
+def _variant_problems(scheduling: Mapping[str, Any], stored: object, path: str) -> Problems:
+    """The Job's hand-written update rule: basic stays basic, gang stays gang."""
+    if not isinstance(stored, Mapping):
         return []
-    if not isinstance(value, list):
-        problems.append(
-            Problem(path, f"must be a list, got {type(value).__name__}", "write it as a YAML list (- item)")
-        )
+    before, after = stored.get("schedulingPolicy"), scheduling.get("schedulingPolicy")
+    if not isinstance(before, Mapping) or not isinstance(after, Mapping):
         return []
-    return value
+    if (before.get("basic") is not None) == (after.get("basic") is not None):
+        return []
+    detail = (
+        "the basic/gang policy variant is immutable after creation; only schedulingPolicy.gang.minCount "
+        "may be updated"
+    )
+    return [Problem(path, field_error(FieldErrorType.INVALID, None, detail), "recreate the Job to switch")]
