@@ -52,7 +52,7 @@ def controller_command(
     ] = "",
     metrics_port: Annotated[
         int, typer.Option("--metrics-port", help="Port of /metrics and /healthz; 0 turns them off.")
-    ] = 8080,
+    ] = 8081,
     interval: Annotated[float, typer.Option("--interval", help="Seconds between two passes.")] = 2.0,
     node_grace: Annotated[
         float,

@@ -31,7 +31,7 @@ class Options:
     lease_namespace: str = "toposched-system"
     identity: str = ""  # "" = the host name (the pod's name in a Deployment)
     metrics_host: str = "0.0.0.0"
-    metrics_port: int = 8080  # 0 = no endpoint
+    metrics_port: int = 8081  # 0 = no endpoint (8081: ``toposched serve`` listens on 8080)
     interval: float = 2.0  # seconds between steps (and lease renewals)
     scheduler: SchedulerConfig = SchedulerConfig()  # noqa: RUF009 - frozen, so sharing it is safe
 

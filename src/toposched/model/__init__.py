@@ -14,6 +14,7 @@ from toposched.model.errors import (
     TopologySpecError,
     ToposchedError,
     WorkloadSpecError,
+    listen_error,
 )
 from toposched.model.explanation import (
     DomainFit,
@@ -111,5 +112,6 @@ __all__ = [
     "WorkloadSpecError",
     "format_quantity",
     "is_label_key",
+    "listen_error",
     "parse_quantity",
 ]
