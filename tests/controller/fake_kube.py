@@ -6,12 +6,14 @@ the given version (once: the stream then ends, as a watch timing out would). Tes
 410 on the next watch (``expire_watch``), conflicts on the next writes (``conflicts``) and
 bookmarks (``bookmark``). Strategic merge patches are applied for the shapes the controller sends
 (``nodeSelector`` merged key by key, ``schedulingGates`` entries deleted by ``$patch: delete``,
-annotations merged, ``null`` deleting a key).
+annotations merged, ``null`` deleting a key). An object stored without a ``metadata.uid`` gets
+a new one, as the API server gives every object it creates.
 """
 
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -188,7 +190,9 @@ class FakeKubeApi:
 
     def _store(self, resource: Resource, key: tuple[str, str, str], obj: Object, kind: EventType) -> Object:
         self.version += 1
-        obj.setdefault("metadata", {})["resourceVersion"] = str(self.version)
+        metadata = obj.setdefault("metadata", {})
+        metadata["resourceVersion"] = str(self.version)
+        metadata.setdefault("uid", str(uuid.uuid4()))
         self.objects[key] = obj
         self.events.setdefault(resource.plural, []).append(
             (self.version, WatchEvent(kind, copy.deepcopy(obj)))

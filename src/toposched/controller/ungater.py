@@ -29,7 +29,7 @@ from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
 from toposched.controller.kubeapi import PODS, ApiNotFoundError, KubeApi, Object, PatchType
-from toposched.controller.records import PodRecord, placement_json
+from toposched.controller.records import PodRecord, placement_json, uid_of
 from toposched.controller.retry import Retry
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
@@ -225,14 +225,22 @@ class Ungater:
             else:
                 self._delete(pod)
         free = [s for s in slots if s not in filled]
-        waiting = [p for p in gang.pods if name_of(p) not in records]
+        # A record names its pod's uid; a pod without one (never so on an API server) gets none.
+        waiting = [p for p in gang.pods if name_of(p) not in records and uid_of(p)]
         assigned = _match(free, waiting)
         for slot, pod in assigned:
             node = nodes.get(slot.node)
             if node is None:
                 continue  # the node went away: the next cycle replaces or evicts
             entry = PodRecord(
-                str(key), topology.name, policy, slot.pod_set, slot.index, slot.node, _domain(node, topology)
+                str(key),
+                topology.name,
+                policy,
+                slot.pod_set,
+                slot.index,
+                slot.node,
+                _domain(node, topology),
+                uid_of(pod),
             )
             self._write(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
         self._report_statuses(record, filled, by_name)
