@@ -67,7 +67,8 @@ def reconciler_factory(
         return lambda: SyncController(api, service)
 
     def ungater() -> Reconciler:
-        scheduler = Scheduler(MemoryStore(), clock, options.scheduler)
+        # No history: the cluster is the record, and ended gangs are forgotten (flat memory).
+        scheduler = Scheduler(MemoryStore(history=False), clock, options.scheduler)
         return UngaterController(
             api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics
         )

@@ -123,6 +123,9 @@ class Ungater:
         self, gangs: Mapping[GangKey, GangPods], cache: Mapping[str, Object], now: float
     ) -> None:
         """Queue every whole gang the scheduler does not hold yet."""
+        for key in [k for k in self.refused if k not in gangs]:
+            del self.refused[key]  # its pods are gone: nothing to wait for
+        self.expectations.expire(now)
         for key, gang in sorted(gangs.items()):
             if key in self.workloads or gang.missing() is not None:
                 continue
@@ -156,7 +159,7 @@ class Ungater:
             try:
                 record = self.scheduler.get(workload_id)
             except NotFoundError:
-                del self.workloads[key]
+                self._forget(key)
                 continue
             if gang is None:
                 self._end(key, record)
@@ -172,6 +175,7 @@ class Ungater:
                 self._evict_pods(key, gangs.get(key) or GangPods(key), now)
                 self.scheduler.cancel(workload_id, actor=OWNER, admin=True)
                 del self.workloads[key]
+                self.whole_at.pop(key, None)  # its pods' expectations stay until the cache shows them
 
     # -- helpers ---------------------------------------------------------------------------------
     def _evict_pods(self, key: GangKey, gang: GangPods, now: float) -> None:
@@ -189,7 +193,13 @@ class Ungater:
             self.scheduler.finish(record.id, actor=OWNER)
         elif record.state is WorkloadState.PENDING:
             self.scheduler.cancel(record.id, actor=OWNER, admin=True)
-        del self.workloads[key]
+        self._forget(key)
+
+    def _forget(self, key: GangKey) -> None:
+        """Drop everything kept about a gang that ended, so memory does not grow per gang run."""
+        self.workloads.pop(key, None)
+        self.whole_at.pop(key, None)
+        self.expectations.forget(key)
 
     def _reconcile(
         self, key: GangKey, gang: GangPods, record: WorkloadRecord, nodes: Mapping[str, Node], now: float
