@@ -16,11 +16,13 @@ Slots are matched to pods by name, then in order: after a node failure the sched
 slots; the pods pinned to the old slots are deleted (their owner recreates them, gated) and the
 new pods take the free slots. An evicted gang's ungated pods are deleted the same way and its
 workload cancelled: the recreated pods form the gang again and are queued afresh.
+
+Every write is conditional on the pod as read (``podwrites``): a pod that changed since is left
+for the next pass.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -28,9 +30,9 @@ from dataclasses import dataclass, field, replace
 from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
-from toposched.controller.kubeapi import PODS, ApiNotFoundError, KubeApi, Object, PatchType
+from toposched.controller.kubeapi import Object, PatchType
+from toposched.controller.podwrites import PodWrites
 from toposched.controller.records import PodRecord, placement_json, uid_of
-from toposched.controller.retry import Retry
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
 from toposched.engine import usage_of
@@ -62,9 +64,8 @@ class Slot:
 
 @dataclass(slots=True)
 class Ungater:
-    api: KubeApi
+    writes: PodWrites
     scheduler: Scheduler
-    retry: Retry
     expectations: Expectations
     topology: str | None = None  # the topology gangs use when their spec names none
     workloads: dict[GangKey, int] = field(default_factory=dict)
@@ -80,6 +81,8 @@ class Ungater:
         recorded yet) has lost its new slot with the process, so it starts over as an eviction."""
         restored: list[GangKey] = []
         for key, gang in sorted(gangs.items()):
+            if key in self.workloads:
+                continue  # restored by an attempt that failed later: not twice
             records = gang.records()
             if not records or all(is_gated(p) for p in gang.pods if name_of(p) in records):
                 continue  # nothing ungated: placing it again is safe
@@ -183,9 +186,9 @@ class Ungater:
         the gated ones: the gang is placed afresh once whole again."""
         for pod in gang.pods:
             if is_gated(pod):
-                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+                self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: None}), now)
             else:
-                self._delete(pod)
+                self.writes.delete(pod)
 
     def _end(self, key: GangKey, record: WorkloadRecord) -> None:
         """No live pod of the gang is left: it finished (or was deleted)."""
@@ -231,9 +234,9 @@ class Ungater:
                 filled[slot] = name
         for pod in stale:  # pinned to a slot the scheduler moved away (node failure)
             if is_gated(pod):
-                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+                self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: None}), now)
             else:
-                self._delete(pod)
+                self.writes.delete(pod)
         free = [s for s in slots if s not in filled]
         # A record names its pod's uid; a pod without one (never so on an API server) gets none.
         waiting = [p for p in gang.pods if name_of(p) not in records and uid_of(p)]
@@ -252,7 +255,7 @@ class Ungater:
                 _domain(node, topology),
                 uid_of(pod),
             )
-            self._write(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
+            self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
         self._report_statuses(record, filled, by_name)
         if stale or len(filled) < len(slots):
             return  # phase 2 waits until every slot is recorded on a pod
@@ -287,7 +290,7 @@ class Ungater:
         patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
         by_name = {name_of(p): p for p in gang.pods}
         written = [
-            self._write(key, by_name[name], patch, now, PatchType.STRATEGIC)
+            self.writes.patch(key, by_name[name], patch, now, PatchType.STRATEGIC)
             for name, patch in sorted(patches.items())
         ]
         self.ungated += sum(written)
@@ -308,21 +311,6 @@ class Ungater:
             if known[slot.name] is not status or (starting and status is PodStatus.RUNNING):
                 self.scheduler.set_pod_status(record.id, slot.name, status)
                 starting = starting and status is not PodStatus.RUNNING
-
-    def _write(
-        self, key: GangKey, pod: Object, patch: object, now: float, kind: PatchType = PatchType.MERGE
-    ) -> bool:
-        name, namespace = name_of(pod), (pod.get("metadata") or {}).get("namespace")
-        try:
-            written = self.retry(lambda: self.api.patch(PODS, name, patch, namespace, patch_type=kind))
-        except ApiNotFoundError:
-            return False
-        self.expectations.expect(key, written, f"{namespace}/{name}" if namespace else name, now)
-        return True
-
-    def _delete(self, pod: Object) -> None:
-        with contextlib.suppress(ApiNotFoundError):  # gone already: what deleting it wanted
-            self.api.delete(PODS, name_of(pod), (pod.get("metadata") or {}).get("namespace"))
 
 
 def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]:

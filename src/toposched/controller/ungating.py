@@ -38,7 +38,7 @@ from toposched.controller.kubeapi import (
 )
 from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
-from toposched.controller.retry import Retry
+from toposched.controller.podwrites import PodWrites
 from toposched.controller.ungater import Ungater
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
@@ -79,7 +79,6 @@ class UngaterController:
         scheduler: Scheduler,
         clock: Clock,
         *,
-        retry: Retry | None = None,
         topology: str | None = None,
         namespace: str | None = None,
         metrics: ControllerMetrics | None = None,
@@ -104,7 +103,8 @@ class UngaterController:
         )
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
-        self.ungater = Ungater(api, scheduler, retry or Retry(), Expectations(), topology)
+        expectations = Expectations()
+        self.ungater = Ungater(PodWrites(api, expectations), scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
@@ -128,7 +128,7 @@ class UngaterController:
     def step(self) -> StepReport:
         """One reconcile pass (see the module docstring); failed API calls are counted by status."""
         ungater = self.ungater
-        ungated, conflicts = ungater.ungated, ungater.retry.conflicts
+        ungated, conflicts = ungater.ungated, ungater.writes.conflicts
         try:
             return self._step()
         except KubeApiError as exc:
@@ -136,8 +136,8 @@ class UngaterController:
             raise
         finally:
             self.metrics.ungated_pods.inc(ungater.ungated - ungated)
-            if ungater.retry.conflicts > conflicts:
-                self.metrics.api_errors.labels("409").inc(ungater.retry.conflicts - conflicts)
+            if ungater.writes.conflicts > conflicts:
+                self.metrics.api_errors.labels("409").inc(ungater.writes.conflicts - conflicts)
             for latency in ungater.latencies:
                 self.metrics.placement_latency.observe(latency)
             ungater.latencies.clear()
