@@ -1,11 +1,13 @@
 """TEST DOUBLE of the Kubernetes API server, its wire side: requests as they arrive (path, query,
-headers, body) and answers as they leave (JSON, a chunked watch stream).
+headers, body) and answers as they leave (JSON, a chunked watch stream, a reset connection).
 ``kube_test_server`` serves with it; see there."""
 
 from __future__ import annotations
 
 import json
 import re
+import socket
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -98,6 +100,12 @@ def parse_request(handler: BaseHTTPRequestHandler, method: str, served: tuple[Re
         handler.headers.get("User-Agent", ""),
         handler.headers.get("Authorization", ""),
     )
+
+
+def reset_connection(handler: BaseHTTPRequestHandler) -> None:
+    """Close the connection with a TCP reset and no answer, as a dying server or proxy does."""
+    handler.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    handler.close_connection = True
 
 
 def duration(text: str) -> float | None:

@@ -20,6 +20,7 @@ and, from the Lease's own history (``lease_holders``), who held a Lease when eac
 can be slow (``latency``, and ``slow`` per user): a request waits that long before it is served,
 and a write whose ``timeout`` parameter has passed since it was received is answered 504 and not
 applied, as the API server's request deadline does. A delete honours its ``preconditions``.
+``broken`` kinds have their watches' connections reset before any answer.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from tests.controller.kube_test_requests import (
     duration,
     label_selector,
     parse_request,
+    reset_connection,
     send_json,
     write_chunk,
 )
@@ -97,6 +99,7 @@ class KubeTestServer:
         self.writes: list[Write] = []  # the audit record of applied writes, in order
         self.latency = 0.0  # seconds every request waits before it is served
         self.slow: dict[str, float] = {}  # more seconds for the requests of one user (token)
+        self.broken: set[Resource] = set()  # kinds whose watch connections are reset
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -219,6 +222,9 @@ class KubeTestServer:
             self._injected_failure(request)
             body = decode_body(raw, request.content_type)
             if request.verb == "watch":
+                if request.resource in self.broken:
+                    reset_connection(handler)
+                    return
                 self._watch(handler, request)
                 return
             code, payload = 200, self._answer(request, body)

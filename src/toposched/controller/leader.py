@@ -32,7 +32,7 @@ from typing import Protocol
 
 from toposched.controller.fencing import Fence, FencedKubeApi, NotLeaderError
 from toposched.controller.kubeapi import LEASES, ApiConflictError, ApiNotFoundError, KubeApi, KubeApiError
-from toposched.model import Problem, SpecError
+from toposched.model import Problem, SpecError, ToposchedError
 from toposched.scheduler import Clock
 from toposched.wire.lease import LeaseRecord, lease_object, parse_lease
 
@@ -242,11 +242,13 @@ def _renew(elector: LeaderElector, done: threading.Event) -> None:
 
 
 def _step(reconciler: Reconciler) -> None:
-    """One pass; a pass that fails is logged and the next pass starts over. Losing the lease is
-    one line: the pass stopped at its next write, as it should."""
+    """One pass; a pass that fails is logged (one line when the failure is an expected one) and
+    the next pass starts over."""
     try:
         reconciler.step()
     except NotLeaderError as exc:
         log.warning("%s", exc)
-    except Exception:  # a controller loop must survive a bad pass; the next one retries
-        log.exception("controller step failed; retrying")
+    except ToposchedError as exc:
+        log.warning("controller pass failed: %s", exc)
+    except Exception:  # a controller loop must survive a bad pass, and show what was unexpected
+        log.exception("controller pass failed unexpectedly; the next pass starts over")

@@ -18,7 +18,7 @@ new pods take the free slots. An evicted gang's ungated pods are deleted the sam
 workload cancelled: the recreated pods form the gang again and are queued afresh.
 
 Every write is conditional on the pod as read (``podwrites``): a pod that changed since is left
-for the next pass.
+for the next pass. A gang whose writes fail is left for the next pass; the other gangs go on.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
-from toposched.controller.kubeapi import Object, PatchType
+from toposched.controller.kubeapi import KubeApiError, Object, PatchType
 from toposched.controller.podwrites import PodWrites
 from toposched.controller.records import PodRecord, placement_json, uid_of
 from toposched.emit.kueue import node_selector_patches
@@ -71,6 +71,7 @@ class Ungater:
     workloads: dict[GangKey, int] = field(default_factory=dict)
     refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # spec errors, by pod versions
     ungated: int = 0  # pods ungated so far (metrics read it)
+    failed: list[int] = field(default_factory=list)  # statuses of other failed writes, drained by metrics
     whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
     latencies: list[float] = field(default_factory=list)  # whole -> fully ungated, drained by metrics
 
@@ -169,13 +170,21 @@ class Ungater:
                 continue
             if not record.state.holds_capacity or not self.expectations.satisfied(key, cache, now):
                 continue
-            self._reconcile(key, gang, record, nodes, now)
+            try:
+                self._reconcile(key, gang, record, nodes, now)
+            except KubeApiError as exc:  # this gang waits for the next pass; the others go on
+                self.failed.append(exc.status)
+                log.warning("gang %s: %s", key, exc)
 
     def evict(self, workload_ids: set[int], gangs: Mapping[GangKey, GangPods], now: float) -> None:
         """The scheduler evicted these workloads: evict their pods and cancel the workloads."""
         for key, workload_id in sorted(self.workloads.items()):
             if workload_id in workload_ids:
-                self._evict_pods(key, gangs.get(key) or GangPods(key), now)
+                try:
+                    self._evict_pods(key, gangs.get(key) or GangPods(key), now)
+                except KubeApiError as exc:  # cancelled all the same: its pods are evicted once re-read
+                    self.failed.append(exc.status)
+                    log.warning("gang %s: evicting its pods: %s", key, exc)
                 self.scheduler.cancel(workload_id, actor=OWNER, admin=True)
                 del self.workloads[key]
                 self.whole_at.pop(key, None)  # its pods' expectations stay until the cache shows them
