@@ -8,9 +8,10 @@ resourceVersion it got). As resourceVersions order every change of the server, t
 a write landed is the holder of the Lease's last version before it.
 
 The replicas reach the server through a kubeconfig each (a bearer token per replica), so the same
-test can be pointed at a real API server with token authentication and an audit log. Here it runs
-against the test double, which serves with latency and honours a write's deadline as the API
-server does.
+test can be pointed at a real API server with token authentication: its audit log gives the
+writes (user, verb, object, the resourceVersion in the response) and the Lease's versions, and a
+delaying proxy in front of it slows one replica. Here it runs against the test double, which
+serves with latency, can slow one user down and honours a write's deadline as the API server does.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from typing import Any
 
 import pytest
 from tests.controller.cluster import TOPOLOGY, kueue_pod, node
-from tests.controller.kube_test_server import KubeTestServer
+from tests.controller.kube_test_server import KubeTestServer, Write
 from tests.controller.kubeconfig import write_kubeconfig
 
 from toposched.controller.keys import is_gated
@@ -144,12 +145,11 @@ def taken_over(server: KubeTestServer, new: str, old: str) -> None:
     wait_for(lambda: holder(server) == new, f"{new} takes over from {old}")
 
 
-def writes_by_non_holders(server: KubeTestServer) -> tuple[list[str], int]:
-    """Each replica write the server applied while the writer did not hold the lease, and how
-    many replica writes there were."""
-    history = server.lease_holders(*LEASE)
+def writes_by_non_holders(writes: list[Write], history: list[tuple[int, str]]) -> tuple[list[str], int]:
+    """Each replica write the server applied while the writer did not hold the lease (by the
+    Lease's ``history``: each version's resourceVersion and holder), and how many there were."""
     found, checked = [], 0
-    for write in server.writes:
+    for write in writes:
         if write.resource == "leases" or write.user not in REPLICAS:
             continue
         checked += 1
@@ -214,7 +214,7 @@ def test_no_write_lands_from_a_replica_that_does_not_hold_the_lease(
     finally:
         churn.stop.set()
         churn.join()
-    violations, checked = writes_by_non_holders(server)
+    violations, checked = writes_by_non_holders(server.writes, server.lease_holders(*LEASE))
     assert violations == [], "\n".join(violations[:20])
     assert handovers(server) >= HANDOVERS
     by_replica = {n: sum(1 for w in server.writes if w.user == n and w.resource == "pods") for n in REPLICAS}
