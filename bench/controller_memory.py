@@ -8,6 +8,7 @@ controller was built, both after ``gc.collect()``; at the end, the growth per ga
 mark (the warm-up).
 
 Run: python bench/controller_memory.py [--gangs 5000] [--every 1000] [--racks 20] [--tracemalloc]
+     [--quick: 400 gangs, a mark every 200]
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1_000, help="gangs between two measurements")
     parser.add_argument("--racks", type=int, default=20, help="gangs per round")
     parser.add_argument("--tracemalloc", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="400 gangs, a mark every 200")
     args = parser.parse_args()
+    if args.quick:
+        args.gangs, args.every = 400, 200
     print(f"{'gangs':>7} {'RSS MB':>8} {'heap kB':>10} {'seconds':>8}")
     seen = []
     for mark in marks(args.gangs, args.every, trace=args.tracemalloc, racks=args.racks):
