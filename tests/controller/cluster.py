@@ -74,7 +74,7 @@ def cluster(nodes: int = 6) -> FakeKubeApi:
 
 def controller(api: FakeKubeApi, clock: ManualClock | None = None, **config: Any) -> UngaterController:
     clock = clock or ManualClock(1000.0)
-    scheduler = Scheduler(MemoryStore(), clock, SchedulerConfig(**config))
+    scheduler = Scheduler(MemoryStore(history=False), clock, SchedulerConfig(**config))  # as app.py
     return UngaterController(api, scheduler, clock)
 
 

@@ -4,16 +4,22 @@ Not a Kubernetes implementation: just enough of one for the reconcilers' tests. 
 one resourceVersion counter and queues a watch event; ``watch`` hands out the queued events after
 the given version (once: the stream then ends, as a watch timing out would). Tests can inject a
 410 on the next watch (``expire_watch``), conflicts on the next writes (``conflicts``) and
-bookmarks (``bookmark``). Strategic merge patches are applied for the shapes the controller sends
+bookmarks (``bookmark``). A patch carrying ``metadata.resourceVersion`` and a delete with
+preconditions are conditional, as on the API server; writes take and ignore a ``timeout`` (they
+are instant). Strategic merge patches are applied for the shapes the controller sends
 (``nodeSelector`` merged key by key, ``schedulingGates`` entries deleted by ``$patch: delete``,
-annotations merged, ``null`` deleting a key).
+annotations merged, ``null`` deleting a key). An object stored without a ``metadata.uid`` gets
+a new one, as the API server gives every object it creates.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
-from typing import Any
+import functools
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from toposched.controller.kubeapi import (
     ApiConflictError,
@@ -22,10 +28,25 @@ from toposched.controller.kubeapi import (
     Listing,
     Object,
     PatchType,
+    Preconditions,
     Resource,
     WatchEvent,
     WatchExpiredError,
 )
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _locked(method: F) -> F:
+    """One call at a time, as the controller's threads (watches, lease renewals) and the test's
+    own call the double side by side: each call is atomic, as on a server."""
+
+    @functools.wraps(method)
+    def locked(self: FakeKubeApi, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return locked  # type: ignore[return-value]
 
 
 def _key(resource: Resource, name: str, namespace: str | None) -> tuple[str, str, str]:
@@ -59,16 +80,20 @@ class FakeKubeApi:
         self.expired: set[str] = set()  # plurals whose next watch answers 410
         self.conflicts = 0  # how many of the next writes answer 409
         self.calls: list[tuple[str, str]] = []  # (verb, plural), in order
+        self.lock = threading.RLock()
 
     # -- test controls -------------------------------------------------------------------------
+    @_locked
     def expire_watch(self, resource: Resource) -> None:
         self.expired.add(resource.plural)
 
+    @_locked
     def bookmark(self, resource: Resource) -> None:
         self.version += 1
         event = WatchEvent(EventType.BOOKMARK, {"metadata": {"resourceVersion": str(self.version)}})
         self.events.setdefault(resource.plural, []).append((self.version, event))
 
+    @_locked
     def put(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
         """Create or overwrite an object (as another actor in the cluster would)."""
         metadata = obj.get("metadata") or {}
@@ -76,6 +101,7 @@ class FakeKubeApi:
         kind = EventType.MODIFIED if key in self.objects else EventType.ADDED
         return self._store(resource, key, copy.deepcopy(dict(obj)), kind)
 
+    @_locked
     def remove(self, resource: Resource, name: str, namespace: str | None = None) -> None:
         key = _key(resource, name, namespace)
         obj = self.objects.pop(key)
@@ -83,10 +109,12 @@ class FakeKubeApi:
         obj["metadata"]["resourceVersion"] = str(self.version)
         self.events.setdefault(resource.plural, []).append((self.version, WatchEvent(EventType.DELETED, obj)))
 
+    @_locked
     def obj(self, resource: Resource, name: str, namespace: str | None = None) -> Object:
         return self.objects[_key(resource, name, namespace)]
 
     # -- KubeApi -------------------------------------------------------------------------------
+    @_locked
     def list(
         self, resource: Resource, namespace: str | None = None, *, label_selector: str | None = None
     ) -> Listing:
@@ -98,6 +126,7 @@ class FakeKubeApi:
         )
         return Listing(items, str(self.version))
 
+    @_locked
     def watch(
         self,
         resource: Resource,
@@ -114,6 +143,7 @@ class FakeKubeApi:
         events = [e for v, e in self.events.get(resource.plural, []) if v > since]
         return iter([WatchEvent(e.type, copy.deepcopy(e.object)) for e in events])
 
+    @_locked
     def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object:
         self.calls.append(("get", resource.plural))
         found = self.objects.get(_key(resource, name, namespace))
@@ -121,7 +151,8 @@ class FakeKubeApi:
             raise ApiNotFoundError(404, f"{resource.plural} {name} not found")
         return copy.deepcopy(found)
 
-    def create(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+    @_locked
+    def create(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         self.calls.append(("create", resource.plural))
         self._maybe_conflict()
         metadata = obj.get("metadata") or {}
@@ -130,7 +161,8 @@ class FakeKubeApi:
             raise ApiConflictError(409, f"{resource.plural} {metadata['name']} already exists")
         return self._store(resource, key, copy.deepcopy(dict(obj)), EventType.ADDED)
 
-    def replace(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+    @_locked
+    def replace(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         self.calls.append(("replace", resource.plural))
         self._maybe_conflict()
         metadata = obj.get("metadata") or {}
@@ -143,6 +175,7 @@ class FakeKubeApi:
             raise ApiConflictError(409, "the object has been modified")
         return self._store(resource, key, copy.deepcopy(dict(obj)), EventType.MODIFIED)
 
+    @_locked
     def patch(
         self,
         resource: Resource,
@@ -151,6 +184,8 @@ class FakeKubeApi:
         namespace: str | None = None,
         *,
         patch_type: PatchType = PatchType.MERGE,
+        field_manager: str | None = None,
+        timeout: float | None = None,
     ) -> Object:
         self.calls.append(("patch", resource.plural))
         self._maybe_conflict()
@@ -158,12 +193,22 @@ class FakeKubeApi:
         old = self.objects.get(key)
         if old is None:
             raise ApiNotFoundError(404, f"{resource.plural} {name} not found")
+        wanted = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, Mapping) else None
+        if wanted is not None and wanted != old["metadata"]["resourceVersion"]:
+            raise ApiConflictError(409, f"{resource.plural} {name}: the object has been modified")
         new = copy.deepcopy(old)
         _merge(new, patch)
         return self._store(resource, key, new, EventType.MODIFIED)
 
+    @_locked
     def apply(
-        self, resource: Resource, obj: Mapping[str, Any], *, field_manager: str, force: bool = False
+        self,
+        resource: Resource,
+        obj: Mapping[str, Any],
+        *,
+        field_manager: str,
+        force: bool = False,
+        timeout: float | None = None,
     ) -> Object:
         self.calls.append(("apply", resource.plural))
         self._maybe_conflict()
@@ -174,10 +219,28 @@ class FakeKubeApi:
         stored["metadata"]["managedFields"] = [{"manager": field_manager, "operation": "Apply"}]
         return self._store(resource, key, stored, kind)
 
-    def delete(self, resource: Resource, name: str, namespace: str | None = None) -> None:
+    @_locked
+    def delete(
+        self,
+        resource: Resource,
+        name: str,
+        namespace: str | None = None,
+        *,
+        preconditions: Preconditions | None = None,
+        timeout: float | None = None,
+    ) -> None:
         self.calls.append(("delete", resource.plural))
-        if _key(resource, name, namespace) not in self.objects:
+        found = self.objects.get(_key(resource, name, namespace))
+        if found is None:
             raise ApiNotFoundError(404, f"{resource.plural} {name} not found")
+        if preconditions is not None:
+            meta = found["metadata"]
+            for field, wanted in (
+                ("uid", preconditions.uid),
+                ("resourceVersion", preconditions.resource_version),
+            ):
+                if wanted is not None and wanted != meta.get(field):
+                    raise ApiConflictError(409, f"Precondition failed: {field} {wanted} != {meta.get(field)}")
         self.remove(resource, name, namespace)
 
     # -- helpers -------------------------------------------------------------------------------
@@ -188,7 +251,9 @@ class FakeKubeApi:
 
     def _store(self, resource: Resource, key: tuple[str, str, str], obj: Object, kind: EventType) -> Object:
         self.version += 1
-        obj.setdefault("metadata", {})["resourceVersion"] = str(self.version)
+        metadata = obj.setdefault("metadata", {})
+        metadata["resourceVersion"] = str(self.version)
+        metadata.setdefault("uid", str(uuid.uuid4()))
         self.objects[key] = obj
         self.events.setdefault(resource.plural, []).append(
             (self.version, WatchEvent(kind, copy.deepcopy(obj)))

@@ -13,22 +13,40 @@ Every request is recorded as a ``Call`` (the RBAC verb, group, resource, namespa
 compare what the code did with the RBAC rules in deploy/; an apply that creates its object is
 recorded as a ``patch`` and a ``create``, the two checks the API server makes. Tests steer it with ``add`` (seed an
 object), ``bookmark``, ``expire`` (compact: watches get 410) and ``fail_next`` (inject a status).
+
+Like an API server it keeps an audit record of every write it applied (``writes``: the
+resourceVersion it got, the caller's bearer token as the user), so a test can tell who wrote what
+and, from the Lease's own history (``lease_holders``), who held a Lease when each write landed. It
+can be slow (``latency``, and ``slow`` per user): a request waits that long before it is served,
+and a write whose ``timeout`` parameter has passed since it was received is answered 504 and not
+applied, as the API server's request deadline does. A delete honours its ``preconditions``.
+``broken`` kinds have their watches' connections reset before any answer.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
 
-import yaml
 from tests.controller.kube_test_patches import PatchError, json_patch, merge_patch, strategic_merge_patch
+from tests.controller.kube_test_requests import (
+    APPLY,
+    Call,
+    Request,
+    Write,
+    check_body,
+    decode_body,
+    duration,
+    label_selector,
+    parse_request,
+    reset_connection,
+    send_json,
+    write_chunk,
+)
 from tests.controller.kube_test_store import Event, ObjectStore, StatusError, status_object
 
 from toposched.controller.kubeapi import (
@@ -61,48 +79,11 @@ RESOURCES = (
     KUBE_WORKLOADS,
     KUBE_COMPOSITE_PODGROUPS,
 )
-APPLY = "application/apply-patch+yaml"
 _PATCHERS: dict[str, Callable[[Any, Any], Any]] = {
     PatchType.MERGE.value: merge_patch,
     PatchType.STRATEGIC.value: strategic_merge_patch,
     PatchType.JSON.value: json_patch,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One request as RBAC sees it: ``verb`` is get, list, watch, create, update, patch or delete."""
-
-    verb: str
-    group: str
-    resource: str
-    namespace: str | None
-    name: str | None = None
-    content_type: str | None = None  # of a patch: which kind (apply is a patch to RBAC)
-    field_manager: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Request:
-    method: str
-    resource: Resource
-    namespace: str | None
-    name: str | None
-    query: dict[str, str]
-    content_type: str
-    user_agent: str
-    authorization: str
-
-    @property
-    def verb(self) -> str:
-        if self.method == "GET":
-            return "get" if self.name else "watch" if self.query.get("watch") in ("true", "1") else "list"
-        return {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}[self.method]
-
-    @property
-    def manager(self) -> str:
-        """The field manager of an update: the query's, else the user agent's product (as the API server does)."""
-        return self.query.get("fieldManager") or self.user_agent.split("/")[0] or "unknown"
 
 
 class KubeTestServer:
@@ -115,6 +96,10 @@ class KubeTestServer:
         self._calls: list[Call] = []
         self.authorizations: list[str] = []  # the Authorization header of each request ("" if none)
         self._failures: list[tuple[str, Resource, int]] = []
+        self.writes: list[Write] = []  # the audit record of applied writes, in order
+        self.latency = 0.0  # seconds every request waits before it is served
+        self.slow: dict[str, float] = {}  # more seconds for the requests of one user (token)
+        self.broken: set[Resource] = set()  # kinds whose watch connections are reset
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._http = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
@@ -213,17 +198,33 @@ class KubeTestServer:
         with self._lock:
             return list(self._calls)
 
+    def lease_holders(self, name: str, namespace: str) -> list[tuple[int, str]]:
+        """(resourceVersion, holderIdentity) of each version the Lease had, in order."""
+        with self.store.changed:
+            log = self.store.events_from(LEASES, 0)
+            return [
+                (e.resource_version, str((e.object.get("spec") or {}).get("holderIdentity") or ""))
+                for e in log
+                if e.type in ("ADDED", "MODIFIED", "DELETED")
+                and (e.namespace, e.object.get("metadata", {}).get("name")) == (namespace, name)
+            ]
+
     # serving -----------------------------------------------------------------------------------
 
     def handle(self, handler: BaseHTTPRequestHandler, method: str) -> None:
+        received = time.monotonic()
         length = int(handler.headers.get("Content-Length") or 0)
         raw = handler.rfile.read(length) if length else b""  # read first: the connection stays in step
         try:
-            request = _parse(handler, method, self.resources)
+            request = parse_request(handler, method, self.resources)
             self._record(request)
+            self._wait(request, received)
             self._injected_failure(request)
-            body = _decode(raw, request.content_type)
+            body = decode_body(raw, request.content_type)
             if request.verb == "watch":
+                if request.resource in self.broken:
+                    reset_connection(handler)
+                    return
                 self._watch(handler, request)
                 return
             code, payload = 200, self._answer(request, body)
@@ -233,9 +234,9 @@ class KubeTestServer:
             code, payload = error.code, status_object(error.code, error.reason, error.message)
         except PatchError as error:
             code, payload = error.code, status_object(error.code, "Invalid", str(error))
-        _send_json(handler, code, payload)
+        send_json(handler, code, payload)
 
-    def _record(self, request: _Request) -> None:
+    def _record(self, request: Request) -> None:
         call = Call(
             request.verb,
             request.resource.group,
@@ -249,7 +250,37 @@ class KubeTestServer:
             self._calls.append(call)
             self.authorizations.append(request.authorization)
 
-    def _injected_failure(self, request: _Request) -> None:
+    def _wait(self, request: Request, received: float) -> None:
+        """The latency, then the request deadline: a write not served within its ``timeout``
+        (from when it was received) fails with 504 and is not applied."""
+        delay = self.latency + self.slow.get(request.user, 0.0)
+        if delay > 0:
+            time.sleep(delay)
+        limit = duration(request.query.get("timeout", ""))
+        if request.verb != "watch" and limit and time.monotonic() - received > limit:
+            raise StatusError(
+                504,
+                "Timeout",
+                "Timeout: request did not complete within requested timeout - context deadline exceeded",
+            )
+
+    def _audit(self, request: Request, written: Object) -> Object:
+        version = int(written.get("metadata", {}).get("resourceVersion") or 0)
+        entry = Write(
+            version,
+            request.verb,
+            request.resource.plural,
+            request.namespace,
+            request.name or "",
+            request.user,
+        )
+        if not entry.name:
+            entry = dataclasses.replace(entry, name=str(written.get("metadata", {}).get("name", "")))
+        with self._lock:
+            self.writes.append(entry)
+        return written
+
+    def _injected_failure(self, request: Request) -> None:
         with self._lock:
             for index, (verb, resource, status) in enumerate(self._failures):
                 if (verb, resource) == (request.verb, request.resource):
@@ -258,13 +289,13 @@ class KubeTestServer:
                         status, "Injected", f"{verb} {resource.plural}: failure injected by the test"
                     )
 
-    def _answer(self, request: _Request, body: Any) -> Object:
+    def _answer(self, request: Request, body: Any) -> Object:
         store, resource, namespace = self.store, request.resource, request.namespace or ""
         name = request.name or ""
         match request.verb:
             case "list":
                 items, version = store.list(
-                    resource, request.namespace, _selector(request.query.get("labelSelector", ""))
+                    resource, request.namespace, label_selector(request.query.get("labelSelector", ""))
                 )
                 if not resource.group:  # core list items come without apiVersion and kind
                     items = [
@@ -280,16 +311,19 @@ class KubeTestServer:
             case "get":
                 return store.get(resource, namespace, name)
             case "create":
-                _check_body(body, resource, request.namespace, None)
-                return store.create(resource, namespace, body, request.manager)
+                check_body(body, resource, request.namespace, None)
+                return self._audit(request, store.create(resource, namespace, body, request.manager))
             case "update":
-                _check_body(body, resource, request.namespace, name)
-                return store.update(resource, namespace, name, lambda _: body, request.manager)
+                check_body(body, resource, request.namespace, name)
+                return self._audit(
+                    request, store.update(resource, namespace, name, lambda _: body, request.manager)
+                )
             case "delete":
-                store.delete(resource, namespace, name)
+                wanted = (body or {}).get("preconditions") or {}
+                self._audit(request, store.delete(resource, namespace, name, wanted))
                 return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
         if request.content_type.split(";")[0] == APPLY:
-            return self._apply(request, body)
+            return self._audit(request, self._apply(request, body))
         patcher = _PATCHERS.get(request.content_type.split(";")[0])
         if patcher is None:
             raise StatusError(
@@ -297,15 +331,16 @@ class KubeTestServer:
                 "UnsupportedMediaType",
                 f"the body of the request was in an unknown format: {request.content_type}",
             )
-        return store.update(
-            resource, namespace, name, lambda current: patcher(current, body), request.manager
+        return self._audit(
+            request,
+            store.update(resource, namespace, name, lambda current: patcher(current, body), request.manager),
         )
 
-    def _apply(self, request: _Request, body: Any) -> Object:
+    def _apply(self, request: Request, body: Any) -> Object:
         manager = request.query.get("fieldManager")
         if not manager:
             raise StatusError(422, "Invalid", "fieldManager: Required value: is required for apply patch")
-        _check_body(body, request.resource, request.namespace, request.name)
+        check_body(body, request.resource, request.namespace, request.name)
         force = request.query.get("force") == "true"
         if not self.store.exists(request.resource, request.namespace or "", request.name or ""):
             # the API server authorizes an apply that creates its object as a create as well
@@ -314,7 +349,7 @@ class KubeTestServer:
             request.resource, request.namespace or "", request.name or "", body, manager, force
         )
 
-    def _watch(self, handler: BaseHTTPRequestHandler, request: _Request) -> None:
+    def _watch(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
         store, resource = self.store, request.resource
         bookmarks = request.query.get("allowWatchBookmarks") == "true"
         deadline = time.monotonic() + float(request.query.get("timeoutSeconds") or 60)
@@ -332,7 +367,7 @@ class KubeTestServer:
         handler.end_headers()
         try:
             if position < 0:  # the real API server answers 200 and reports the expiry in the stream
-                _write_chunk(handler, expired)
+                write_chunk(handler, expired)
             while position >= 0 and not self._closing.is_set():
                 with store.changed:
                     events = store.events_from(resource, position)
@@ -352,7 +387,7 @@ class KubeTestServer:
                         "DELETED",
                     ):
                         continue
-                    _write_chunk(handler, event)
+                    write_chunk(handler, event)
                     if event.type == "ERROR":
                         position = -1
                         break
@@ -385,96 +420,3 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the recorded calls are the log."""
-
-
-def _parse(handler: BaseHTTPRequestHandler, method: str, served: tuple[Resource, ...]) -> _Request:
-    url = urlsplit(handler.path)
-    parts = url.path.strip("/").split("/")
-    not_found = StatusError(404, "NotFound", f"the server could not find the requested resource ({url.path})")
-    if parts[0] == "api" and len(parts) >= 3:
-        group, version, rest = "", parts[1], parts[2:]
-    elif parts[0] == "apis" and len(parts) >= 4:
-        group, version, rest = parts[1], parts[2], parts[3:]
-    else:
-        raise not_found
-    namespace = None
-    if rest[0] == "namespaces" and len(rest) >= 3:
-        namespace, rest = rest[1], rest[2:]
-    resource = next((r for r in served if (r.group, r.version, r.plural) == (group, version, rest[0])), None)
-    if resource is None or len(rest) > 2 or (namespace is not None and not resource.namespaced):
-        raise not_found
-    return _Request(
-        method,
-        resource,
-        namespace,
-        rest[1] if len(rest) == 2 else None,
-        dict(parse_qsl(url.query)),
-        handler.headers.get("Content-Type", ""),
-        handler.headers.get("User-Agent", ""),
-        handler.headers.get("Authorization", ""),
-    )
-
-
-def _decode(raw: bytes, content_type: str) -> Any:
-    if not raw:
-        return None
-    try:
-        return yaml.safe_load(raw) if content_type.startswith(APPLY) else json.loads(raw)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise StatusError(400, "BadRequest", f"the body cannot be decoded: {exc}") from exc
-
-
-def _check_body(body: Any, resource: Resource, namespace: str | None, name: str | None) -> None:
-    if not isinstance(body, dict):
-        raise StatusError(400, "BadRequest", "the body must be an object")
-    meta = body.get("metadata") or {}
-    if name is not None and meta.get("name") not in (None, name):
-        raise StatusError(400, "BadRequest", "the name of the object does not match the name on the URL")
-    if resource.namespaced and meta.get("namespace") not in (None, namespace):
-        raise StatusError(
-            400,
-            "BadRequest",
-            "the namespace of the provided object does not match the namespace sent on the request",
-        )
-    if body.get("kind") not in (None, resource.kind) or body.get("apiVersion") not in (
-        None,
-        resource.api_version,
-    ):
-        raise StatusError(400, "BadRequest", f"the object is not a {resource.api_version} {resource.kind}")
-
-
-def _selector(text: str) -> Callable[[Object], bool]:
-    """Equality-based label selectors: ``a=b``, ``a==b``, ``a!=b``, ``a``, ``!a``, comma-separated."""
-    terms = [term.strip() for term in text.split(",") if term.strip()]
-
-    def matches(obj: Object) -> bool:
-        labels = obj.get("metadata", {}).get("labels") or {}
-        for term in terms:
-            if "!=" in term:
-                key, value = term.split("!=", 1)
-                ok = labels.get(key.strip()) != value.strip()
-            elif "=" in term:
-                key, value = term.replace("==", "=").split("=", 1)
-                ok = labels.get(key.strip()) == value.strip()
-            else:
-                ok = (term[1:] not in labels) if term.startswith("!") else term in labels
-            if not ok:
-                return False
-        return True
-
-    return matches
-
-
-def _send_json(handler: BaseHTTPRequestHandler, code: int, payload: Object) -> None:
-    data = json.dumps(payload).encode()
-    handler.send_response(code)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
-
-
-def _write_chunk(handler: BaseHTTPRequestHandler, event: Event) -> None:
-    line = json.dumps({"type": event.type, "object": event.object}).encode() + b"\n"
-    handler.wfile.write(f"{len(line):x}\r\n".encode() + line + b"\r\n")
-    handler.wfile.flush()

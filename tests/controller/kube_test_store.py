@@ -161,9 +161,20 @@ class ObjectStore:
             stored.object = new
             return self._commit(resource, namespace, stored, "MODIFIED")
 
-    def delete(self, resource: Resource, namespace: str, name: str) -> Object:
+    def delete(
+        self, resource: Resource, namespace: str, name: str, preconditions: dict[str, Any] | None = None
+    ) -> Object:
+        """Delete, if the object still has the ``uid`` and ``resourceVersion`` the preconditions name."""
         with self.changed:
             stored = self._stored(resource, namespace, name)
+            for field, label in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+                wanted, actual = (preconditions or {}).get(field), stored.object["metadata"].get(field)
+                if wanted is not None and wanted != actual:
+                    raise StatusError(
+                        409,
+                        "Conflict",
+                        f"Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}",
+                    )
             del self._objects[(resource_key(resource), namespace, name)]
             rv = next(self._counter)
             self.resource_version = rv

@@ -1,76 +1,106 @@
-"""The assembled controller: steps only while leading, starts afresh on regaining the lease,
-releases it on stop; the sync mode needs the service's store."""
+"""The assembled controller: steps only while leading, renews the lease while a pass runs, starts
+afresh in each term, releases the lease on stop; the sync mode needs the service's store."""
 
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from tests.controller.cluster import cluster, kueue_pod, pod
+from tests.controller.fake_kube import FakeKubeApi
 
 from polling import wait_until
 from toposched.controller.app import Options, reconciler_factory, run
+from toposched.controller.fencing import FencedKubeApi
 from toposched.controller.keys import is_gated
-from toposched.controller.kubeapi import LEASES, PODS
-from toposched.controller.leader import lead
+from toposched.controller.kubeapi import LEASES, PODS, KubeApi
+from toposched.controller.leader import LeaderElector, lead
 from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.modes import Mode
 from toposched.model import SpecError
-from toposched.scheduler import ManualClock
-from toposched.wire.lease import parse_lease
+from toposched.scheduler import ManualClock, SystemClock
+from toposched.wire.lease import LeaseRecord, lease_object, parse_lease
 
-
-class Scripted:
-    """An elector that leads on the ticks ``script`` says, then stops the loop."""
-
-    def __init__(self, script: list[bool], stop: threading.Event) -> None:
-        self.script, self.stop, self.released = list(script), stop, False
-
-    def tick(self) -> bool:
-        leading = self.script.pop(0)
-        if not self.script:
-            self.stop.set()
-        return leading
-
-    def release(self) -> None:
-        self.released = True
+LEASE = ("toposched", "toposched-system")
 
 
 class Counted:
-    """A reconciler that records its steps and whether it was closed."""
+    """A reconciler that records its steps (and, with ``write``, patches a pod each step)."""
 
-    def __init__(self, number: int, steps: list[int]) -> None:
-        self.number, self.steps, self.closed = number, steps, False
+    def __init__(self, api: KubeApi, steps: list[int], number: int, *, busy: float = 0.0) -> None:
+        self.api, self.steps, self.number, self.busy, self.closed = api, steps, number, busy, False
 
     def step(self) -> None:
+        time.sleep(self.busy)
         self.steps.append(self.number)
+        if self.busy:
+            self.api.patch(PODS, "p0", {"metadata": {"labels": {"step": str(len(self.steps))}}}, "default")
 
     def close(self) -> None:
         self.closed = True
 
 
-def test_steps_run_only_while_leading_and_start_afresh_after_a_lost_lease() -> None:
-    stop = threading.Event()
-    elector = Scripted([True, True, False, True, False], stop)
-    built: list[Counted] = []
-    steps: list[int] = []
+@contextmanager
+def leading(elector: LeaderElector, built: list[Counted], *, busy: float = 0.0) -> Iterator[threading.Event]:
+    """``lead`` on a thread, building ``Counted`` reconcilers into ``built``; stopped on exit."""
+    stop, steps = threading.Event(), []
 
-    def make_reconciler() -> Counted:
-        built.append(Counted(len(built) + 1, steps))
+    def make(api: KubeApi) -> Counted:
+        built.append(Counted(api, steps, len(built) + 1, busy=busy))
         return built[-1]
 
-    lead(elector, make_reconciler, stop, 0.0)  # type: ignore[arg-type]  # the scripted elector
-    assert steps == [1, 1, 2]
-    assert [r.closed for r in built] == [True, True]  # each closed when its lease was lost
-    assert elector.released
+    runner = threading.Thread(target=lead, args=(elector, make, stop, 0.01))
+    runner.start()
+    try:
+        yield stop
+    finally:
+        stop.set()
+        runner.join(timeout=30)
+    assert not runner.is_alive()
 
 
-def test_the_reconciler_is_closed_on_stop() -> None:
-    stop = threading.Event()
-    elector = Scripted([True, True], stop)
+def hold(api: FakeKubeApi, holder: str) -> None:
+    """Another replica takes the lease (or, with "", it is released)."""
+    record = LeaseRecord(holder, 15, 1_000_000.0, 1_000_000.0, 5)
+    api.put(LEASES, lease_object(*LEASE, record))
+
+
+def test_each_term_steps_with_a_fresh_reconciler_writing_through_its_fence() -> None:
+    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
+    elector = LeaderElector(api, *LEASE, "a", clock, retry_period=0.01)
     built: list[Counted] = []
-    lead(elector, lambda: built.append(Counted(1, [])) or built[-1], stop, 0.0)  # type: ignore[arg-type]
-    assert [r.closed for r in built] == [True]
+    with leading(elector, built):
+        wait_until(lambda: len(built) == 1 and built[0].steps, what="the first term steps")
+        hold(api, "b")
+        wait_until(lambda: built[0].closed, what="the lost term's reconciler is closed")
+        clock.advance(16.0)  # b's record expires, as a seen by its own clock
+        wait_until(lambda: len(built) == 2 and 2 in built[0].steps, what="a second term steps")
+    assert all(isinstance(r.api, FencedKubeApi) for r in built)
+    assert [r.closed for r in built] == [True, True]  # the second closed on stop
+    assert parse_lease(api.obj(LEASES, *LEASE)).holder == ""  # released
+
+
+def test_the_lease_is_renewed_while_a_long_pass_runs() -> None:
+    api = cluster()
+    api.put(PODS, kueue_pod("p0"))
+    elector = LeaderElector(
+        api,
+        *LEASE,
+        "a",
+        SystemClock(),
+        lease_duration=2,
+        renew_deadline=1.0,
+        retry_period=0.1,
+        timer=time.monotonic,
+    )
+    built: list[Counted] = []
+    with leading(elector, built, busy=1.5):  # each pass outlasts the renew deadline, then writes
+        wait_until(lambda: len(built[0].steps if built else []) >= 2, what="two long passes", timeout=30)
+    assert len(built) == 1  # one term throughout
+    assert pod(api, "p0")["metadata"]["labels"]["step"] in ("2", "3")  # the writes went through
 
 
 def test_the_controller_ungates_while_it_leads_and_releases_the_lease_on_stop() -> None:
@@ -93,4 +123,4 @@ def test_the_controller_ungates_while_it_leads_and_releases_the_lease_on_stop() 
 
 def test_the_sync_mode_needs_the_service_store() -> None:
     with pytest.raises(SpecError, match="--db"):
-        reconciler_factory(cluster(), Options(mode=Mode.SYNC), None, ManualClock(), ControllerMetrics())
+        reconciler_factory(Options(mode=Mode.SYNC), None, ManualClock(), ControllerMetrics())

@@ -1,14 +1,20 @@
-"""Leader election through a Lease: acquire, renew, give up, hand over; never two leaders."""
+"""Leader election through a Lease: acquire, renew, give up, hand over; never two leaders; the
+fence refuses the writes of a replica that may no longer write and bounds the others."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from tests.controller.fake_kube import FakeKubeApi
 
-from toposched.controller.kubeapi import LEASES, KubeApiError
+from toposched.controller.fencing import FencedKubeApi, NotLeaderError
+from toposched.controller.kubeapi import LEASES, PODS, KubeApi, KubeApiError
 from toposched.controller.leader import LeaderElector
 from toposched.model import SpecError
 from toposched.scheduler import ManualClock
+from toposched.wire.core import pod_object
 from toposched.wire.lease import parse_lease
 
 
@@ -90,5 +96,120 @@ def test_a_released_lease_is_taken_over_at_once() -> None:
 
 
 def test_a_renew_deadline_longer_than_the_lease_is_refused() -> None:
-    with pytest.raises(SpecError, match="renew_deadline"):
-        LeaderElector(FakeKubeApi(), "l", "ns", "a", ManualClock(), lease_seconds=5, renew_deadline=6)
+    with pytest.raises(SpecError, match="--renew-deadline"):
+        LeaderElector(FakeKubeApi(), "l", "ns", "a", ManualClock(), lease_duration=5, renew_deadline=6)
+
+
+class Recording(FakeKubeApi):
+    """Keeps the ``timeout`` each pod patch was sent with."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeouts: list[float | None] = []
+
+    def patch(self, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        self.timeouts.append(kwargs.get("timeout"))
+        return super().patch(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+def fenced(api: FakeKubeApi, elector: LeaderElector) -> FencedKubeApi:
+    term = elector.current_term()
+    assert term is not None
+    return FencedKubeApi(api, elector.fence(term))
+
+
+def touch(api: KubeApi) -> None:
+    api.patch(PODS, "p0", {"metadata": {"labels": {"touched": "yes"}}}, "default")
+
+
+def test_no_write_is_sent_once_the_renew_deadline_passed() -> None:
+    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
+    api.put(PODS, pod_object("p0", "default"))
+    a, _ = electors(api, clock)
+    a.tick()
+    writes = fenced(api, a)
+    clock.advance(9.0)
+    touch(writes)
+    clock.advance(2.0)  # 11 s since the last renewal began: past the 10 s deadline
+    with pytest.raises(NotLeaderError, match="no longer holds the lease"):
+        touch(writes)
+    assert api.calls.count(("patch", "pods")) == 1
+
+
+def test_a_write_gives_the_server_until_halfway_between_the_deadline_and_the_lease_expiry() -> None:
+    api, clock = Recording(), ManualClock(1_000_000.0)
+    api.put(PODS, pod_object("p0", "default"))
+    a, _ = electors(api, clock)
+    a.tick()
+    writes = fenced(api, a)
+    touch(writes)
+    clock.advance(4.0)
+    touch(writes)
+    assert api.timeouts == [12.5, 8.5]  # (10 s deadline + 15 s lease) / 2 after the renewal began
+
+
+def test_the_writes_of_an_ended_term_stay_fenced_off_in_the_next() -> None:
+    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
+    api.put(PODS, pod_object("p0", "default"))
+    a, b = electors(api, clock)
+    a.tick()
+    b.tick()
+    first = fenced(api, a)
+    clock.advance(16.0)  # a was stopped: b takes over, then lets the lease lapse
+    assert b.tick() and not a.tick()
+    clock.advance(16.0)
+    assert a.tick()  # a leads again, in a new term
+    with pytest.raises(NotLeaderError):
+        touch(first)
+    touch(fenced(api, a))
+
+
+class SlowReplica:
+    """Replica a's view of the API: each of its calls reaches the server ``seconds`` of the
+    shared manual clock after it was made; meanwhile the other replica ticks once a second."""
+
+    def __init__(self, api: FakeKubeApi, clock: ManualClock) -> None:
+        self.api, self.clock, self.seconds = api, clock, 0
+        self.meanwhile: list[Callable[[], None]] = []
+
+    def _wait(self) -> None:
+        for _ in range(self.seconds):
+            self.clock.advance(1.0)
+            for other in self.meanwhile:
+                other()
+
+    def get(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        self._wait()
+        return self.api.get(*args, **kwargs)
+
+    def create(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        self._wait()
+        return self.api.create(*args, **kwargs)
+
+    def replace(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        self._wait()
+        return self.api.replace(*args, **kwargs)
+
+
+def test_a_leader_whose_renewals_are_too_slow_to_count_lets_another_take_over() -> None:
+    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
+    slow = SlowReplica(api, clock)
+    a = LeaderElector(slow, "toposched", "toposched-system", "a", clock)  # type: ignore[arg-type]
+    b = LeaderElector(api, "toposched", "toposched-system", "b", clock)
+    leaders: list[set[str]] = []
+
+    def b_ticks() -> None:
+        b_leads = b.tick()
+        leaders.append({n for n, on in (("a", a.leading()), ("b", b_leads)) if on})
+
+    slow.meanwhile.append(b_ticks)
+    assert a.tick()
+    clock.advance(1.0)
+    slow.seconds = 6  # from now on a renewal (a get and a replace) takes 12 s: over the 10 s deadline
+    for _ in range(8):
+        a.tick()
+        clock.advance(1.0)
+        b_ticks()
+    assert all(len(now) <= 1 for now in leaders)
+    assert leaders[-1] == {"b"}
+    assert holder(api) == "b"

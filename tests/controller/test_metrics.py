@@ -55,9 +55,9 @@ def test_metrics_count_what_the_ungater_did(
     ctl.metrics = metrics
     api.put(PODS, kueue_pod("p0"))
     ctl.step()
-    api.conflicts = 1
+    api.conflicts = 1  # one write refused: not repeated, the next pass writes again
     api.put(PODS, kueue_pod("p1"))
-    for _ in range(3):
+    for _ in range(4):
         ctl.step()
     with urllib.request.urlopen(f"{url}/metrics", timeout=10) as answer:
         text = answer.read().decode()

@@ -52,8 +52,25 @@ def controller_command(
     ] = "",
     metrics_port: Annotated[
         int, typer.Option("--metrics-port", help="Port of /metrics and /healthz; 0 turns them off.")
-    ] = 8080,
+    ] = 8081,
     interval: Annotated[float, typer.Option("--interval", help="Seconds between two passes.")] = 2.0,
+    lease_duration: Annotated[
+        int,
+        typer.Option(
+            "--lease-duration", help="Seconds another replica waits for a silent leader before taking over."
+        ),
+    ] = 15,
+    renew_deadline: Annotated[
+        float,
+        typer.Option(
+            "--renew-deadline",
+            help="Seconds the leader acts without a successful renewal; below --lease-duration.",
+        ),
+    ] = 10.0,
+    retry_period: Annotated[
+        float,
+        typer.Option("--retry-period", help="Seconds between two attempts to renew or acquire the lease."),
+    ] = 2.0,
     node_grace: Annotated[
         float,
         typer.Option("--node-grace", help="Seconds a node may be NotReady before its gangs are repaired."),
@@ -83,6 +100,9 @@ def controller_command(
             identity=identity,
             metrics_port=metrics_port,
             interval=interval,
+            lease_duration=lease_duration,
+            renew_deadline=renew_deadline,
+            retry_period=retry_period,
             scheduler=SchedulerConfig(node_grace_seconds=node_grace),
         )
         store = SqliteStore(db) if db is not None else None

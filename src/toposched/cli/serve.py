@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Annotated
@@ -12,7 +13,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
-from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError
+from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError, listen_error
 
 DEFAULT_QUOTA = Quota()
 
@@ -115,6 +116,7 @@ def serve_command(
     from toposched.store import SqliteStore
 
     try:
+        _check_port(host, port)
         config = SchedulerConfig(
             search=parse_search(search),
             backoff_max_seconds=backoff_max,
@@ -150,6 +152,18 @@ def serve_command(
         run_server(app, host=host, port=port, limits=server_limits)
     finally:
         store.close()  # checkpoints the WAL into the database file
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse a port that cannot be listened on before anything starts: uvicorn would only log
+    it after the "serving on" lines. Bound as uvicorn binds (address reuse on), then released."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        raise listen_error("--port", host, port, exc) from None
 
 
 def _exit_cleanly(signum: int, frame: FrameType | None) -> None:

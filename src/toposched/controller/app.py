@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from toposched.controller.kubeapi import KubeApi
-from toposched.controller.leader import LeaderElector, Reconciler, lead
+from toposched.controller.leader import LeaderElector, Reconciler, check_timing, lead
 from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
 from toposched.controller.modes import Mode
 from toposched.controller.sync import SyncController
@@ -31,8 +32,11 @@ class Options:
     lease_namespace: str = "toposched-system"
     identity: str = ""  # "" = the host name (the pod's name in a Deployment)
     metrics_host: str = "0.0.0.0"
-    metrics_port: int = 8080  # 0 = no endpoint
-    interval: float = 2.0  # seconds between steps (and lease renewals)
+    metrics_port: int = 8081  # 0 = no endpoint (8081: ``toposched serve`` listens on 8080)
+    interval: float = 2.0  # seconds between passes
+    lease_duration: int = 15  # client-go's LeaseDuration, RenewDeadline and RetryPeriod
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
     scheduler: SchedulerConfig = SchedulerConfig()  # noqa: RUF009 - frozen, so sharing it is safe
 
 
@@ -47,6 +51,7 @@ def mode_of(text: str) -> Mode:
 
 def check(options: Options, store: Store | None) -> None:
     """Refuse options that cannot work, before anything connects."""
+    check_timing(options.lease_duration, options.renew_deadline, options.retry_period)
     if options.mode is Mode.SYNC and store is None:
         raise SpecError(
             [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
@@ -54,20 +59,22 @@ def check(options: Options, store: Store | None) -> None:
 
 
 def reconciler_factory(
-    api: KubeApi, options: Options, store: Store | None, clock: Clock, metrics: ControllerMetrics
-) -> Callable[[], Reconciler]:
-    """What builds the mode's reconciler each time this replica starts leading: the ungater on a
-    fresh MemoryStore (rebuilt from the cluster), the sync mode on ``store`` (the service's)."""
+    options: Options, store: Store | None, clock: Clock, metrics: ControllerMetrics
+) -> Callable[[KubeApi], Reconciler]:
+    """What builds the mode's reconciler each time this replica starts leading, on the API its
+    term writes through: the ungater on a fresh MemoryStore (rebuilt from the cluster), the sync
+    mode on ``store`` (the service's)."""
     if options.mode is Mode.SYNC:
         if store is None:
             raise SpecError(
                 [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
             )
         service = Scheduler(store, clock, options.scheduler)
-        return lambda: SyncController(api, service)
+        return lambda api: SyncController(api, service)
 
-    def ungater() -> Reconciler:
-        scheduler = Scheduler(MemoryStore(), clock, options.scheduler)
+    def ungater(api: KubeApi) -> Reconciler:
+        # No history: the cluster is the record, and ended gangs are forgotten (flat memory).
+        scheduler = Scheduler(MemoryStore(history=False), clock, options.scheduler)
         return UngaterController(
             api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics
         )
@@ -84,14 +91,26 @@ def run(
     clock: Clock | None = None,
 ) -> None:
     """Serve ``/metrics`` and ``/healthz`` and step while this replica holds the lease, until
-    ``stop`` is set (then the lease is released)."""
+    ``stop`` is set (then the lease is released). Durations of the lease are timed by the
+    monotonic clock, or by ``clock`` when one is given (tests)."""
+    timer = clock.now if clock is not None else time.monotonic
     clock = clock or SystemClock()
     metrics = ControllerMetrics()
-    make_reconciler = reconciler_factory(api, options, store, clock, metrics)
+    make_reconciler = reconciler_factory(options, store, clock, metrics)
     heartbeat = Heartbeat(clock.now, stale_after=max(30.0, 10 * options.interval))
     identity = options.identity or socket.gethostname()
     lease = options.lease_name or options.mode.lease_name
-    elector = LeaderElector(api, lease, options.lease_namespace, identity, clock)
+    elector = LeaderElector(
+        api,
+        lease,
+        options.lease_namespace,
+        identity,
+        clock,
+        lease_duration=options.lease_duration,
+        renew_deadline=options.renew_deadline,
+        retry_period=options.retry_period,
+        timer=timer,
+    )
     server = (
         serve(metrics, heartbeat, options.metrics_host, options.metrics_port)
         if options.metrics_port

@@ -51,3 +51,13 @@ class Expectations:
             del self.pending[gang]
             return True
         return False
+
+    def forget(self, gang: GangKey) -> None:
+        """The gang is gone: nothing of it is awaited any more."""
+        self.pending.pop(gang, None)
+
+    def expire(self, now: float) -> None:
+        """Drop what was not met within ``ttl`` (gangs not asked about again, as they went away)."""
+        for gang, (since, _) in list(self.pending.items()):
+            if now - since > self.ttl:
+                del self.pending[gang]

@@ -5,9 +5,14 @@ the in-memory object store the reconcile tests use both implement it, so the log
 without a cluster and the client is tested against an HTTP server without the logic.
 
 Objects are plain dicts as the API server returns them. Failures the controller must tell apart
-are typed: ``ApiConflictError`` (409, a stale ``resourceVersion`` or an apply conflict: retry),
-``WatchExpiredError`` (410 on a watch: relist), ``ApiNotFoundError`` (404), ``KubeApiError``
-(anything else).
+are typed: ``ApiConflictError`` (409, a stale ``resourceVersion``, a failed precondition or an
+apply conflict: read again), ``WatchExpiredError`` (410 on a watch: relist), ``ApiNotFoundError``
+(404), ``KubeApiError`` (anything else).
+
+Every write takes a ``timeout``: the seconds the API server may take to apply it, counted from
+when it receives the request (its ``timeout`` parameter); a write not done by then fails (504).
+The leader bounds its writes this way so none lands after its lease could have passed to another
+replica.
 """
 
 from __future__ import annotations
@@ -85,6 +90,15 @@ class Listing:
     resource_version: str
 
 
+@dataclass(frozen=True, slots=True)
+class Preconditions:
+    """What a delete requires of the object (its ``DeleteOptions.preconditions``): the object it
+    was decided on, unchanged since; otherwise the delete fails with a conflict (409)."""
+
+    uid: str | None = None
+    resource_version: str | None = None
+
+
 class PatchType(StrEnum):
     MERGE = "application/merge-patch+json"
     STRATEGIC = "application/strategic-merge-patch+json"
@@ -131,9 +145,11 @@ class KubeApi(Protocol):
 
     def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object: ...
 
-    def create(self, resource: Resource, obj: Mapping[str, Any]) -> Object: ...
+    def create(
+        self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None
+    ) -> Object: ...
 
-    def replace(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+    def replace(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         """PUT; ``metadata.resourceVersion`` in ``obj`` makes it conditional (``ApiConflictError``)."""
         ...
 
@@ -145,12 +161,30 @@ class KubeApi(Protocol):
         namespace: str | None = None,
         *,
         patch_type: PatchType = PatchType.MERGE,
-    ) -> Object: ...
+        field_manager: str | None = None,
+        timeout: float | None = None,
+    ) -> Object:
+        """``metadata.resourceVersion`` in a merge or strategic ``patch`` makes it conditional."""
+        ...
 
     def apply(
-        self, resource: Resource, obj: Mapping[str, Any], *, field_manager: str, force: bool = False
+        self,
+        resource: Resource,
+        obj: Mapping[str, Any],
+        *,
+        field_manager: str,
+        force: bool = False,
+        timeout: float | None = None,
     ) -> Object:
         """Server-side apply of ``obj`` (named by its metadata) as ``field_manager``."""
         ...
 
-    def delete(self, resource: Resource, name: str, namespace: str | None = None) -> None: ...
+    def delete(
+        self,
+        resource: Resource,
+        name: str,
+        namespace: str | None = None,
+        *,
+        preconditions: Preconditions | None = None,
+        timeout: float | None = None,
+    ) -> None: ...

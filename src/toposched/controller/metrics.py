@@ -21,6 +21,8 @@ from prometheus_client import (
     generate_latest,
 )
 
+from toposched.model import listen_error
+
 LATENCY_BUCKETS = (0.1, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0, 3600.0)
 
 
@@ -72,7 +74,8 @@ class Heartbeat:
 
 
 def serve(metrics: ControllerMetrics, heartbeat: Heartbeat, host: str, port: int) -> ThreadingHTTPServer:
-    """Start the endpoint on a daemon thread; ``shutdown()`` the returned server to stop it."""
+    """Start the endpoint on a daemon thread; ``shutdown()`` the returned server to stop it. A port
+    it cannot listen on is a ``SpecError`` naming ``--metrics-port``."""
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -94,6 +97,9 @@ def serve(metrics: ControllerMetrics, heartbeat: Heartbeat, host: str, port: int
         def log_message(self, format: str, *args: object) -> None:
             return  # scrapes every few seconds would flood the log
 
-    server = ThreadingHTTPServer((host, port), Handler)
+    try:
+        server = ThreadingHTTPServer((host, port), Handler)
+    except OSError as exc:
+        raise listen_error("--metrics-port", host, port, exc) from None
     threading.Thread(target=server.serve_forever, name="toposched-metrics", daemon=True).start()
     return server

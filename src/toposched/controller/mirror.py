@@ -4,7 +4,7 @@ to them, which use their capacity) and Topology objects (KAI, Kueue, Grove Clust
 Changes are applied through the scheduler's own cluster verbs (``import_cluster``,
 ``delete_node``, ``put_topology``, ``delete_topology``), so NotReady clocks, taint clocks and
 deletions follow the service's rules. Objects the cluster front end refuses are skipped with a
-warning and counted; one bad object never stops the mirror.
+logged warning; one bad object never stops the mirror.
 """
 
 from __future__ import annotations
@@ -25,12 +25,11 @@ log = logging.getLogger(__name__)
 
 @dataclass(slots=True)
 class Mirror:
-    """What the scheduler was told about the cluster, and the warnings of refused objects."""
+    """What the scheduler was told about the cluster."""
 
     scheduler: Scheduler
     nodes: set[str] = field(default_factory=set)
     pod_nodes: dict[str, str] = field(default_factory=dict)  # external pod key -> node
-    warnings: list[str] = field(default_factory=list)
 
     def apply(
         self, changes: Iterable[Change], nodes: Mapping[str, Object], pods: Mapping[str, Object]
@@ -80,7 +79,7 @@ class Mirror:
             try:
                 one, _ = cluster_from_objects([obj], source="watch")
             except SpecError as exc:
-                self.warnings.append(str(exc))
+                log.warning("cluster object refused: %s", exc)
                 continue
             kept_nodes += one.nodes
             kept_pods += one.pods
@@ -97,7 +96,6 @@ class Mirror:
             for topology in cluster.topologies:
                 self.scheduler.put_topology(topology)
         except (SpecError, ConflictError) as exc:
-            self.warnings.append(str(exc))
             log.warning("topology object refused: %s", exc)
 
     def _delete_topology(self, obj: Object) -> None:
@@ -105,7 +103,6 @@ class Mirror:
         try:
             self.scheduler.delete_topology(name)
         except (NotFoundError, ConflictError) as exc:
-            self.warnings.append(str(exc))
             log.warning("topology %s kept: %s", name, exc)
 
 

@@ -4,6 +4,11 @@ and the gang placement rebuilt from those records when the controller starts.
 One record per pod, JSON: the gang, the topology and policy it was placed with, the pod's PodSet
 and index, its node and the node's full domain path (coarsest level first). The path is kept so a
 placement can be rebuilt even when the node has gone since (its gang then sees it as failed).
+
+A record also names the ``metadata.uid`` of the pod it was written on, and is read only on that
+pod. Anyone who may create pods can copy an annotation, or name any field manager, but not a uid:
+the API server assigns it when the pod is created. So a copy of a member's record on another pod
+(or on the member's successor of the same name) is no record, and the controller never acts on it.
 """
 
 from __future__ import annotations
@@ -29,20 +34,26 @@ class PodRecord:
     index: int
     node: str
     domain: tuple[str, ...]  # the node's value at every level of the topology
+    uid: str  # the metadata.uid of the pod the record is written on
 
     def encode(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
 
 
+def uid_of(pod: Mapping[str, Any]) -> str:
+    return str((pod.get("metadata") or {}).get("uid") or "")
+
+
 def record_of(pod: Mapping[str, Any]) -> PodRecord | None:
-    """The pod's recorded assignment; None when it has none or it cannot be read (then the pod
-    counts as unassigned: a damaged record is never trusted)."""
+    """The pod's recorded assignment; None when it has none, it cannot be read or it was written
+    on another pod (then the pod counts as unassigned: such a record is never trusted)."""
     raw = annotations_of(pod).get(ASSIGNMENT)
-    if not isinstance(raw, str):
+    uid = uid_of(pod)
+    if not isinstance(raw, str) or not uid:
         return None
     try:
         data = json.loads(raw)
-        return PodRecord(
+        record = PodRecord(
             str(data["gang"]),
             str(data["topology"]),
             str(data["policy"]),
@@ -50,9 +61,11 @@ def record_of(pod: Mapping[str, Any]) -> PodRecord | None:
             int(data["index"]),
             str(data["node"]),
             tuple(str(v) for v in data["domain"]),
+            str(data["uid"]),
         )
     except (ValueError, KeyError, TypeError):
         return None
+    return record if record.uid == uid else None
 
 
 def placement_json(topology: Topology, policy: str, pods: Iterable[tuple[str, PodRecord]]) -> dict[str, Any]:

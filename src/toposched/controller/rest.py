@@ -7,7 +7,9 @@ dicts: the generated models are never built, so CRDs and core objects read the s
 
 No retries here: a failure becomes a typed ``KubeApiError`` naming the call, and the controller's
 reconcilers decide what to retry. Every request has bounded connect and read timeouts; a watch's
-read timeout is its ``timeoutSeconds`` plus a margin, since the server ends it at that time.
+read timeout is its ``timeoutSeconds`` plus a margin, since the server ends it at that time, and a
+write given a ``timeout`` sends it as the ``timeout`` parameter (the server's deadline) and waits
+that long plus a margin for the answer.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from toposched.controller.kubeapi import (
     Listing,
     Object,
     PatchType,
+    Preconditions,
     Resource,
     WatchEvent,
     WatchExpiredError,
@@ -39,6 +42,7 @@ from toposched.model import ToposchedError
 APPLY_PATCH: Final = "application/apply-patch+yaml"  # JSON is YAML: the body is sent as JSON
 CONNECT_TIMEOUT: Final = 5.0
 WATCH_READ_MARGIN: Final = 15.0  # the server closes a watch at timeoutSeconds; allow it to be late
+WRITE_READ_MARGIN: Final = 5.0  # a write past its deadline is answered 504 by the server; allow that
 
 _ERRORS: Final[dict[int, type[KubeApiError]]] = {
     404: ApiNotFoundError,
@@ -124,17 +128,23 @@ class RestKubeApi:
     def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object:
         return self._call("GET", resource.path(namespace, name), call=f"get {resource.plural}/{name}")
 
-    def create(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+    def create(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         namespace = _namespace(resource, obj)
         name = obj.get("metadata", {}).get("name", "")
         return self._call(
-            "POST", resource.path(namespace), body=dict(obj), call=f"create {resource.plural}/{name}"
+            "POST",
+            resource.path(namespace),
+            body=dict(obj),
+            call=f"create {resource.plural}/{name}",
+            deadline=timeout,
         )
 
-    def replace(self, resource: Resource, obj: Mapping[str, Any]) -> Object:
+    def replace(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         name = str(obj.get("metadata", {}).get("name", ""))
         path = resource.path(_namespace(resource, obj), name)
-        return self._call("PUT", path, body=dict(obj), call=f"replace {resource.plural}/{name}")
+        return self._call(
+            "PUT", path, body=dict(obj), call=f"replace {resource.plural}/{name}", deadline=timeout
+        )
 
     def patch(
         self,
@@ -144,17 +154,27 @@ class RestKubeApi:
         namespace: str | None = None,
         *,
         patch_type: PatchType = PatchType.MERGE,
+        field_manager: str | None = None,
+        timeout: float | None = None,
     ) -> Object:
         return self._call(
             "PATCH",
             resource.path(namespace, name),
+            {"fieldManager": field_manager} if field_manager else None,
             body=patch,
             content_type=patch_type.value,
             call=f"patch ({patch_type.name.lower()}) {resource.plural}/{name}",
+            deadline=timeout,
         )
 
     def apply(
-        self, resource: Resource, obj: Mapping[str, Any], *, field_manager: str, force: bool = False
+        self,
+        resource: Resource,
+        obj: Mapping[str, Any],
+        *,
+        field_manager: str,
+        force: bool = False,
+        timeout: float | None = None,
     ) -> Object:
         name = str(obj.get("metadata", {}).get("name", ""))
         query = {"fieldManager": field_manager, "force": "true" if force else "false"}
@@ -166,10 +186,33 @@ class RestKubeApi:
             body=body,
             content_type=APPLY_PATCH,
             call=f"apply {resource.plural}/{name} as {field_manager}",
+            deadline=timeout,
         )
 
-    def delete(self, resource: Resource, name: str, namespace: str | None = None) -> None:
-        self._call("DELETE", resource.path(namespace, name), call=f"delete {resource.plural}/{name}")
+    def delete(
+        self,
+        resource: Resource,
+        name: str,
+        namespace: str | None = None,
+        *,
+        preconditions: Preconditions | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        body = None
+        if preconditions is not None:
+            wanted = {"uid": preconditions.uid, "resourceVersion": preconditions.resource_version}
+            body = {
+                "apiVersion": "v1",
+                "kind": "DeleteOptions",
+                "preconditions": {k: v for k, v in wanted.items() if v is not None},
+            }
+        self._call(
+            "DELETE",
+            resource.path(namespace, name),
+            body=body,
+            call=f"delete {resource.plural}/{name}",
+            deadline=timeout,
+        )
 
     def _call(
         self,
@@ -180,9 +223,16 @@ class RestKubeApi:
         body: Any = None,
         content_type: str = "application/json",
         call: str,
+        deadline: float | None = None,
     ) -> Object:
+        """One request; ``deadline`` (seconds) goes to the server as its ``timeout`` parameter."""
         headers = {"Content-Type": content_type} if body is not None else {}
-        response = self._send(method, path, query or {}, body, headers, self._timeout, call)
+        query = dict(query or {})
+        timeout = self._timeout
+        if deadline is not None:
+            query["timeout"] = f"{max(deadline, 0.001):.3f}s"  # a Go duration, as the server parses it
+            timeout = (CONNECT_TIMEOUT, deadline + WRITE_READ_MARGIN)
+        response = self._send(method, path, query, body, headers, timeout, call)
         try:
             data = response.read()  # type: ignore[no-untyped-call]  # unannotated in the library
         except urllib3.exceptions.HTTPError as exc:

@@ -16,11 +16,13 @@ Slots are matched to pods by name, then in order: after a node failure the sched
 slots; the pods pinned to the old slots are deleted (their owner recreates them, gated) and the
 new pods take the free slots. An evicted gang's ungated pods are deleted the same way and its
 workload cancelled: the recreated pods form the gang again and are queued afresh.
+
+Every write is conditional on the pod as read (``podwrites``): a pod that changed since is left
+for the next pass. A gang whose writes fail is left for the next pass; the other gangs go on.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -28,9 +30,9 @@ from dataclasses import dataclass, field, replace
 from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
-from toposched.controller.kubeapi import PODS, ApiNotFoundError, KubeApi, Object, PatchType
-from toposched.controller.records import PodRecord, placement_json
-from toposched.controller.retry import Retry
+from toposched.controller.kubeapi import KubeApiError, Object, PatchType
+from toposched.controller.podwrites import PodWrites
+from toposched.controller.records import PodRecord, placement_json, uid_of
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
 from toposched.engine import usage_of
@@ -62,14 +64,14 @@ class Slot:
 
 @dataclass(slots=True)
 class Ungater:
-    api: KubeApi
+    writes: PodWrites
     scheduler: Scheduler
-    retry: Retry
     expectations: Expectations
     topology: str | None = None  # the topology gangs use when their spec names none
     workloads: dict[GangKey, int] = field(default_factory=dict)
     refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # spec errors, by pod versions
     ungated: int = 0  # pods ungated so far (metrics read it)
+    failed: list[int] = field(default_factory=list)  # statuses of other failed writes, drained by metrics
     whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
     latencies: list[float] = field(default_factory=list)  # whole -> fully ungated, drained by metrics
 
@@ -80,6 +82,8 @@ class Ungater:
         recorded yet) has lost its new slot with the process, so it starts over as an eviction."""
         restored: list[GangKey] = []
         for key, gang in sorted(gangs.items()):
+            if key in self.workloads:
+                continue  # restored by an attempt that failed later: not twice
             records = gang.records()
             if not records or all(is_gated(p) for p in gang.pods if name_of(p) in records):
                 continue  # nothing ungated: placing it again is safe
@@ -139,6 +143,9 @@ class Ungater:
         self, gangs: Mapping[GangKey, GangPods], cache: Mapping[str, Object], now: float
     ) -> None:
         """Queue every whole gang the scheduler does not hold yet."""
+        for key in [k for k in self.refused if k not in gangs]:
+            del self.refused[key]  # its pods are gone: nothing to wait for
+        self.expectations.expire(now)
         for key, gang in sorted(gangs.items()):
             if key in self.workloads or gang.missing() is not None:
                 continue
@@ -172,22 +179,31 @@ class Ungater:
             try:
                 record = self.scheduler.get(workload_id)
             except NotFoundError:
-                del self.workloads[key]
+                self._forget(key)
                 continue
             if gang is None:
                 self._end(key, record)
                 continue
             if not record.state.holds_capacity or not self.expectations.satisfied(key, cache, now):
                 continue
-            self._reconcile(key, gang, record, nodes, now)
+            try:
+                self._reconcile(key, gang, record, nodes, now)
+            except KubeApiError as exc:  # this gang waits for the next pass; the others go on
+                self.failed.append(exc.status)
+                log.warning("gang %s: %s", key, exc)
 
     def evict(self, workload_ids: set[int], gangs: Mapping[GangKey, GangPods], now: float) -> None:
         """The scheduler evicted these workloads: evict their pods and cancel the workloads."""
         for key, workload_id in sorted(self.workloads.items()):
             if workload_id in workload_ids:
-                self._evict_pods(key, gangs.get(key) or GangPods(key), now)
+                try:
+                    self._evict_pods(key, gangs.get(key) or GangPods(key), now)
+                except KubeApiError as exc:  # cancelled all the same: its pods are evicted once re-read
+                    self.failed.append(exc.status)
+                    log.warning("gang %s: evicting its pods: %s", key, exc)
                 self.scheduler.cancel(workload_id, actor=OWNER, admin=True)
                 del self.workloads[key]
+                self.whole_at.pop(key, None)  # its pods' expectations stay until the cache shows them
 
     # -- helpers ---------------------------------------------------------------------------------
     def _evict_pods(self, key: GangKey, gang: GangPods, now: float) -> None:
@@ -195,9 +211,9 @@ class Ungater:
         the gated ones: the gang is placed afresh once whole again."""
         for pod in gang.pods:
             if is_gated(pod):
-                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+                self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: None}), now)
             else:
-                self._delete(pod)
+                self.writes.delete(pod)
 
     def _end(self, key: GangKey, record: WorkloadRecord) -> None:
         """No live pod of the gang is left: it finished (or was deleted)."""
@@ -205,7 +221,13 @@ class Ungater:
             self.scheduler.finish(record.id, actor=OWNER)
         elif record.state is WorkloadState.PENDING:
             self.scheduler.cancel(record.id, actor=OWNER, admin=True)
-        del self.workloads[key]
+        self._forget(key)
+
+    def _forget(self, key: GangKey) -> None:
+        """Drop everything kept about a gang that ended, so memory does not grow per gang run."""
+        self.workloads.pop(key, None)
+        self.whole_at.pop(key, None)
+        self.expectations.forget(key)
 
     def _reconcile(
         self, key: GangKey, gang: GangPods, record: WorkloadRecord, nodes: Mapping[str, Node], now: float
@@ -237,20 +259,28 @@ class Ungater:
                 filled[slot] = name
         for pod in stale:  # pinned to a slot the scheduler moved away (node failure)
             if is_gated(pod):
-                self._write(key, pod, annotations_patch({ASSIGNMENT: None}), now)
+                self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: None}), now)
             else:
-                self._delete(pod)
+                self.writes.delete(pod)
         free = [s for s in slots if s not in filled]
-        waiting = [p for p in gang.pods if name_of(p) not in records]
+        # A record names its pod's uid; a pod without one (never so on an API server) gets none.
+        waiting = [p for p in gang.pods if name_of(p) not in records and uid_of(p)]
         assigned = _match(free, waiting)
         for slot, pod in assigned:
             node = nodes.get(slot.node)
             if node is None:
                 continue  # the node went away: the next cycle replaces or evicts
             entry = PodRecord(
-                str(key), topology.name, policy, slot.pod_set, slot.index, slot.node, _domain(node, topology)
+                str(key),
+                topology.name,
+                policy,
+                slot.pod_set,
+                slot.index,
+                slot.node,
+                _domain(node, topology),
+                uid_of(pod),
             )
-            self._write(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
+            self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
         self._report_statuses(record, filled, by_name)
         if stale or len(filled) < len(slots):
             return  # phase 2 waits until every slot is recorded on a pod
@@ -285,7 +315,7 @@ class Ungater:
         patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
         by_name = {name_of(p): p for p in gang.pods}
         written = [
-            self._write(key, by_name[name], patch, now, PatchType.STRATEGIC)
+            self.writes.patch(key, by_name[name], patch, now, PatchType.STRATEGIC)
             for name, patch in sorted(patches.items())
         ]
         self.ungated += sum(written)
@@ -306,21 +336,6 @@ class Ungater:
             if known[slot.name] is not status or (starting and status is PodStatus.RUNNING):
                 self.scheduler.set_pod_status(record.id, slot.name, status)
                 starting = starting and status is not PodStatus.RUNNING
-
-    def _write(
-        self, key: GangKey, pod: Object, patch: object, now: float, kind: PatchType = PatchType.MERGE
-    ) -> bool:
-        name, namespace = name_of(pod), (pod.get("metadata") or {}).get("namespace")
-        try:
-            written = self.retry(lambda: self.api.patch(PODS, name, patch, namespace, patch_type=kind))
-        except ApiNotFoundError:
-            return False
-        self.expectations.expect(key, written, f"{namespace}/{name}" if namespace else name, now)
-        return True
-
-    def _delete(self, pod: Object) -> None:
-        with contextlib.suppress(ApiNotFoundError):  # gone already: what deleting it wanted
-            self.api.delete(PODS, name_of(pod), (pod.get("metadata") or {}).get("namespace"))
 
 
 def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]:

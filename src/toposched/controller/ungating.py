@@ -7,6 +7,10 @@ objects into the scheduler, queues the gangs that became whole, runs one schedul
 acts on its evictions, then records and ungates the pods of admitted gangs. The first step
 rebuilds the scheduler's state from the pods' recorded assignments before anything is placed.
 ``leader.lead`` is the thin loop around ``step``: it steps only while this replica holds the lease.
+
+A watch that fails is that informer's alone: it logs one line and waits (``Backoff``) before it
+is called again, while the step goes on with every cache as last seen. Nothing is decided until
+each watched kind has been listed once.
 """
 
 from __future__ import annotations
@@ -38,7 +42,8 @@ from toposched.controller.kubeapi import (
 )
 from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
-from toposched.controller.retry import Retry
+from toposched.controller.podwrites import PodWrites
+from toposched.controller.retry import Backoff
 from toposched.controller.ungater import Ungater
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
@@ -79,7 +84,6 @@ class UngaterController:
         scheduler: Scheduler,
         clock: Clock,
         *,
-        retry: Retry | None = None,
         topology: str | None = None,
         namespace: str | None = None,
         metrics: ControllerMetrics | None = None,
@@ -104,10 +108,12 @@ class UngaterController:
         )
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
-        self.ungater = Ungater(api, scheduler, retry or Retry(), Expectations(), topology)
+        expectations = Expectations()
+        self.ungater = Ungater(PodWrites(api, expectations), scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
+        self.backoff = {informer: Backoff() for informer in self.every_informer()}  # after failed watches
         # One thread per informer, so their watch calls wait side by side. Each informer is
         # fetched by one call at a time and read only after every call of the step returned.
         self._watchers = ThreadPoolExecutor(len(list(self.every_informer())), "toposched-watch")
@@ -128,7 +134,7 @@ class UngaterController:
     def step(self) -> StepReport:
         """One reconcile pass (see the module docstring); failed API calls are counted by status."""
         ungater = self.ungater
-        ungated, conflicts = ungater.ungated, ungater.retry.conflicts
+        ungated, conflicts = ungater.ungated, ungater.writes.conflicts
         try:
             return self._step()
         except KubeApiError as exc:
@@ -136,15 +142,20 @@ class UngaterController:
             raise
         finally:
             self.metrics.ungated_pods.inc(ungater.ungated - ungated)
-            if ungater.retry.conflicts > conflicts:
-                self.metrics.api_errors.labels("409").inc(ungater.retry.conflicts - conflicts)
+            if ungater.writes.conflicts > conflicts:
+                self.metrics.api_errors.labels("409").inc(ungater.writes.conflicts - conflicts)
             for latency in ungater.latencies:
                 self.metrics.placement_latency.observe(latency)
             ungater.latencies.clear()
+            for status in ungater.failed:
+                self.metrics.api_errors.labels(str(status)).inc()
+            ungater.failed.clear()
 
     def _step(self) -> StepReport:
         changes = self._pump_all()
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
+        if not self._synced():
+            return StepReport(CycleReport())  # acting on a kind never listed could undo what others did
         now = self.clock.now()
         objects = GroupObjects(
             self.podgroups.objects,
@@ -170,12 +181,18 @@ class UngaterController:
         """Stop the watch threads; a call under way ends within its ``watch_seconds``."""
         self._watchers.shutdown(wait=False, cancel_futures=True)
 
+    def _synced(self) -> bool:
+        """Whether every kind watched has been listed (or is known not to be served)."""
+        unused = self.kube_podgroups_v1beta1 if self.kube_podgroups is self.kube_podgroups_v1alpha3 else None
+        return all(
+            i.synced or i.resource in self.missing_kinds for i in self.every_informer() if i is not unused
+        )
+
     def _pump_all(self) -> list[Change]:
         """Every watched informer's changes, in ``every_informer`` order, once every call of the
-        step returned. When one failed, its first failure is raised and every informer keeps
-        what it fetched pending (the failed call's changes up to the failure too) for the next
-        step. v1beta1 PodGroups are watched only once v1alpha3 ones are known not to be served
-        (the class docstring), so on the step that learns it they are listed after the others."""
+        step returned; what a failed call fetched before it broke is in the cache, so it is
+        handed on too. v1beta1 PodGroups are watched only once v1alpha3 ones are known not to be
+        served (the class docstring), so on the step that learns it they are listed after the others."""
         alpha, beta = self.kube_podgroups_v1alpha3, self.kube_podgroups_v1beta1
         beta_watched = self.kube_podgroups is beta
         fetches = {
@@ -187,21 +204,42 @@ class UngaterController:
             wait([fetches[alpha]])
             if self.kube_podgroups is beta:
                 fetches[beta] = self._watchers.submit(self._fetch, beta)
-        failures = [error for f in fetches.values() if (error := f.exception()) is not None]
-        if failures:
-            raise failures[0]
+        unexpected = [error for f in fetches.values() if (error := f.exception()) is not None]
+        if unexpected:  # API failures stay with their informer (``_fetch``): this is a bug
+            raise unexpected[0]
         return [change for informer in fetches for change in informer.take()]
 
     def _fetch(self, informer: Informer) -> None:
-        if informer.resource in self.missing_kinds:
+        """One watch call (or listing) of ``informer``, unless it waits after failures; a failure
+        is logged in one line and counted, and the informer waits before its next call."""
+        backoff = self.backoff[informer]
+        if informer.resource in self.missing_kinds or not backoff.ready(self.clock.now()):
             return
         try:
             informer.fetch()
-        except ApiNotFoundError:
+        except ApiNotFoundError as exc:
             if informer.resource in OPTIONAL_RESOURCES:
                 self._missing(informer.resource)
                 return
-            raise
+            self._failed(informer, exc)
+        except KubeApiError as exc:
+            self._failed(informer, exc)
+        else:
+            backoff.succeeded()
+
+    def _failed(self, informer: Informer, error: KubeApiError) -> None:
+        self.metrics.api_errors.labels(str(error.status)).inc()
+        backoff = self.backoff[informer]
+        delay = backoff.failed(self.clock.now())
+        resource = informer.resource
+        log.warning(
+            "watching %s/%s failed (%d in a row), again in %.1f s: %s",
+            resource.api_version,
+            resource.plural,
+            backoff.failures,
+            delay,
+            error,
+        )
 
     def _missing(self, resource: Resource) -> None:
         log.info("%s/%s is not served by this cluster; not watched", resource.api_version, resource.plural)

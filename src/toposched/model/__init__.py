@@ -17,6 +17,7 @@ from toposched.model.errors import (
     TopologySpecError,
     ToposchedError,
     WorkloadSpecError,
+    listen_error,
     reported_problems,
 )
 from toposched.model.explanation import (
@@ -123,5 +124,6 @@ __all__ = [
     "reported_problems",
     "format_quantity",
     "is_label_key",
+    "listen_error",
     "parse_quantity",
 ]

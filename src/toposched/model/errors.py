@@ -24,6 +24,7 @@ each field at most ``MAX_FIELD_CHARS`` long, so an error stays short whatever th
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -138,3 +139,11 @@ class QuotaExceededError(LimitError):
 
 class StoreError(ToposchedError):
     """The store could not complete the request; nothing was changed."""
+
+
+def listen_error(flag: str, host: str, port: int, error: OSError) -> SpecError:
+    """A server could not listen on ``host:port``, as a one-line error naming the option that
+    sets the port (a port in use is the usual cause: two commands started with their defaults)."""
+    reason = "it is in use by another process" if error.errno == errno.EADDRINUSE else error.strerror
+    problem = f"cannot listen on {host}:{port}: {reason or error}"
+    return SpecError([Problem(flag, problem, f"choose a free port with {flag}")])

@@ -5,6 +5,11 @@ before it changes anything, under one lock, so a refused call leaves no trace. W
 and explanations are kept frozen (``toposched.store.frozen``), so reads hand out the stored records
 without copying; workload ids are indexed by state, so listing some states never scans the
 finished ones.
+
+``MemoryStore(history=False)`` keeps only what a running scheduler reads: a workload that ends
+(finished or cancelled) is forgotten, and events are numbered but not kept. For a caller whose
+record lives elsewhere (the controller's is the cluster), so its memory does not grow with every
+workload it ever ran.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from toposched.store.records import (
 class MemoryStore(MemoryQuotas):
     """Volatile state; everything is lost when the object goes away."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, history: bool = True) -> None:
+        self._history = history
         self._lock = threading.RLock()
         self._nodes: dict[str, Node] = {}
         self._topologies: dict[str, Topology] = {}
@@ -59,6 +65,7 @@ class MemoryStore(MemoryQuotas):
         # reads only the nodes it books, never every reservation.
         self._booked: dict[str, Resources] = {}
         self._events: list[EventRecord] = []
+        self._last_seq = 0  # of the newest event, kept or not
         self._next_id = 1
         self._next_sequence = 1
         self._version = 0  # moves on with every call that may change what is stored
@@ -200,7 +207,7 @@ class MemoryStore(MemoryQuotas):
             self._next_sequence += 1
             self._put(stored)
             if entry is not None:
-                self._events.append(entry)
+                self._log(entry)
             return stored
 
     def get_workload(self, workload_id: int) -> WorkloadRecord:
@@ -252,7 +259,7 @@ class MemoryStore(MemoryQuotas):
         with self._changing():
             # Bookings and totals are immutable values (and few: only holding workloads have
             # any): shallow copies restore them. Records are restored from ``_before``.
-            saved = (dict(self._reservations), dict(self._booked), len(self._events))
+            saved = (dict(self._reservations), dict(self._booked), len(self._events), self._last_seq)
             self._before = {}
             try:
                 for decision in decisions:
@@ -269,7 +276,7 @@ class MemoryStore(MemoryQuotas):
                         continue  # cancelled meanwhile (or unknown): nothing to explain
                     self._write(dataclasses.replace(record, explanation=_kept(decision.explanation)))
                     if decision.event is not None:
-                        self._events.append(self._event(decision.event, decision.workload))
+                        self._log(self._event(decision.event, decision.workload))
             except BaseException:
                 before, self._before = self._before, None
                 for workload, record in before.items():
@@ -279,6 +286,7 @@ class MemoryStore(MemoryQuotas):
                         self._put(record)
                 self._reservations, self._booked = saved[0], saved[1]
                 del self._events[saved[2] :]
+                self._last_seq = saved[3]
                 raise
             finally:
                 self._before = None
@@ -341,7 +349,7 @@ class MemoryStore(MemoryQuotas):
             entry = self._event(event, workload_id)
             self._free(workload_id)
             self._reserve(workload_id, adding)
-            self._events.append(entry)
+            self._log(entry)
             return self._write(updated)
 
     def start(self, workload_id: int, event: EventRecord) -> WorkloadRecord:
@@ -404,7 +412,7 @@ class MemoryStore(MemoryQuotas):
             if event.workload is not None:
                 self._get(event.workload)
             entry = self._event(event, event.workload)
-            self._events.append(entry)
+            self._log(entry)
             return _copy_event(entry)
 
     def list_events(
@@ -479,8 +487,12 @@ class MemoryStore(MemoryQuotas):
             self._by_state[old.state].discard(workload)
 
     def _event(self, event: EventRecord, workload: int | None) -> EventRecord:
-        seq = self._events[-1].seq + 1 if self._events else 1
-        return dataclasses.replace(event, workload=workload, data=copy_json(event.data), seq=seq)
+        self._last_seq += 1
+        return dataclasses.replace(event, workload=workload, data=copy_json(event.data), seq=self._last_seq)
+
+    def _log(self, entry: EventRecord) -> None:
+        if self._history:
+            self._events.append(entry)
 
     def _transition(
         self, record: WorkloadRecord, event: EventRecord, *, state: WorkloadState, free: bool
@@ -488,8 +500,11 @@ class MemoryStore(MemoryQuotas):
         entry = self._event(event, record.id)
         if free:
             self._free(record.id)
-        self._events.append(entry)
-        return self._write(dataclasses.replace(record, state=state))
+        self._log(entry)
+        written = self._write(dataclasses.replace(record, state=state))
+        if state.terminal and not self._history:
+            self._drop(record.id)
+        return written
 
 
 def _kept(value: Json) -> Json:
