@@ -38,6 +38,7 @@ class Widgets:
 
     name: str = "widgets"
     kinds: frozenset[str] = frozenset({"Widget"})
+    input_names_topology: bool = False
 
     def recognises(self, documents: Documents) -> bool:
         return any(d.get("kind") == "Widget" for d in documents)
@@ -145,3 +146,47 @@ def test_topology_is_the_requested_then_the_named_then_the_default() -> None:
         registry.compile_for(job, both)
     with pytest.raises(NotFoundError):
         registry.compile_for(job, both, topology="missing")
+
+
+@dataclass
+class Counting:
+    """A front end whose input brings and names its own topology; it counts its compiles."""
+
+    name: str = "counting"
+    kinds: frozenset[str] = frozenset({"Brought"})
+    input_names_topology: bool = True
+    compiles: int = 0
+
+    def recognises(self, documents: Documents) -> bool:
+        return any(d.get("kind") == "Brought" for d in documents)
+
+    def compile(self, documents: Documents, context: CompileContext) -> Compiled:
+        self.compiles += 1
+        own = Topology.create("own", [RACK])
+        return Compiled(self.name, Gang("b", Group("main"), topology=own.name), topologies=(own,))
+
+
+@pytest.mark.parametrize("default", [None, "h100-topology"])
+def test_an_input_that_names_its_own_topology_is_compiled_once(default: str | None) -> None:
+    counting = Counting()
+    registry = default_registry()
+    registry.register(counting, first=True)
+    context = CompileContext(topologies=(H100,))
+    chosen, compiled = registry.compile_for([{"kind": "Brought"}], context, default=default)
+    assert (chosen.name, compiled.gang.topology, counting.compiles) == ("own", "own", 1)
+
+
+def test_an_upstream_job_is_compiled_once_per_submission(monkeypatch: pytest.MonkeyPatch) -> None:
+    from toposched.frontends import kube
+
+    calls: list[int] = []
+    load = kube.load_kube
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(kube, "load_kube", counted)
+    context = CompileContext(topologies=(H100,))
+    chosen, _ = default_registry().compile_for(docs("kube/job-one-rack.yaml"), context, default=H100.name)
+    assert chosen.name == "kube.all-nodes" and len(calls) == 1

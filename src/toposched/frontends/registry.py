@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from toposched.frontends import grove, kai, kube, kueue, osmo
 from toposched.frontends.cluster import parse_topology_object
+from toposched.frontends.collector import collector_paused
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
 from toposched.model import (
@@ -80,13 +81,18 @@ class Compiled:
 
 
 class Frontend(Protocol):
-    """One front end: a name, the kinds it reads, a recogniser and a compiler."""
+    """One front end: a name, the kinds it reads, a recogniser and a compiler.
+    ``input_names_topology``: the input alone settles its topology (an OSMO pool's, the ones an
+    upstream input brings) and ``compile`` never reads the context's, so one compile is enough."""
 
     @property
     def name(self) -> str: ...
 
     @property
     def kinds(self) -> frozenset[str]: ...
+
+    @property
+    def input_names_topology(self) -> bool: ...
 
     def recognises(self, documents: Documents) -> bool: ...
 
@@ -134,7 +140,9 @@ class Registry:
         """Validate and compile ``documents``; raises ``SpecError`` listing every problem."""
         if not documents:
             raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
-        return self.choose(documents, hint).compile(documents, context)
+        frontend = self.choose(documents, hint)
+        with collector_paused():
+            return frontend.compile(documents, context)
 
     def compile_for(
         self,
@@ -152,6 +160,9 @@ class Registry:
         if topology:
             chosen = _known(by_name, topology)
             return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+        if documents and self.choose(documents, hint).input_names_topology:
+            once = self.compile(documents, replace(context, topology=None), hint=hint)
+            return _named(once, by_name, default), once
         fallback = default
         first = by_name.get(fallback) if fallback is not None else None
         probe: Compiled | None = None
@@ -166,12 +177,17 @@ class Registry:
         # default): learn which topology it names, then compile against that.
         if probe is None:
             probe = self.compile(documents, replace(context, topology=None), hint=hint)
-        brought = {t.name: t for t in probe.topologies}
-        named = probe.gang.topology or fallback
-        if named is None:
-            raise SpecError([_no_topology(by_name)])
-        chosen = by_name.get(named) or brought.get(named) or _known(by_name, named)
+        chosen = _named(probe, by_name, fallback)
         return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+
+
+def _named(compiled: Compiled, by_name: Mapping[str, Topology], fallback: str | None) -> Topology:
+    """The topology a compiled input names (a known one, else one it brings), else ``fallback``."""
+    named = compiled.gang.topology or fallback
+    if named is None:
+        raise SpecError([_no_topology(by_name)])
+    brought = {t.name: t for t in compiled.topologies}
+    return by_name.get(named) or brought.get(named) or _known(by_name, named)
 
 
 def _known(by_name: Mapping[str, Topology], name: str) -> Topology:
@@ -217,6 +233,7 @@ class KueueFrontend:
 
     name: str = "kueue"
     kinds: frozenset[str] = frozenset([*KUEUE_READERS, "Pod"])
+    input_names_topology: bool = False
 
     def recognises(self, documents: Documents) -> bool:
         doc = first_mapping(list(documents))
@@ -240,6 +257,7 @@ class KaiFrontend:
 
     name: str = "kai"
     kinds: frozenset[str] = frozenset([*kai.WORKLOAD_KINDS, "PodGroup"])
+    input_names_topology: bool = False
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and kai.is_kai_document(d) for d in documents)
@@ -262,6 +280,7 @@ class OsmoFrontend:
 
     name: str = "osmo"
     kinds: frozenset[str] = frozenset(["Workflow"])
+    input_names_topology: bool = True
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and "workflow" in d and "kind" not in d for d in documents)
@@ -327,6 +346,7 @@ class GroveFrontend:
 
     name: str = "grove"
     kinds: frozenset[str] = frozenset(["PodCliqueSet"])
+    input_names_topology: bool = False
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and d.get("kind") == "PodCliqueSet" for d in documents)
@@ -349,6 +369,7 @@ class KubeFrontend:
 
     name: str = "kube"
     kinds: frozenset[str] = frozenset(["Workload", "PodGroup", "CompositePodGroup"])
+    input_names_topology: bool = True
 
     def recognises(self, documents: Documents) -> bool:
         return kube.is_kube_input(documents)
