@@ -71,7 +71,8 @@ class Verdict:
 def server_objects(item: Input) -> list[tuple[str, Mapping[str, Any]]]:
     """The objects sent to the server, each with the prefix of toposched's paths for it. KAI
     pods are left out: they are the example's own, never mutated, and read only in part."""
-    if item.family == "kube":
+    kube_reads_it = default_registry().choose(list(item.objects)).name == "kube"
+    if item.family == "kube" and kube_reads_it:  # a Job without spec.scheduling is Kueue's
         return [(document_path(obj, where), obj) for where, obj in objects_of(list(item.objects)) if isinstance(obj, Mapping)]
     return [("", obj) for obj in item.objects if isinstance(obj, Mapping) and obj.get("kind") != "Pod"]
 
