@@ -89,3 +89,16 @@ def test_a_decoding_error_comes_alone_as_the_api_server_answers() -> None:
 def test_a_generate_name_with_a_trailing_dash_is_a_valid_prefix() -> None:
     obj = _with(generateName="pg-")
     validate_create(obj)
+
+
+def test_status_is_decoded_but_not_validated_on_create() -> None:
+    """diffval seed 230 #64: the server resets a PodGroup's status on create, so an invalid one
+    is no reason to refuse it; a field the status type lacks still does not decode."""
+    obj = {
+        **POD_GROUP,
+        "status": {"resourceClaimStatuses": [{"name": "c", "resourceClaimName": "Bad/Name"}] * 2},
+    }
+    validate_create(obj)
+    with pytest.raises(WorkloadSpecError) as refused:
+        validate_create({**POD_GROUP, "status": {"bogus": 1}})
+    assert [p.path for p in refused.value.problems] == ["status.bogus"]
