@@ -101,7 +101,10 @@ def _kueue_inputs() -> Iterator[Input]:
             }
             source = f"../shared/conformance/kueue/{path.name}"
             yield Input(f"case:{case['id']}:topology-{i}", source, "kueue", (topology,))
-    for path in (EXAMPLES / "clusters" / "h100-small.yaml", REPO / "deploy" / "examples" / "kueue-topology.yaml"):
+    for path in (
+        EXAMPLES / "clusters" / "h100-small.yaml",
+        REPO / "deploy" / "examples" / "kueue-topology.yaml",
+    ):
         topologies = [o for o in _yaml_objects(path) if o.get("kind") == "Topology"]
         for i, topology in enumerate(topologies):
             yield Input(f"example:{path.name}:{i}", str(path.relative_to(REPO)), "kueue", (topology,))

@@ -283,7 +283,9 @@ def _api_version(objects: list[dict[str, Any]], index: int, rng: random.Random) 
 
 
 def _label_key(objects: list[dict[str, Any]], index: int, rng: random.Random) -> str:
-    keys = [p for p, v in _nodes(objects[index]) if p and p[-1] in ("key", "nodeLabel") and isinstance(v, str)]
+    keys = [
+        p for p, v in _nodes(objects[index]) if p and p[-1] in ("key", "nodeLabel") and isinstance(v, str)
+    ]
     if not keys:
         return _add_typed_field(objects, index, rng)
     path = rng.choice(keys)
@@ -332,7 +334,9 @@ def _levels(objects: list[dict[str, Any]], index: int, rng: random.Random) -> st
     elif how == "hostname-first":
         levels = [{"nodeLabel": "kubernetes.io/hostname"}, {"nodeLabel": "example.com/rack"}]
     elif how == "alias":
-        levels = [{"nodeLabel": "example.com/rack", "alias": rng.choice(("rack", "example.com/rack", "Bad Alias"))}]
+        levels = [
+            {"nodeLabel": "example.com/rack", "alias": rng.choice(("rack", "example.com/rack", "Bad Alias"))}
+        ]
     elif how == "same":
         levels = [{"nodeLabel": "example.com/rack"}, {"nodeLabel": "example.com/rack"}]
     spec["levels"] = levels
@@ -377,7 +381,12 @@ def _typed_nodes(obj: dict[str, Any]) -> list[tuple[Path, str, str]]:
 
     if obj.get("kind") == "Job":
         scheduling = obj.get("spec", {}).get("scheduling") if isinstance(obj.get("spec"), dict) else None
-        walk(scheduling if scheduling is not None else {}, ("spec", "scheduling"), "batch/v1", "JobSchedulingConfiguration")
+        walk(
+            scheduling if scheduling is not None else {},
+            ("spec", "scheduling"),
+            "batch/v1",
+            "JobSchedulingConfiguration",
+        )
         if scheduling is None and isinstance(obj.get("spec"), dict):
             obj["spec"]["scheduling"] = {}
     else:

@@ -63,6 +63,14 @@ class DryRunServer:
         self._namespaces: set[str] = set()
         self._resources: dict[tuple[str, str], tuple[str, bool] | None] = {}
         self.requests = 0
+        self._connections: list[http.client.HTTPSConnection] = []
+
+    def close(self) -> None:
+        """Closes every thread's connection."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            connection.close()
 
     def answer(self, obj: Mapping[str, Any]) -> ServerAnswer:
         key = json.dumps(obj, sort_keys=True, default=str)
@@ -90,7 +98,10 @@ class DryRunServer:
             if dns1123_label_errors(namespace, "characters"):
                 # kubectl sends it in the URL; no namespace of that name can exist
                 return ServerAnswer(
-                    False, "namespace", frozenset({"metadata.namespace"}), f'namespaces "{namespace}" not found'
+                    False,
+                    "namespace",
+                    frozenset({"metadata.namespace"}),
+                    f'namespaces "{namespace}" not found',
                 )
             self._ensure_namespace(namespace)
         code, body = self._post(f"{path}?dryRun=All&fieldValidation=Strict", obj)
@@ -145,6 +156,8 @@ class DryRunServer:
             host, port = self._address.hostname or "127.0.0.1", self._address.port
             connection = http.client.HTTPSConnection(host, port, context=self._tls, timeout=HTTP_TIMEOUT)
             self._local.connection = connection
+            with self._lock:
+                self._connections.append(connection)
         return connection
 
 
