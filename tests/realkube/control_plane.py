@@ -31,14 +31,16 @@ from toposched.controller.rest import RestKubeApi, connect
 # kube_features.go of k8s.io/kubernetes v1.37.2: GenericWorkload (beta, off by default) serves
 # Workload and PodGroup; TopologyAwareWorkloadScheduling the schedulingConstraints.topology field;
 # CompositePodGroup the v1alpha3 CompositePodGroup and parent links; WorkloadWithJob the Job's
-# spec.scheduling; PodGroupPreemptionPolicy the preemptionPolicy fields. Fields of a gate that is
-# off are dropped silently, so each one the front ends read is on.
+# spec.scheduling; PodGroupPreemptionPolicy the preemptionPolicy fields; DRAWorkloadResourceClaims
+# the resourceClaims of Workload templates and PodGroups. Fields of a gate that is off are dropped
+# silently, so each one the front ends read (and validate, with every gate on) is on.
 FEATURE_GATES = (
     "GenericWorkload",
     "TopologyAwareWorkloadScheduling",
     "CompositePodGroup",
     "WorkloadWithJob",
     "PodGroupPreemptionPolicy",
+    "DRAWorkloadResourceClaims",
 )
 # Beta and alpha API versions are off unless named: the versions toposched reads and writes.
 RUNTIME_CONFIG = ("scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha3")

@@ -101,6 +101,22 @@ def label_key_errors(value: str) -> list[str]:
     return errors
 
 
+_LABEL_VALUE_FMT = "(" + _KEY_NAME_FMT + ")?"
+_LABEL_VALUE = re.compile(_LABEL_VALUE_FMT)
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+
+
+def label_value_errors(value: str) -> list[str]:
+    """``IsValidLabelValue``: empty, or at most 63 bytes of a name part's characters."""
+    errors = [_too_long(LABEL_KEY_NAME_MAX)] if _size(value) > LABEL_KEY_NAME_MAX else []
+    if not _LABEL_VALUE.fullmatch(value):
+        errors.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errors
+
+
 def is_label_key(value: str) -> bool:
     """Whether ``value`` is a Kubernetes label key (``label_key_errors`` finds nothing)."""
     return _size(value) <= LABEL_KEY_MAX and not label_key_errors(value)

@@ -84,3 +84,32 @@ def test_topology_from_object_keeps_aliases() -> None:
     assert topology.resolve("rack") == "example.com/rack"
     with pytest.raises(TopologySpecError):
         topology_from_object(kai_topology())
+
+
+@pytest.mark.parametrize(
+    ("sub_groups", "path"),
+    [
+        ([{"name": "a", "parent": "a", "minMember": 1}], "spec.subGroups"),
+        ([{"name": "a", "parent": "b"}, {"name": "b", "parent": "a"}], "spec.subGroups"),
+        ([{"name": "a", "minMember": 1}, {"name": "a", "minMember": 1}], "spec.subGroups[1].name"),
+    ],
+    ids=["self-parent", "two-cycle", "duplicate"],
+)
+def test_a_podgroup_file_the_webhook_refuses_is_refused_not_a_crash(
+    sub_groups: list[dict[str, Any]], path: str
+) -> None:
+    """Found by the differential validation (diffval seed 231; the KAI conformance case
+    kai-validate-subgroups-duplicate-before-cycle): reading such a PodGroup with its pods
+    recursed without end building the subgroup tree."""
+    from toposched.frontends.registry import CompileContext, default_registry
+    from toposched.model import WorkloadSpecError
+
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns", "annotations": {"pod-group-name": "pg"}},
+        "spec": {"containers": [{"name": "c", "image": "i"}]},
+    }
+    with pytest.raises(WorkloadSpecError) as refused:
+        default_registry().compile([pg({"subGroups": sub_groups}), pod], CompileContext())
+    assert path in [p.path for p in refused.value.problems]

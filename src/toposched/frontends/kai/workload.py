@@ -14,6 +14,7 @@ from toposched.frontends.kai.common import KaiGrouping, count, dig, fail, labels
 from toposched.frontends.kai.gang import to_gang
 from toposched.frontends.kai.grouper import compile_workload
 from toposched.frontends.kai.kubeflow import KINDS as KUBEFLOW_KINDS
+from toposched.frontends.kai.validate import validate_podgroup
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Gang,
@@ -219,6 +220,9 @@ def load_podgroup_file(
     if problems:
         raise WorkloadSpecError(problems)
     _check_pod_documents(docs, max_pods)
+    admitted = validate_podgroup(found[0])  # KAI's webhook: duplicates, missing parents, cycles
+    if not admitted.accepted:
+        raise WorkloadSpecError(list(admitted.problems))
     group = resolve_group(parse_podgroup(found[0]), topologies)
     pods: list[KaiPod] = []
     position = 0

@@ -122,6 +122,8 @@ def _check(
     decoded = _decode_struct(walk, value, typed, path, 0)
     if walk.decoding or decoded is None:
         return walk.decoding, False
+    if not path:
+        decoded.pop("status", None)  # decoded, but a create or update of the object resets it
     stored = (
         _decode_struct(_Walk(walk.api_version, walk.kind, ""), old, typed, path, 0)
         if old is not None

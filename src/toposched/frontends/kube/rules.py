@@ -17,16 +17,15 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toposched.frontends.kube.declarative import object_problems, served_kinds, value_problems
+from toposched.frontends.kube.meta import metadata_decoding, metadata_validation
 from toposched.model import Problem
 from toposched.model.k8s_content import (
     OMITTED,
     FieldErrorType,
-    dns1123_label_errors,
-    dns1123_subdomain_errors,
     field_error,
 )
-from toposched.model.names import metadata_problems
-from toposched.wire.scheduling import MAX_COMPOSITE_DEPTH, SERVED, V1ALPHA1, WORKLOAD
+from toposched.model.lenient import text
+from toposched.wire.scheduling import MAX_COMPOSITE_DEPTH, SERVED, V1ALPHA1, WORKLOAD, api_version_of
 
 Problems = list[Problem]
 
@@ -38,47 +37,23 @@ def at(path: str, child: str) -> str:
 
 
 def check_metadata(obj: Mapping[str, Any], path: str, problems: Problems) -> None:
-    """``ValidateObjectMeta``: a name (a DNS subdomain; toposched needs it, as pods and groups
-    name each other), a namespace that is a DNS label; labels and annotations string maps."""
-    metadata = obj.get("metadata")
-    where = at(path, "metadata")
-    if metadata is not None and not isinstance(metadata, Mapping):
-        problems += metadata_problems(metadata, where)
+    """The metadata as the API server reads it (``meta``): decoded strictly, then
+    ``ValidateObjectMeta``. toposched also needs the name, as pods and groups name each other:
+    a ``generateName`` alone is refused with a message of its own."""
+    decoding = metadata_decoding(obj, api_version_of(obj), text(obj.get("kind")) or "Object", path)
+    if decoding:
+        problems += decoding
         return
-    metadata = metadata or {}
-    name, namespace = metadata.get("name"), metadata.get("namespace")
-    if name in (None, ""):
-        message = field_error(FieldErrorType.REQUIRED, detail="name or generateName is required")
-        problems.append(Problem(at(where, "name"), message, "name the object (pods and groups refer to it)"))
-    elif not isinstance(name, str):
-        problems.append(
-            Problem(at(where, "name"), field_error(FieldErrorType.INVALID, name), "quote the name")
-        )
-    else:
-        for detail in dns1123_subdomain_errors(name, "characters"):
-            problems.append(
-                Problem(
-                    at(where, "name"),
-                    field_error(FieldErrorType.INVALID, name, detail),
-                    "use lower-case letters, digits, '-' and '.'",
-                )
-            )
-    if namespace not in (None, ""):
-        details = (
-            dns1123_label_errors(namespace, "characters")
-            if isinstance(namespace, str)
-            else ["must be a string"]
-        )
-        for detail in details:
-            problems.append(
-                Problem(
-                    at(where, "namespace"),
-                    field_error(FieldErrorType.INVALID, namespace, detail),
-                    "use lower-case letters, digits and '-'",
-                )
-            )
-    rest = {k: v for k, v in metadata.items() if k not in ("name", "namespace")}
-    problems += metadata_problems(rest, where)
+    metadata = obj.get("metadata") or {}
+    where = at(path, "metadata.name")
+    if metadata.get("name") in (None, ""):
+        if metadata.get("generateName"):
+            message = "toposched needs the object's name: pods and groups refer to each other by name"
+            problems.append(Problem(where, message, "write metadata.name instead of metadata.generateName"))
+        else:
+            message = field_error(FieldErrorType.REQUIRED, detail="name or generateName is required")
+            problems.append(Problem(where, message, "name the object (pods and groups refer to it)"))
+    problems += metadata_validation(metadata, path)
 
 
 REMOVED_HINT = (
@@ -109,8 +84,12 @@ def check_object(obj: Mapping[str, Any], api_version: str, kind: str, path: str,
     if found := version_problems(api_version, kind, path):
         problems += found
         return
-    check_metadata(obj, path, problems)
     found, decoded = object_problems(obj, api_version, kind, path)
+    decoding = metadata_decoding(obj, api_version, kind, path)
+    if decoding or not decoded:  # the server answers a body that does not decode with that alone
+        problems += decoding + ([] if decoded else found)
+        return
+    check_metadata(obj, path, problems)
     problems += found
     spec = obj.get("spec")
     if kind == WORKLOAD and isinstance(spec, Mapping) and decoded:  # both kinds of rules, as upstream
