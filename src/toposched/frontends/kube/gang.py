@@ -181,6 +181,7 @@ def _pods(pods: list[LinkedPod], problems: list[Problem]) -> tuple[PodSpec, ...]
                 tolerations=tolerations,
                 node_selector={str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()},
                 node=node if isinstance(node, str) and node else None,
+                template=spec,
             )
         )
     return tuple(out)
