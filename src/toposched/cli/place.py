@@ -5,6 +5,7 @@ an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; the front-end regist
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -155,7 +156,9 @@ def place_command(
 
 def kube_status(outcome: Outcome) -> tuple[dict[str, Any], ...]:
     """The PodGroups of a kube input with the condition kube-scheduler would set."""
-    return status_objects(outcome.gang, outcome.topology, outcome.result, outcome.cluster.nodes)
+    return status_objects(
+        outcome.gang, outcome.topology, outcome.result, outcome.cluster.nodes, at=time.time()
+    )
 
 
 def attempt_placement(

@@ -32,9 +32,11 @@ def status_objects(
     result: Placement | Unschedulable,
     nodes: Sequence[Node],
     *,
+    at: float,
     api_version: str = DEFAULT_API_VERSION,
 ) -> tuple[dict[str, Any], ...]:
-    """The gang's PodGroups with ``status.conditions`` for ``result``."""
+    """The gang's PodGroups with ``status.conditions`` for ``result``, an attempt made ``at``
+    (seconds since the epoch: the conditions' transition time)."""
     translation = compile_to_kube(gang, topology, api_version=api_version)
     placed = {p.pod for p in result.pods if p.node is not None} if isinstance(result, Placement) else set()
     members: dict[str, list[str]] = {}
@@ -49,11 +51,11 @@ def status_objects(
         name = text(mapping(obj.get("metadata")).get("name"))
         pods = members.get(name, [])
         if any(p in placed for p in pods):
-            condition = scheduled_condition(api_version, scheduled=True)
+            condition = scheduled_condition(api_version, scheduled=True, at=at)
         else:
             total = _placements(read_key(mapping(obj.get("spec"))), nodes)
             message = _message(result, name, total, len(pods))
-            condition = scheduled_condition(api_version, scheduled=False, message=message)
+            condition = scheduled_condition(api_version, scheduled=False, at=at, message=message)
         out.append({**obj, "status": {"conditions": [condition]}})
     return tuple(out)
 
