@@ -153,25 +153,23 @@ def podgang_object(
     name: str,
     namespace: str,
     *,
-    owner: str,
+    owner: Mapping[str, Any] | None,
     labels: Mapping[str, str],
     annotations: Mapping[str, str],
     spec: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """A PodGang owned by the PodCliqueSet ``owner``. ``spec`` holds ``topologyConstraint``,
+    """A PodGang; ``owner`` is its ``ownerReferences`` entry (the PodCliqueSet's controller
+    reference), None for none. ``spec`` holds ``topologyConstraint``,
     ``topologyConstraintGroupConfigs``, ``podgroups`` and ``priorityClassName`` as Grove writes them."""
-    return {
-        "apiVersion": PODGANG_API,
-        "kind": "PodGang",
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "labels": dict(labels),
-            "annotations": dict(annotations),
-            "ownerReference": {"kind": "PodCliqueSet", "name": owner, "controller": True},
-        },
-        "spec": dict(spec),
+    metadata: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "labels": dict(labels),
+        "annotations": dict(annotations),
     }
+    if owner is not None:
+        metadata["ownerReferences"] = [dict(owner)]
+    return {"apiVersion": PODGANG_API, "kind": "PodGang", "metadata": metadata, "spec": dict(spec)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,6 +132,7 @@ class PodCliqueSet:
     labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     annotations: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     priority_class: str = ""
+    uid: str = ""  # set once the object exists in a cluster (owner references need it)
 
     @property
     def key(self) -> str:
@@ -206,4 +207,5 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
         labels=_labels(meta.get("labels")),
         annotations=_labels(meta.get("annotations")),
         priority_class=text(template.get("priorityClassName")),
+        uid=text(meta.get("uid")),
     )
