@@ -91,9 +91,16 @@ def check_podgang(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> Non
         assert key not in actual["metadata"]["annotations"], f"{name}: {key} must be absent"
 
 
-def check_kai_podgroup(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> None:
+def created(obj: Mapping[str, Any], uid: str) -> dict[str, Any]:
+    """``obj`` as the API server stores it on create: with a uid (what owner references name)."""
+    return {**obj, "metadata": {**obj["metadata"], "uid": uid}}
+
+
+def check_kai_podgroup(expected: Mapping[str, Any], actual: Mapping[str, Any], podgang_uid: str) -> None:
     meta, want_meta = actual["metadata"], expected["metadata"]
-    assert meta["ownerReferences"][0]["name"] == want_meta["ownerPodGang"]
+    (owner,) = meta["ownerReferences"]
+    assert (owner["kind"], owner["name"], owner["uid"]) == ("PodGang", want_meta["ownerPodGang"], podgang_uid)
+    assert owner["controller"] is True
     assert matches(want_meta.get("labels", {}), meta["labels"])
     assert matches(want_meta.get("annotations", {}), meta["annotations"])
     spec, want = actual["spec"], expected["spec"]
@@ -119,11 +126,13 @@ def compile_case(data: Mapping[str, Any], expect: Mapping[str, Any]) -> None:
     for gang in expect["podGangs"]:
         check_podgang(gang, by_name[gang["metadata"]["name"]].object)
     if "kaiPodGroups" in expect:
-        groups = [build_kai_podgroup(b.object, pcs).object for b in built]
+        # Grove's KAI backend builds a PodGroup for a PodGang that exists: the reference needs its uid.
+        groups = [build_kai_podgroup(created(b.object, f"uid-{b.name}"), pcs).object for b in built]
         same_set(expect["kaiPodGroups"], groups)
         by_group = {g["metadata"]["name"]: g for g in groups}
         for group in expect["kaiPodGroups"]:
-            check_kai_podgroup(group, by_group[group["metadata"]["name"]])
+            owner = group["metadata"]["ownerPodGang"]
+            check_kai_podgroup(group, by_group[group["metadata"]["name"]], f"uid-{owner}")
     pods = [pod for b in built for pod in b.pods()]
     if "podCount" in expect:
         assert len(pods) == expect["podCount"]
@@ -137,8 +146,8 @@ def compile_case(data: Mapping[str, Any], expect: Mapping[str, Any]) -> None:
 
 
 def podgang_case(data: Mapping[str, Any], expect: Mapping[str, Any]) -> None:
-    podgang = data["podGang"]
-    owner_name = podgang["metadata"]["ownerReference"]["name"]
+    podgang = created(data["podGang"], "uid-of-the-podgang")
+    owner_name = podgang["metadata"]["ownerReference"]["name"]  # FORMAT.md §7.3: its PodCliqueSet
     owner = next(o for o in data["existing"] if o["metadata"]["name"] == owner_name)
     if expect.get("error"):
         with pytest.raises(SpecError) as caught:
@@ -150,7 +159,7 @@ def podgang_case(data: Mapping[str, Any], expect: Mapping[str, Any]) -> None:
         return
     built = build_kai_podgroup(podgang, parse_podcliqueset(owner))
     same_set(expect["kaiPodGroups"], [built.object])
-    check_kai_podgroup(expect["kaiPodGroups"][0], built.object)
+    check_kai_podgroup(expect["kaiPodGroups"][0], built.object, "uid-of-the-podgang")
     for wanted in expect.get("podGangAnnotations", {}).values():
         assert matches(wanted, dict(built.podgang_annotations))
 

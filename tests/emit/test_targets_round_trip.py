@@ -13,8 +13,8 @@ invalid must be refused by the target's front end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,17 +22,14 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no stubs among the test dependencies
 import pytest
 import yaml
+from tests.emit.inputs import examples, inputs
 from tests.emit.kube.schemas import check as check_kube_schema
 
-from conformance import kai_case, kueue_case
-from conformance.loader import Case, discover
 from toposched.emit.targets import QUEUED, TARGETS
 from toposched.engine import place
-from toposched.frontends.cluster import load_cluster, topologies_from_documents
+from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.kai import validate_podgroup
-from toposched.frontends.osmo import parse_pool
-from toposched.frontends.parse import parse_documents
-from toposched.frontends.registry import CompileContext, PoolEntry, default_registry
+from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import (
     Cluster,
     Gang,
@@ -48,91 +45,7 @@ from toposched.model import (
 )
 from toposched.model.node import level_value
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TOPOLOGY_KINDS = {"Topology", "ClusterTopology"}
-
-
-@dataclass(frozen=True)
-class Input:
-    """A gang with the cluster and topology it is placed on, and the policy it is placed with."""
-
-    id: str
-    gang: Gang
-    cluster: Cluster
-    topology: Topology
-    policy: Policy | None = None
-
-
-def _docs(path: str) -> list[Any]:
-    return parse_documents((EXAMPLES / path).read_text(encoding="utf-8"), source=path)
-
-
-def _example(
-    cluster_file: str, workload: str, *, pool: str | None = None, topology: str | None = None
-) -> Input:
-    cluster = load_cluster((EXAMPLES / cluster_file).read_text(encoding="utf-8"), source=cluster_file)
-    if topology is not None and topology.endswith(".yaml"):
-        for found in topologies_from_documents(_docs(topology), source=topology):
-            cluster = cluster.with_topology(found)
-        topology = None
-    pools = {}
-    if pool is not None:
-        parsed = parse_pool(_docs(pool)[0])
-        pools = {parsed.name: PoolEntry(parsed)}
-    default = cluster.topologies[0].name if len(cluster.topologies) == 1 else None
-    chosen, compiled = default_registry().compile_for(
-        _docs(workload),
-        CompileContext(topologies=cluster.topologies, pools=pools),
-        topology=topology,
-        default=default,
-    )
-    for brought in (chosen, *compiled.topologies):  # kube's: one topology per constraint key
-        cluster = cluster.with_topology(brought)
-    return Input(f"example-{Path(workload).stem}", compiled.gang, cluster, chosen)
-
-
-def _examples() -> Iterator[Input]:
-    for path in sorted((EXAMPLES / "kueue").glob("*.yaml")):
-        yield _example("../src/toposched/samples/cluster.yaml", f"kueue/{path.name}")
-    for workload, cluster in [
-        ("tfjob-segments", "tfjob-cluster"),
-        ("custom-segments", "tfjob-cluster"),
-        ("zone-ab-job", "zone-ab-cluster"),
-        ("podgroup-pods", "zone-ab-cluster"),
-    ]:
-        yield _example(f"kai/{cluster}.yaml", f"kai/{workload}.yaml")
-    for path in sorted((EXAMPLES / "osmo").glob("*.workflow.yaml")):
-        stem = path.name.removesuffix(".workflow.yaml")
-        yield _example(f"osmo/{stem}.cluster.yaml", f"osmo/{path.name}", pool=f"osmo/{stem}.pool.yaml")
-    for path in ("llama-70b-h100.yaml", "llama-405b-gb200.yaml"):
-        yield _example("grove/cluster.yaml", f"grove/{path}", topology="grove/topologies.yaml")
-    for path in ("job-one-rack.yaml", "leader-workers.yaml", "composite.yaml"):
-        yield _example("kube/cluster.yaml", f"kube/{path}")  # the topology is the one the input brings
-
-
-def _conformance() -> Iterator[Input]:
-    for case in discover("kueue", {"placement"}):
-        nodes, pods = kueue_case.nodes_of(case.data)
-        topology = kueue_case.topology_of(case.data)
-        cluster = Cluster(tuple(nodes), tuple(pods), (topology,))
-        yield Input(
-            case.id, kueue_case.gang_of(case.data), cluster, topology, kueue_case.policy_of(case.data)
-        )
-    for case in discover("kai", {"placement"}):
-        yield _kai_input(case)
-
-
-def _kai_input(case: Case) -> Input:
-    nodes, pods = kai_case.nodes_of(case.data)
-    topologies = kai_case.topologies_of(case.data)
-    main = next(t for t in topologies if t.name == case.data["topology"]["name"])
-    cluster = Cluster(tuple(nodes), tuple(pods), tuple(topologies))
-    return Input(case.id, kai_case.gang_of(case.data), cluster, main, Policy.BINPACK)
-
-
-@cache
-def inputs() -> tuple[Input, ...]:
-    return (*_examples(), *_conformance())
 
 
 @cache
@@ -296,7 +209,7 @@ def test_the_queue_comes_back(target: str, name: str | None) -> None:
     (KAI's fallback default-queue included)."""
     queue = Queue(name, QUEUED[target]) if name is not None else None
     checked = 0
-    for source in _examples():
+    for source in examples():
         queued = replace(source.gang, queue=queue)
         try:
             _, gang, _ = read_back(target, TARGETS[target](queued, source.topology).objects, source.topology)

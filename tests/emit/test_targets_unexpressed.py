@@ -171,9 +171,9 @@ def test_kai_keeps_running_pods_on_their_nodes_and_joins_pods_to_leaf_subgroups(
 def test_grove_packs_by_domain_name() -> None:
     (_, pcs) = TARGETS["grove"](RACKS_IN_A_ZONE, TOPOLOGY).objects
     template = pcs["spec"]["template"]
-    assert template["clusterTopologyName"] == "default"
-    assert template["topologyConstraint"] == {"packDomain": "zone"}
+    assert "clusterTopologyName" not in template  # GREP-369's draft field: not in Grove's CRD
+    assert template["topologyConstraint"] == {"topologyName": "default", "pack": {"required": "zone"}}
     assert [(c["name"], c["topologyConstraint"]) for c in template["cliques"]] == [
-        ("model-1", {"packDomain": "rack"}),
-        ("model-2", {"packDomain": "rack"}),
+        ("model-1", {"topologyName": "default", "pack": {"required": "rack"}}),
+        ("model-2", {"topologyName": "default", "pack": {"required": "rack"}}),
     ]

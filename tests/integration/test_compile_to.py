@@ -28,8 +28,10 @@ def test_every_target_writes_the_osmo_use_case_in_full(invoke: Invoke, target: s
     version = ("--api-version", "scheduling.k8s.io/v1alpha3") if target == "kube" else ()
     run = invoke("compile", *SAME_ZONE, "--to", target, *version)
     assert run.exit_code == 0, run.stderr
-    # Every constraint is written; what is said is only about the pool's (KAI) queue.
-    assert all("queue" in line for line in run.stderr.splitlines())
+    # Every constraint is written; what is said is only about the pool's (KAI) queue and, for
+    # kube-scheduler, the OSMO priority (a PodGroup's comes from a PriorityClass).
+    said = [line for line in run.stderr.splitlines() if not (target == "kube" and "priority" in line)]
+    assert all("queue" in line for line in said)
     kinds = [d["kind"] for d in yaml.safe_load_all(run.stdout)]
     assert kinds[0] in ("Topology", "ClusterTopology", "Workload") and len(kinds) >= 2
 
@@ -161,3 +163,36 @@ def test_kai_default_queue_is_no_queue(invoke: Invoke) -> None:
     (_, job) = yaml.safe_load_all(run.stdout)
     assert "labels" not in job["metadata"]
     assert run.stderr.splitlines()[-1] == f"warning: {NO_QUEUE}"
+
+
+def test_written_pods_keep_the_input_s_containers(invoke: Invoke) -> None:
+    """The Job's container (image, args) goes to the KAI target's pods, with the GPU limit the API
+    server requires for a GPU request; the Job's scheduling fields do not."""
+    job = EXAMPLES / "kueue" / "job-rack.yaml"
+    run = invoke(
+        "compile", job, "--cluster", EXAMPLES.parent / "src/toposched/samples/cluster.yaml", "--to", "kai"
+    )
+    assert run.exit_code == 0, run.stderr
+    pods = [d for d in yaml.safe_load_all(run.stdout) if d["kind"] == "Pod"]
+    assert len(pods) == 16
+    (container,) = pods[0]["spec"]["containers"]
+    assert (container["image"], container["args"]) == (
+        "registry.k8s.io/e2e-test-images/agnhost:2.53",
+        ["pause"],
+    )
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": "4"}
+    assert pods[0]["spec"]["restartPolicy"] == "Never"
+
+
+def test_a_job_written_from_pods_restarts_never(invoke: Invoke) -> None:
+    """KAI's pods restart Always (a pod's default), which a Job refuses: the Job says Never."""
+    run = invoke(
+        "compile", KAI / "podgroup-pods.yaml", "--cluster", KAI / "zone-ab-cluster.yaml", "--to", "kueue"
+    )
+    assert run.exit_code == 0, run.stderr
+    jobset = next(d for d in yaml.safe_load_all(run.stdout) if d["kind"] == "JobSet")
+    for job in jobset["spec"]["replicatedJobs"]:
+        spec = job["template"]["spec"]["template"]["spec"]
+        assert spec["restartPolicy"] == "Never"
+        assert [c["image"] for c in spec["containers"]] == ["server"]
+        assert "nodeName" not in spec  # a running pod's node is its own, not the template's

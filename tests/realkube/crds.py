@@ -1,7 +1,7 @@
 """The CRDs toposched reads and writes, installed into a control plane and waited for.
 
 From the repository where it keeps a copy (deploy/crds: KAI Topology and PodGroup, Grove
-ClusterTopology; testenv/crds: Kueue Topology and Workload) and from the specification beside it
+ClusterTopology; testenv/crds: Kueue Topology and Workload, JobSet) and from the specification beside it
 (../shared/schemas/grove: Grove PodCliqueSet and PodGang, as Grove's main branch ships them).
 """
 
@@ -32,6 +32,7 @@ CRD_FILES = (
     REPO / "deploy" / "crds" / "clustertopologies.grove.io.yaml",
     REPO / "testenv" / "crds" / "kueue.x-k8s.io_topologies.yaml",
     REPO / "testenv" / "crds" / "kueue.x-k8s.io_workloads.yaml",
+    REPO / "testenv" / "crds" / "jobset.x-k8s.io_jobsets.yaml",
     SHARED_SCHEMAS / "grove" / "podcliquesets.grove.io.head.yaml",
     SHARED_SCHEMAS / "grove" / "podgangs.scheduler.grove.io.head.yaml",
 )

@@ -63,7 +63,15 @@ def test_every_crd_serves_each_of_its_versions(real_apiserver: ControlPlane) -> 
     api.close()
 
     kinds = {kind for _, kind in listed}
-    assert kinds == {"Topology", "PodGroup", "ClusterTopology", "Workload", "PodCliqueSet", "PodGang"}
+    assert kinds == {
+        "Topology",
+        "PodGroup",
+        "ClusterTopology",
+        "Workload",
+        "JobSet",
+        "PodCliqueSet",
+        "PodGang",
+    }
     assert all(listing.resource_version for listing, _ in listed)
 
 

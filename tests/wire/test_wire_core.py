@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from toposched.frontends.cluster import load_cluster
-from toposched.model import Resources, Taint, TaintEffect
+from toposched.model import PodSpec, Resources, Taint, TaintEffect
 from toposched.model.podspec import parse_tolerations
-from toposched.wire.core import list_object, node_object, pod_object, toleration_for
+from toposched.wire.batch import job_object
+from toposched.wire.core import (
+    PLACEHOLDER_IMAGE,
+    list_object,
+    node_object,
+    pod_object,
+    pod_spec_object,
+    toleration_for,
+)
 
 GPU = "nvidia.com/gpu"
 
@@ -51,3 +60,45 @@ def test_toleration_admits_exactly_its_taint(taint: Taint) -> None:
     (toleration,) = parse_tolerations([toleration_for(taint)])
     assert toleration.tolerates(taint)
     assert not toleration.tolerates(Taint("other", taint.value, taint.effect))
+
+
+def test_a_pod_without_an_input_spec_gets_what_the_api_server_requires() -> None:
+    """No image in the model, GPUs requested: the pause image, and limits equal to the requests
+    for what cannot be overcommitted (cpu and memory may stay below their limits)."""
+    pod = PodSpec("p", 0, Resources.parse({"cpu": "2", "memory": "1Gi", GPU: "4", "hugepages-2Mi": "2Mi"}))
+    (container,) = pod_spec_object(pod)["containers"]
+    assert container["image"] == PLACEHOLDER_IMAGE
+    assert container["resources"]["limits"] == {GPU: "4", "hugepages-2Mi": "2Mi"}
+
+
+def test_the_input_spec_is_kept_without_what_binds_it_to_its_scheduler() -> None:
+    written: dict[str, Any] = {
+        "restartPolicy": "OnFailure",
+        "schedulerName": "kai-scheduler",
+        "schedulingGates": [{"name": "kueue.x-k8s.io/topology"}],
+        "schedulingGroup": {"podGroupName": "g"},
+        "nodeName": "n1",
+        "volumes": [{"name": "data", "emptyDir": {}}],
+        "initContainers": [{"name": "fetch", "image": "busybox", "resources": {"requests": {GPU: "1"}}}],
+        "containers": [
+            {
+                "name": "train",
+                "image": "trainer:1",
+                "resources": {"requests": {GPU: "8"}, "limits": {GPU: "8"}},
+            }
+        ],
+    }
+    spec = pod_spec_object(PodSpec("p", 0, Resources.parse({GPU: "8"}), template=written))
+    assert set(spec) == {"restartPolicy", "volumes", "initContainers", "containers"}
+    assert spec["containers"] == written["containers"]
+    assert spec["initContainers"][0]["resources"]["limits"] == {GPU: "1"}  # what the server requires
+    assert "limits" not in written["initContainers"][0]["resources"]  # the input is not changed
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"), [(None, "Never"), ("Always", "Never"), ("OnFailure", "OnFailure")]
+)
+def test_a_job_template_restarts_as_the_input_says_when_a_job_may(written: str | None, kept: str) -> None:
+    spec = {"containers": [{"name": "c", "image": "i"}]} | ({"restartPolicy": written} if written else {})
+    job = job_object("j", "ns", 2, spec)
+    assert job["spec"]["template"]["spec"]["restartPolicy"] == kept

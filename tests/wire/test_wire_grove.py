@@ -91,13 +91,20 @@ def test_podgang_matches_the_schema() -> None:
         ],
         "priorityClassName": "high",
     }
+    owner = {"apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "name": "infer", "uid": "u-1"}
     obj = podgang_object(
         "infer-0",
         "ml",
-        owner="infer",
+        owner=owner,
         labels={"app.kubernetes.io/part-of": "infer"},
         annotations={"grove.io/topology-name": "gb200"},
         spec=spec,
     )
     validate(obj, GROVE / "podgangs.scheduler.grove.io.head.yaml")
-    assert obj["metadata"]["ownerReference"] == {"kind": "PodCliqueSet", "name": "infer", "controller": True}
+    assert obj["metadata"]["ownerReferences"] == [owner]
+    assert "ownerReference" not in obj["metadata"]  # not a Kubernetes field
+
+
+def test_podgang_without_an_owner_has_no_owner_references() -> None:
+    obj = podgang_object("infer-0", "ml", owner=None, labels={}, annotations={}, spec={"podgroups": []})
+    assert "ownerReferences" not in obj["metadata"]

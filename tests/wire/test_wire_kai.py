@@ -49,7 +49,7 @@ TREE = PodGroup(
     ),
     labels={"kai.scheduler/queue": "team-a"},
     annotations={"kai.scheduler/skip-podgrouper": "true"},
-    owner=OwnerReference("scheduler.grove.io/v1alpha1", "PodGang", "train"),
+    owner=OwnerReference("scheduler.grove.io/v1alpha1", "PodGang", "train", "0b5c5f4e-pg"),
 )
 
 
@@ -60,7 +60,7 @@ def test_topology_with_aliases_labels_and_owner_matches_the_schema(schema: Path)
         [ZONE, RACK, HOST],
         aliases={"rack": RACK},
         labels={"osmo.pool": "p"},
-        owner=OwnerReference("grove.io/v1alpha1", "ClusterTopology", "t"),
+        owner=OwnerReference("grove.io/v1alpha1", "ClusterTopology", "t", "7d1e-ct"),
     )
     validate(obj, schema)
     assert obj["spec"]["levels"] == [
@@ -69,7 +69,14 @@ def test_topology_with_aliases_labels_and_owner_matches_the_schema(schema: Path)
         {"nodeLabel": HOST},
     ]
     assert obj["metadata"]["ownerReferences"] == [
-        {"apiVersion": "grove.io/v1alpha1", "kind": "ClusterTopology", "name": "t", "controller": True}
+        {
+            "apiVersion": "grove.io/v1alpha1",
+            "kind": "ClusterTopology",
+            "name": "t",
+            "uid": "7d1e-ct",  # the API server refuses a reference without it
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
     ]
 
 

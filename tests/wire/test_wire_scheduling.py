@@ -77,17 +77,20 @@ def test_pod_link_reads_scheduling_group_then_workload_ref() -> None:
 
 
 def test_conditions_per_version() -> None:
-    assert scheduled_condition(V1BETA1, scheduled=True) == {
+    assert scheduled_condition(V1BETA1, scheduled=True, at=0.0) == {
         "type": "PodGroupInitiallyScheduled",
         "status": "True",
+        "lastTransitionTime": "1970-01-01T00:00:00Z",
         "reason": "Scheduled",
         "message": "",
     }
-    refused = scheduled_condition(V1ALPHA2, scheduled=False, message=unschedulable_message(3, ["full"]))
+    refused = scheduled_condition(
+        V1ALPHA2, scheduled=False, at=0.0, message=unschedulable_message(3, ["full"])
+    )
     assert refused["type"] == "PodGroupScheduled" and refused["reason"] == "Unschedulable"
     assert refused["message"] == "0/3 placements are available, reported placement status: full"
 
 
 def test_status_goes_with_the_object() -> None:
-    obj = PodGroup(WORKERS, "ml").to_object(conditions=[scheduled_condition(V1BETA1, scheduled=True)])
+    obj = PodGroup(WORKERS, "ml").to_object(conditions=[scheduled_condition(V1BETA1, scheduled=True, at=0.0)])
     assert obj["status"]["conditions"][0]["reason"] == "Scheduled"

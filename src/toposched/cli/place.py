@@ -5,6 +5,7 @@ an OSMO workflow (with ``--pool``) or a Grove PodCliqueSet; the front-end regist
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
@@ -177,7 +178,9 @@ def kube_report(outcome: Outcome, documents: Sequence[Any]) -> KubeReport:
 
     def with_status(chosen: list[Mapping[str, Any]]) -> tuple[dict[str, Any], ...]:
         groups = [o for o in chosen if o.get("kind") == POD_GROUP]
-        statuses = iter(status_objects(groups, outcome.gang, outcome.result, outcome.cluster.nodes))
+        statuses = iter(
+            status_objects(groups, outcome.gang, outcome.result, outcome.cluster.nodes, at=time.time())
+        )
         return tuple(next(statuses) if o.get("kind") == POD_GROUP else dict(o) for o in chosen)
 
     return KubeReport(tuple(o for o in with_status(given) if o.get("kind") == POD_GROUP), with_status(made))

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 from toposched.model.node import Toleration
 from toposched.model.resources import EMPTY, Resources
@@ -103,6 +104,10 @@ class PodSpec:
     tolerations: tuple[Toleration, ...] = ()
     node_selector: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     node: str | None = None  # already running on this node (it counts toward the group's minimum)
+    # The pod's ``spec`` as the input wrote it (its containers, images, restart policy...), shared
+    # by the pods of one template and never changed; an emitter writes the pod for another
+    # scheduler from it. None when the input has no pod spec (a conformance case, a test).
+    template: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def shape(self) -> tuple[Resources, tuple[Toleration, ...], tuple[tuple[str, str], ...]]:

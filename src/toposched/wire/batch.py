@@ -9,6 +9,8 @@ from typing import Any
 
 API_VERSION = "batch/v1"
 JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
+# The restart policies the API server allows in a Job's pod template (not Always, a pod's default).
+JOB_RESTART_POLICIES = ("Never", "OnFailure")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +78,12 @@ def _metadata(name: str, namespace: str, labels: Mapping[str, str] | None) -> di
 def _job_spec(
     pods: int, pod_spec: Mapping[str, Any], template_annotations: Mapping[str, str] | None
 ) -> dict[str, Any]:
-    template: dict[str, Any] = {"spec": dict(pod_spec)}
+    spec = dict(pod_spec)
+    # The API server requires Never or OnFailure: the input's choice is kept when it is one of
+    # them; otherwise (none written, or a pod's Always) Never, what `kubectl create job` writes.
+    if spec.get("restartPolicy") not in JOB_RESTART_POLICIES:
+        spec["restartPolicy"] = "Never"
+    template: dict[str, Any] = {"spec": spec}
     if template_annotations is not None:
         template = {"metadata": {"annotations": dict(template_annotations)}, **template}
     return {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": template}

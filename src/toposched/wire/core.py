@@ -4,12 +4,18 @@ in one place."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toposched.model import PodSpec, Taint, Toleration
 
 API_VERSION = "v1"
+# The image of a container written for a pod whose input names none (a gang built without a pod
+# spec): the pause image, which runs and does nothing; the API server requires some image.
+PLACEHOLDER_IMAGE = "registry.k8s.io/pause:3.10"
+# Pod spec fields that tie a pod to the scheduler or node its input was written for.
+BOUND_FIELDS = frozenset({"nodeName", "schedulerName", "schedulingGates", "schedulingGroup", "workloadRef"})
 
 
 def node_object(
@@ -102,17 +108,51 @@ def toleration_entry(toleration: Toleration) -> dict[str, Any]:
 
 
 def pod_spec_object(pod: PodSpec, *, container: str = "main") -> dict[str, Any]:
-    """A pod ``spec`` carrying what the scheduler reads of ``pod``: one container requesting its
-    resources, its tolerations and node selector. The model keeps no images or commands, so a
-    pod spec written from it has none either."""
-    spec: dict[str, Any] = {
-        "containers": [{"name": container, "resources": {"requests": pod.requests.pretty()}}]
-    }
-    if pod.tolerations:
-        spec["tolerations"] = [toleration_entry(t) for t in pod.tolerations]
-    if pod.node_selector:
-        spec["nodeSelector"] = dict(pod.node_selector)
+    """A pod ``spec`` for ``pod``, written for another scheduler. The input's own spec
+    (``PodSpec.template``: containers, images, volumes, restart policy...) without the fields that
+    tie it to the scheduler or node it was written for (``BOUND_FIELDS``: the target's objects
+    and controllers set their own); without one, one container named ``container`` requesting
+    the pod's resources, with its tolerations and node selector. Then what the API server requires
+    and the input left out is filled in: an image (``PLACEHOLDER_IMAGE``) and, for each resource
+    that cannot be overcommitted (GPUs and other extended resources, huge pages), a limit equal
+    to the request."""
+    if pod.template:
+        spec = {k: copy.deepcopy(v) for k, v in pod.template.items() if k not in BOUND_FIELDS}
+    else:
+        spec = {"containers": [{"name": container, "resources": {"requests": pod.requests.pretty()}}]}
+        if pod.tolerations:
+            spec["tolerations"] = [toleration_entry(t) for t in pod.tolerations]
+        if pod.node_selector:
+            spec["nodeSelector"] = dict(pod.node_selector)
+    for kind in ("initContainers", "containers"):
+        entries = spec.get(kind)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, dict):
+                _fill_required(entry)
     return spec
+
+
+def _fill_required(container: dict[str, Any]) -> None:
+    """The image and the limits the API server requires of a container, where they are missing."""
+    if not container.get("image"):
+        container["image"] = PLACEHOLDER_IMAGE
+    resources = container.get("resources")
+    requests = resources.get("requests") if isinstance(resources, Mapping) else None
+    if not isinstance(resources, Mapping) or not isinstance(requests, Mapping):
+        return
+    limits = resources.get("limits")
+    limits = dict(limits) if isinstance(limits, Mapping) else {}
+    missing = {k: v for k, v in requests.items() if k not in limits and not overcommittable(str(k))}
+    if missing:
+        container["resources"] = {**resources, "limits": {**limits, **missing}}
+
+
+def overcommittable(resource: str) -> bool:
+    """Whether a container may request ``resource`` below its limit: only Kubernetes' own resources
+    (no domain, or ``kubernetes.io/``) other than huge pages (the API server's IsOvercommitAllowed);
+    others need a limit equal to the request."""
+    native = "/" not in resource or "kubernetes.io/" in resource
+    return native and not resource.startswith("hugepages-")
 
 
 def list_object(items: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -153,40 +153,43 @@ def podgang_object(
     name: str,
     namespace: str,
     *,
-    owner: str,
+    owner: Mapping[str, Any] | None,
     labels: Mapping[str, str],
     annotations: Mapping[str, str],
     spec: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """A PodGang owned by the PodCliqueSet ``owner``. ``spec`` holds ``topologyConstraint``,
+    """A PodGang; ``owner`` is its ``ownerReferences`` entry (the PodCliqueSet's controller
+    reference), None for none. ``spec`` holds ``topologyConstraint``,
     ``topologyConstraintGroupConfigs``, ``podgroups`` and ``priorityClassName`` as Grove writes them."""
-    return {
-        "apiVersion": PODGANG_API,
-        "kind": "PodGang",
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "labels": dict(labels),
-            "annotations": dict(annotations),
-            "ownerReference": {"kind": "PodCliqueSet", "name": owner, "controller": True},
-        },
-        "spec": dict(spec),
+    metadata: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "labels": dict(labels),
+        "annotations": dict(annotations),
     }
+    if owner is not None:
+        metadata["ownerReferences"] = [dict(owner)]
+    return {"apiVersion": PODGANG_API, "kind": "PodGang", "metadata": metadata, "spec": dict(spec)}
 
 
 @dataclass(frozen=True, slots=True)
 class Pack:
-    """A ``topologyConstraint`` by domain names: ``packDomain`` when only a required domain is
-    set, else ``pack.{required, preferred}``."""
+    """A ``topologyConstraint`` by domain names, written as ``pack.{required, preferred}``: Grove's
+    CRD refuses the older ``packDomain`` (read as ``required``) on a new PodCliqueSet."""
 
     required: str | None = None
     preferred: str | None = None
 
-    def to_object(self) -> dict[str, Any] | None:
-        if self.preferred is None:
-            return None if self.required is None else {"packDomain": self.required}
-        pack = {"preferred": self.preferred}
-        return {"pack": pack if self.required is None else {"required": self.required, **pack}}
+    def to_object(self, topology: str | None = None) -> dict[str, Any] | None:
+        """The constraint naming ``topology`` (``topologyName``), or None when nothing is packed."""
+        pack = {
+            mode: domain
+            for mode, domain in (("required", self.required), ("preferred", self.preferred))
+            if domain
+        }
+        if not pack:
+            return None
+        return {"topologyName": topology, "pack": pack} if topology else {"pack": pack}
 
 
 NO_PACK = Pack()
@@ -225,17 +228,19 @@ def podcliqueset_object(
     replicas: int = 1,
     labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """A PodCliqueSet as GREP-369 writes it: ``spec.template.clusterTopologyName`` names the
-    ClusterTopology whose domains the constraints use; each clique's role is its name."""
+    """A PodCliqueSet whose constraints use the domains of ClusterTopology ``cluster_topology``;
+    each clique's role is its name. GREP-369's draft names the topology once, in
+    ``spec.template.clusterTopologyName``, which Grove's CRD does not have (the front end still
+    reads it): Grove names it in each ``topologyConstraint`` (``topologyName``), required on the
+    set's and inherited by the others, which may repeat it. It is written on every constraint, so
+    a clique or scaling group constrained under an unconstrained set names it too."""
     template: dict[str, Any] = {}
-    if cluster_topology is not None:
-        template["clusterTopologyName"] = cluster_topology
-    constraint = pack.to_object()
+    constraint = pack.to_object(cluster_topology)
     if constraint is not None:
         template["topologyConstraint"] = constraint
-    template["cliques"] = [_clique(c) for c in cliques]
+    template["cliques"] = [_clique(c, cluster_topology) for c in cliques]
     if scaling_groups:
-        template["podCliqueScalingGroups"] = [_scaling_group(g) for g in scaling_groups]
+        template["podCliqueScalingGroups"] = [_scaling_group(g, cluster_topology) for g in scaling_groups]
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
     if labels:
         metadata["labels"] = dict(labels)
@@ -247,9 +252,9 @@ def podcliqueset_object(
     }
 
 
-def _clique(clique: CliqueTemplate) -> dict[str, Any]:
+def _clique(clique: CliqueTemplate, topology: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": clique.name}
-    constraint = clique.pack.to_object()
+    constraint = clique.pack.to_object(topology)
     if constraint is not None:
         out["topologyConstraint"] = constraint
     out["spec"] = {
@@ -261,14 +266,14 @@ def _clique(clique: CliqueTemplate) -> dict[str, Any]:
     return out
 
 
-def _scaling_group(group: ScalingGroupTemplate) -> dict[str, Any]:
+def _scaling_group(group: ScalingGroupTemplate, topology: str | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "name": group.name,
         "cliqueNames": list(group.clique_names),
         "replicas": group.replicas,
         "minAvailable": group.min_available,
     }
-    constraint = group.pack.to_object()
+    constraint = group.pack.to_object(topology)
     if constraint is not None:
         out["topologyConstraint"] = constraint
     return out

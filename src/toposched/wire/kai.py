@@ -31,14 +31,32 @@ def kai_queue(name: str) -> Queue | None:
 
 @dataclass(frozen=True, slots=True)
 class OwnerReference:
-    """The controlling owner of an object (``metadata.ownerReferences``)."""
+    """The controlling owner of an object (``metadata.ownerReferences``). The API server requires
+    the owner's ``uid``, so a reference is made only to an owner that exists (has one)."""
 
     api_version: str
     kind: str
     name: str
+    uid: str
 
     def to_object(self) -> dict[str, Any]:
-        return {"apiVersion": self.api_version, "kind": self.kind, "name": self.name, "controller": True}
+        """The entry as controller-runtime's SetControllerReference writes it (Grove's, KAI's)."""
+        return {
+            "apiVersion": self.api_version,
+            "kind": self.kind,
+            "name": self.name,
+            "uid": self.uid,
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+
+
+def owner_reference(api_version: str, kind: str, owner: Mapping[str, Any]) -> OwnerReference | None:
+    """A controller reference to the object ``owner``; None while it has no ``metadata.uid`` (not
+    created yet: a reference without the uid is refused, and a guessed one would be wrong)."""
+    metadata = mapping(owner.get("metadata"))
+    uid = str(metadata.get("uid") or "")
+    return OwnerReference(api_version, kind, str(metadata.get("name") or ""), uid) if uid else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +259,10 @@ def _controller(raw: object) -> OwnerReference | None:
     for ref in raw if isinstance(raw, list) else []:
         if isinstance(ref, Mapping) and ref.get("controller") is True:
             return OwnerReference(
-                str(ref.get("apiVersion", "")), str(ref.get("kind", "")), str(ref.get("name", ""))
+                str(ref.get("apiVersion", "")),
+                str(ref.get("kind", "")),
+                str(ref.get("name", "")),
+                str(ref.get("uid", "")),
             )
     return None
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from toposched.model.lenient import items, mapping, text
@@ -363,11 +364,14 @@ def scheduling_group(pod_group: str) -> dict[str, Any]:
 # -- status ----------------------------------------------------------------------------------------
 
 
-def scheduled_condition(api_version: str, *, scheduled: bool, message: str = "") -> dict[str, Any]:
-    """The condition kube-scheduler sets on a PodGroup after a scheduling attempt."""
+def scheduled_condition(api_version: str, *, scheduled: bool, at: float, message: str = "") -> dict[str, Any]:
+    """The condition kube-scheduler sets on a PodGroup after a scheduling attempt made ``at``
+    (seconds since the epoch): a ``metav1.Condition``, whose ``lastTransitionTime`` the API
+    server requires."""
     return {
         "type": scheduled_condition_type(api_version),
         "status": "True" if scheduled else "False",
+        "lastTransitionTime": datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "reason": REASON_SCHEDULED if scheduled else REASON_UNSCHEDULABLE,
         "message": message,
     }

@@ -158,3 +158,17 @@ def test_a_one_group_gang_keeps_its_minimum() -> None:
     (_, group, *_) = compile_to_kube(gang, TOPOLOGY).objects
     assert group["metadata"]["name"] == "elastic"
     assert group["spec"]["schedulingPolicy"] == {"gang": {"minCount": 2}}
+
+
+@pytest.mark.parametrize("version", [V1BETA1, V1ALPHA3])
+def test_a_gang_s_priority_is_said_not_written(version: str) -> None:
+    """The API server's Priority admission sets a PodGroup's priority from its PriorityClass and
+    refuses any other: an OSMO or KAI priority is said, not written."""
+    gang = Gang(
+        "train", Group("train", children=(Group("main", pods=pods("p", 2)),)), namespace="ml", priority=7
+    )
+    translation = compile_to_kube(gang, TOPOLOGY, api_version=version)
+    specs = [o["spec"] for o in translation.objects if o["kind"] != "Pod"]
+    assert not any("priority" in spec for spec in specs)
+    assert not any("priority" in t for s in specs for t in s.get("podGroupTemplates", []))
+    assert any("priority 7 left out" in note for note in translation.unexpressed)

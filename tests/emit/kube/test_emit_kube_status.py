@@ -22,6 +22,7 @@ from toposched.model import (
 )
 
 RACK = "example.com/rack"
+AT = 1_780_000_000.0  # the attempt's time: 2026-05-28T20:26:40Z
 NODES = [
     Node.create("n1", {RACK: "r1"}),
     Node.create("n2", {RACK: "r1"}),
@@ -75,10 +76,11 @@ def test_placed_groups_are_scheduled() -> None:
         ),
         {},
     )
-    got = conditions(status_objects(pod_groups(), gang(), placed, NODES))
+    got = conditions(status_objects(pod_groups(), gang(), placed, NODES, at=AT))
     assert got["infer-workers"] == {
         "type": "PodGroupInitiallyScheduled",
         "status": "True",
+        "lastTransitionTime": "2026-05-28T20:26:40Z",  # the API server requires it
         "reason": "Scheduled",
         "message": "",
     }
@@ -86,7 +88,7 @@ def test_placed_groups_are_scheduled() -> None:
 
 def test_unschedulable_groups_carry_kube_schedulers_message() -> None:
     refused = Unschedulable("infer", "t", Policy.BINPACK, "not enough resources in r1 to allocate the job")
-    got = conditions(status_objects(pod_groups(), gang(), refused, NODES))
+    got = conditions(status_objects(pod_groups(), gang(), refused, NODES, at=AT))
     workers = got["infer-workers"]
     assert (workers["status"], workers["reason"]) == ("False", "Unschedulable")
     assert workers["message"] == (
@@ -97,14 +99,14 @@ def test_unschedulable_groups_carry_kube_schedulers_message() -> None:
 
 def test_v1alpha2_names_the_condition_podgroupscheduled() -> None:
     refused = Unschedulable("infer", "t", Policy.BINPACK, "no")
-    got = conditions(status_objects(pod_groups("scheduling.k8s.io/v1alpha2"), gang(), refused, NODES))
+    got = conditions(status_objects(pod_groups("scheduling.k8s.io/v1alpha2"), gang(), refused, NODES, at=AT))
     assert {c["type"] for c in got.values()} == {"PodGroupScheduled"}
 
 
 def test_a_kube_worded_refusal_is_kept_and_other_groups_wait_for_it() -> None:
     message = "0/2 placements are available, reported placement status: minCount (2) cannot be satisfied"
     refused = Unschedulable("infer", "t", Policy.BINPACK, message, group="infer-workers")
-    got = conditions(status_objects(pod_groups(), gang(), refused, NODES))
+    got = conditions(status_objects(pod_groups(), gang(), refused, NODES, at=AT))
     assert got["infer-workers"]["message"] == message
     assert got["infer-leader"]["message"] == (
         "0/1 placements are available, reported placement status: the gang's group infer-workers cannot be "
@@ -115,5 +117,5 @@ def test_a_kube_worded_refusal_is_kept_and_other_groups_wait_for_it() -> None:
 def test_the_objects_are_kept_as_given() -> None:
     refused = Unschedulable("infer", "t", Policy.BINPACK, "no")
     given = pod_groups("scheduling.k8s.io/v1alpha3")
-    out = status_objects(given, gang(), refused, NODES)
+    out = status_objects(given, gang(), refused, NODES, at=AT)
     assert [{k: v for k, v in o.items() if k != "status"} for o in out] == given

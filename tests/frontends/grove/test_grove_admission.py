@@ -52,6 +52,21 @@ def test_alias_resolves_like_the_draft_field() -> None:
     assert parsed.resolved_topology() == "a"
 
 
+def test_a_clique_names_the_topology_of_an_unconstrained_set() -> None:
+    """Grove's CRD names the topology in each constraint; a set without one of its own takes the
+    name its cliques give (what ``compile --to grove`` writes for a gang constrained below its root)."""
+    obj = pcs({})
+    obj["spec"]["template"]["cliques"][0]["topologyConstraint"] = {
+        "topologyName": "b",
+        "pack": {"required": "rack"},
+    }
+    assert parse_podcliqueset(obj).resolved_topology() == "b"
+    answer = admit(
+        "PodCliqueSet", "create", obj, existing=[topology("a"), topology("b")], operator_config=CONFIG
+    )
+    assert answer.accepted, answer.message
+
+
 @pytest.mark.parametrize(("bound", "accepted"), [(0, True), (1, False)], ids=["pending", "scheduled"])
 def test_reference_change_depends_on_bound_pods(bound: int, accepted: bool) -> None:
     old = pcs({"clusterTopologyName": "a", "topologyConstraint": {"packDomain": "rack"}})

@@ -1,5 +1,6 @@
-"""``toposched compile --to grove``: a gang as a Grove PodCliqueSet (the GREP-369 draft: the
-template names its ClusterTopology by ``clusterTopologyName``) and that ClusterTopology.
+"""``toposched compile --to grove``: a gang as a Grove PodCliqueSet and the ClusterTopology its
+constraints name (``topologyConstraint.topologyName``, as Grove's CRD has it; see
+``toposched.wire.grove.podcliqueset_object``).
 
 A PodCliqueSet has three levels of groups: the set's template (one replica here), scaling groups
 and cliques, each with a ``topologyConstraint`` by domain name. The gang's root is the template

@@ -81,11 +81,12 @@ class _Writer:
         minimum = group.min_member if group.min_member is not None else len(group.pods)
         if group is self.gang.root and self.gang.min_member is not None:
             minimum = self.gang.min_member  # a one-group gang's own minimum
+        # No priority: the API server's Priority admission sets a PodGroup's from its
+        # PriorityClass and refuses any other value (see compile_to_kube's note).
         settings = PodGroupTemplate(
             self.name(group),
             minimum if minimum > 0 else None,  # a group that may place no pod: basic
             self.key(group),
-            priority=self.gang.priority or None,
         )
         workload = self.gang.name if template is not None else None
         self.groups.append(PodGroup(settings, self.gang.namespace, workload, template, parent))
@@ -162,6 +163,11 @@ def compile_to_kube(gang: Gang, topology: Topology, *, api_version: str = DEFAUL
         writer.notes.append(
             f"gang {gang.name}: a minimum of {gang.min_member} pods over several groups left out "
             "(kube-scheduler counts pods per PodGroup)"
+        )
+    if gang.priority:
+        writer.notes.append(
+            f"gang {gang.name}: priority {gang.priority} left out: the API server sets a PodGroup's "
+            "priority from its PriorityClass (spec.priorityClassName) and refuses another value"
         )
     wrap = not root.is_leaf and not writer.kube and (len(units) > 1 or root.level is not None)
     if wrap and has_composites(api_version):

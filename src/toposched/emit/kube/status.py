@@ -30,8 +30,11 @@ def status_objects(
     gang: Gang,
     result: Placement | Unschedulable,
     nodes: Sequence[Node],
+    *,
+    at: float,
 ) -> tuple[dict[str, Any], ...]:
-    """``pod_groups`` with the ``status.conditions`` kube-scheduler would set for ``result``."""
+    """``pod_groups`` with the ``status.conditions`` kube-scheduler would set for ``result``, an
+    attempt made ``at`` (seconds since the epoch: the conditions' transition time)."""
     placed = {p.pod for p in result.pods if p.node is not None} if isinstance(result, Placement) else set()
     members = {leaf.name: [p.name for p in leaf.pods] for leaf in gang.leaves()}
     out: list[dict[str, Any]] = []
@@ -40,11 +43,11 @@ def status_objects(
         pods = members.get(name, [])
         version = api_version_of(obj)
         if any(p in placed for p in pods):
-            condition = scheduled_condition(version, scheduled=True)
+            condition = scheduled_condition(version, scheduled=True, at=at)
         else:
             total = _placements(read_key(mapping(obj.get("spec"))), nodes)
             message = _message(result, name, total, len(pods))
-            condition = scheduled_condition(version, scheduled=False, message=message)
+            condition = scheduled_condition(version, scheduled=False, at=at, message=message)
         out.append({**obj, "status": {**mapping(obj.get("status")), "conditions": [condition]}})
     return tuple(out)
 

@@ -19,7 +19,13 @@ from toposched.frontends.grove.objects import (
     parse_operator_config,
     parse_podcliqueset,
 )
-from toposched.frontends.grove.podgang import TOPOLOGY_NAME, BuiltPodGang, build_podgangs, translate
+from toposched.frontends.grove.podgang import (
+    TOPOLOGY_NAME,
+    BuiltPodGang,
+    build_podgangs,
+    is_podgang_of,
+    translate,
+)
 from toposched.wire.grove import (
     ClusterTopology,
     Level,
@@ -55,6 +61,7 @@ __all__ = [
     "build_kai_podgroup",
     "kai_topology",
     "build_podgangs",
+    "is_podgang_of",
     "parse_cluster_topology",
     "parse_operator_config",
     "parse_podcliqueset",

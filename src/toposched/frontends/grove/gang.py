@@ -45,7 +45,9 @@ class _Pods:
                 self.problems.extend(exc.problems)
                 continue
             selector = {str(k): str(v) for k, v in dict(clique.pod_spec.get("nodeSelector") or {}).items()}
-            self.templates[clique.name] = PodSpec(clique.name, 0, requests, tolerations, selector)
+            self.templates[clique.name] = PodSpec(
+                clique.name, 0, requests, tolerations, selector, template=clique.pod_spec
+            )
 
     def leaf(self, clique: Clique, name: str, topology: ClusterTopology | None) -> Group:
         template = self.templates.get(clique.name, PodSpec(clique.name, 0))
@@ -58,6 +60,7 @@ class _Pods:
                     template.requests,
                     template.tolerations,
                     template.node_selector,
+                    template=template.template,
                 )
             )
             self.next_index += 1

@@ -16,10 +16,10 @@ from toposched.wire.grove import CLUSTER_TOPOLOGY_KIND, GROVE_API, PODGANG_API, 
 from toposched.wire.kai import (
     NO_CONSTRAINT,
     QUEUE_LABEL,
-    OwnerReference,
     PodGroup,
     SubGroup,
     TopologyConstraint,
+    owner_reference,
     topology_object,
 )
 
@@ -63,10 +63,10 @@ def queue_of(pcs: PodCliqueSet) -> str:
     )
 
 
-def kai_topology(name: str, keys: Sequence[str], owner: str | None = None) -> dict[str, Any]:
+def kai_topology(name: str, keys: Sequence[str], owner: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The KAI Topology Grove keeps for a ClusterTopology: its node label keys, controlled by the
-    ClusterTopology ``owner`` (None: an externally managed one)."""
-    controller = OwnerReference(GROVE_API, CLUSTER_TOPOLOGY_KIND, owner) if owner is not None else None
+    ClusterTopology object ``owner`` once that has a uid (None: an externally managed one)."""
+    controller = owner_reference(GROVE_API, CLUSTER_TOPOLOGY_KIND, owner) if owner is not None else None
     return topology_object(name, keys, owner=controller)
 
 
@@ -133,6 +133,6 @@ def build_kai_podgroup(podgang: Mapping[str, Any], owner: PodCliqueSet) -> KaiPo
         sub_groups=tuple(sub_groups),
         labels={str(k): str(v) for k, v in mapping(meta.get("labels")).items()},
         annotations={**notes, SKIP_PODGROUPER: "true"},
-        owner=OwnerReference(PODGANG_API, PODGANG_KIND, name),
+        owner=owner_reference(PODGANG_API, PODGANG_KIND, podgang),  # none until the PodGang exists
     )
     return KaiPodGroup(podgroup.to_object(write_empty=True), {SKIP_PODGROUPER: "true"})

@@ -3,7 +3,8 @@ read by ``toposched.wire.grove``).
 
 Parsing is lenient (missing fields take Grove's defaults); admission reports what is wrong.
 The topology reference follows GREP-369 (``spec.template.clusterTopologyName``); upstream's
-``topologyConstraint.topologyName`` is read as an alias.
+``topologyConstraint.topologyName`` is read as an alias: the set's, else the first a scaling group
+or clique names (Grove requires every name in a PodCliqueSet to be the same; admission checks).
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ class PodCliqueSet:
     labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     annotations: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     priority_class: str = ""
+    uid: str = ""  # set once the object exists in a cluster (owner references need it)
 
     @property
     def key(self) -> str:
@@ -164,7 +166,6 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
     spec = mapping(obj.get("spec"))
     template = mapping(spec.get("template"))
     constraint = parse_constraint(template.get("topologyConstraint"))
-    name = text(template.get("clusterTopologyName")) or (constraint.topology_name if constraint else None)
     cliques = []
     for raw in items(template.get("cliques")):
         c = mapping(raw)
@@ -192,6 +193,9 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
                 constraint=parse_constraint(g.get("topologyConstraint")),
             )
         )
+    constraints = (constraint, *(c.constraint for c in cliques), *(g.constraint for g in groups))
+    named = (c.topology_name for c in constraints if c is not None and c.topology_name)
+    name = text(template.get("clusterTopologyName")) or next(named, None)
     return PodCliqueSet(
         name=text(meta.get("name")),
         namespace=text(meta.get("namespace")) or "default",
@@ -203,4 +207,5 @@ def parse_podcliqueset(obj: Mapping[str, Any]) -> PodCliqueSet:
         labels=_labels(meta.get("labels")),
         annotations=_labels(meta.get("annotations")),
         priority_class=text(template.get("priorityClassName")),
+        uid=text(meta.get("uid")),
     )

@@ -9,16 +9,23 @@ admission), and with TAS off or no topology nothing is translated.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from toposched.frontends.grove.objects import MANAGED_BY, OPERATOR, Constraint, PodCliqueSet, ScalingGroup
-from toposched.wire.grove import ClusterTopology, podgang_object
+from toposched.model.lenient import mapping
+from toposched.wire.grove import GROVE_API, ClusterTopology, podgang_object
+from toposched.wire.kai import OwnerReference
 
 TOPOLOGY_NAME = "grove.io/topology-name"
 SCHEDULER_NAME = "grove.io/scheduler-name"
 PODGANG_LABEL = "grove.io/podgang"
 PODCLIQUE_LABEL = "grove.io/podclique"
+# The labels Grove selects a PodCliqueSet's PodGangs by (its name, the component).
+PART_OF = "app.kubernetes.io/part-of"
+COMPONENT = "app.kubernetes.io/component"
+PODGANG_COMPONENT = "podgang"
 PackConstraint = dict[str, dict[str, str]]
 
 
@@ -165,10 +172,29 @@ def _podgang(
         spec["priorityClassName"] = pcs.priority_class
     labels = {
         MANAGED_BY: OPERATOR,
-        "app.kubernetes.io/part-of": pcs.name,
-        "app.kubernetes.io/component": "podgang",
+        PART_OF: pcs.name,
+        COMPONENT: PODGANG_COMPONENT,
         SCHEDULER_NAME: scheduler,
     }
+    # Grove's controller reference to the PodCliqueSet, once that exists (has a uid).
+    owner = OwnerReference(GROVE_API, "PodCliqueSet", pcs.name, pcs.uid) if pcs.uid else None
     return podgang_object(
-        name, pcs.namespace, owner=pcs.name, labels=labels, annotations=annotations, spec=spec
+        name,
+        pcs.namespace,
+        owner=owner.to_object() if owner is not None else None,
+        labels=labels,
+        annotations=annotations,
+        spec=spec,
+    )
+
+
+def is_podgang_of(podgang: Mapping[str, Any], namespace: str, pcs: str) -> bool:
+    """Whether ``podgang`` is one of PodCliqueSet ``namespace/pcs``'s, by Grove's selector labels
+    (a PodGang written before its PodCliqueSet existed has no owner reference)."""
+    metadata = mapping(podgang.get("metadata"))
+    labels = mapping(metadata.get("labels"))
+    return bool(
+        metadata.get("namespace") == namespace
+        and labels.get(PART_OF) == pcs
+        and labels.get(COMPONENT) == PODGANG_COMPONENT
     )

@@ -269,6 +269,7 @@ def pod_spec(pod: Mapping[str, Any], index: int, *, path: str = "spec") -> PodSp
         tolerations=parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations"),
         node_selector=selector,
         node=str(node) if node else None,
+        template=spec,
     )
 
 

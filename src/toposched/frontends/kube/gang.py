@@ -150,9 +150,9 @@ def _pods(pods: list[LinkedPod], problems: list[Problem]) -> tuple[PodSpec, ...]
             shape = read[id(pod.obj)] = _shape(pod, problems)
         if shape is None:
             continue
-        requests, tolerations, selector, node = shape
+        requests, tolerations, selector, node, spec = shape
         index = pod.index if pod.index is not None else position
-        out.append(PodSpec(pod.name, index, requests, tolerations, selector, node))
+        out.append(PodSpec(pod.name, index, requests, tolerations, selector, node, template=spec))
     return tuple(out)
 
 
@@ -160,7 +160,7 @@ _UNREAD: tuple[Any, ...] = ()
 
 
 def _shape(pod: LinkedPod, problems: list[Problem]) -> tuple[Any, ...] | None:
-    """A pod's requests, tolerations, node selector and node (None: invalid, problems noted)."""
+    """A pod's requests, tolerations, node selector, node and spec (None: invalid, problems noted)."""
     spec = mapping(pod.obj.get("spec"))
     path = f"{pod.path}.spec" if pod.path else "spec"
     try:
@@ -171,7 +171,7 @@ def _shape(pod: LinkedPod, problems: list[Problem]) -> tuple[Any, ...] | None:
         return None
     selector = {str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()}
     node = spec.get("nodeName")
-    return requests, tolerations, selector, node if isinstance(node, str) and node else None
+    return requests, tolerations, selector, node if isinstance(node, str) and node else None, spec
 
 
 def _order(pod: LinkedPod) -> tuple[int, int, tuple[Any, ...]]:

@@ -77,6 +77,7 @@ def _leaf(
                     requests=shape.requests,
                     tolerations=shape.tolerations,
                     node_selector=shape.node_selector,
+                    template=shape.spec,
                 )
                 for pod, rank in zip(source.pod_names, ranks, strict=True)
             ),

@@ -57,11 +57,12 @@ class Workload:
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """The scheduling facts of one pod template."""
+    """The scheduling facts of one pod template, and its ``spec`` as written (``PodSpec.template``)."""
 
     requests: Resources = EMPTY
     tolerations: tuple[Toleration, ...] = ()
     node_selector: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    spec: Mapping[str, Any] | None = None
 
 
 def read_shape(template: Mapping[str, Any], path: str, problems: Problems) -> Shape:
@@ -79,7 +80,7 @@ def read_shape(template: Mapping[str, Any], path: str, problems: Problems) -> Sh
             problems.extend(exc.problems)
     tolerations = _read_tolerations(spec.get("tolerations"), at(spec_path, "tolerations"), problems)
     selector = _read_selector(spec.get("nodeSelector"), at(spec_path, "nodeSelector"), problems)
-    return Shape(requests, tolerations, selector)
+    return Shape(requests, tolerations, selector, spec)
 
 
 def _check_containers(spec: Mapping[str, Any], path: str, problems: Problems) -> bool:

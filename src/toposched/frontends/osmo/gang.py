@@ -13,7 +13,10 @@ def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> 
     """The gang of one compiled group, on the pool's topology. Without subgroups the root holds
     every pod and ``min_member`` = the number of tasks."""
     tree = compiled.tree
-    pods = [PodSpec(name=t.name, index=i, requests=t.requests) for i, t in enumerate(compiled.group.tasks)]
+    pods = [
+        PodSpec(name=t.name, index=i, requests=t.requests, template=t.pod_spec)
+        for i, t in enumerate(compiled.group.tasks)
+    ]
     topology = compiled.pool.topology_name if compiled.pool.topology_keys else None
     by_leaf: dict[str, list[PodSpec]] = {}
     for pod in pods:

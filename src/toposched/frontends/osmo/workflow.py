@@ -9,14 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from pydantic import ValidationError
 
 from toposched.frontends.osmo.errors import problems_from
 from toposched.frontends.osmo.pool import Pool
 from toposched.frontends.osmo.rules import check_workflow
-from toposched.frontends.osmo.spec import Document, ResourceSpec, TopologyRequirement
+from toposched.frontends.osmo.spec import Document, ResourceSpec, TaskSpec, TopologyRequirement
 from toposched.model import MAX_PODS_PER_GANG, PodBudget, Problem, Resources, SpecError, WorkloadSpecError
+from toposched.model.names import dns_label
 
 GPU = "nvidia.com/gpu"
 _RESOURCE_NAMES = {"cpu": "cpu", "gpu": GPU, "memory": "memory", "storage": "ephemeral-storage"}
@@ -42,6 +44,7 @@ class Task:
     lead: bool
     requests: Resources
     requirements: tuple[Requirement, ...]
+    pod_spec: Mapping[str, Any] | None = None  # the task's container (``PodSpec.template``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +111,28 @@ def _build(doc: Document, pool: Pool) -> Workflow:
                 requests = Resources()
             reqs = tuple(sorted((_resolve(r, pool) for r in res.topology), key=lambda r: r.order))
             lead = spec.lead or len(specs) == 1 or (no_lead and i == 0)
-            tasks.append(Task(spec.name, spec.resource, lead, requests, reqs))
+            tasks.append(Task(spec.name, spec.resource, lead, requests, reqs, _pod_spec(spec, requests)))
         groups.append(TaskGroup(group_name, tuple(tasks)))
     if problems:
         raise WorkloadSpecError(problems)
     return Workflow(wf.name, tuple(groups), MappingProxyType(dict(wf.labels)))
+
+
+def _pod_spec(task: TaskSpec, requests: Resources) -> Mapping[str, Any] | None:
+    """The task's pod spec as OSMO writes its container: image, command, args, environment and
+    the resource entry's requests. None without an image (an emitter then writes a placeholder)."""
+    if not task.image:
+        return None
+    container: dict[str, Any] = {"name": dns_label(task.name, fallback="task"), "image": task.image}
+    if task.command:
+        container["command"] = list(task.command)
+    if task.args:
+        container["args"] = list(task.args)
+    if task.environment:
+        container["env"] = [{"name": k, "value": v} for k, v in task.environment.items()]
+    if requests:
+        container["resources"] = {"requests": requests.pretty()}
+    return MappingProxyType({"containers": [container]})
 
 
 def resources_of(doc: Document) -> dict[str, ResourceSpec]:

@@ -14,6 +14,7 @@ lifecycle rules around them (GREP-369).
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +30,7 @@ from toposched.frontends.grove import (
     PodCliqueSet,
     admit,
     build_podgangs,
+    is_podgang_of,
     parse_cluster_topology,
     parse_operator_config,
     parse_podcliqueset,
@@ -123,7 +125,7 @@ class TopologyRegistry:
         stored = copy.deepcopy(dict(obj))
         kind = kind_of(stored)
         stored["kind"] = kind
-        meta = stored.setdefault("metadata", {})
+        meta = _created(stored)
         self._objects[self._key(kind, meta.get("name", ""), meta.get("namespace", ""))] = stored
 
     def create(self, obj: Mapping[str, Any]) -> Admission:
@@ -186,6 +188,7 @@ class TopologyRegistry:
             obj = self._objects.setdefault(
                 key, {"kind": CT, "metadata": {"name": DEFAULT_TOPOLOGY}, "spec": {}}
             )
+            _created(obj)
             obj["metadata"].setdefault("labels", {})[MANAGED_BY] = OPERATOR
             obj["spec"]["levels"] = levels  # manual edits are overwritten
         elif not self.config.tas_enabled and self._managed(key):
@@ -241,7 +244,7 @@ class TopologyRegistry:
         if kind == PCS:
             self._scheduled.pop(f"{namespace}/{name}", None)
             for gang in [
-                k for k, o in self._objects.items() if k[0] == PODGANG and _owned_by(o, namespace, name)
+                k for k, o in self._objects.items() if k[0] == PODGANG and is_podgang_of(o, namespace, name)
             ]:
                 self._objects.pop(gang)
 
@@ -284,7 +287,7 @@ class TopologyRegistry:
             resolved = pcs.resolved_topology()
             topology = self.cluster_topology(resolved) if resolved else None
             for gang in [
-                k for k, o in self._objects.items() if k[0] == PODGANG and _owned_by(o, namespace, name)
+                k for k, o in self._objects.items() if k[0] == PODGANG and is_podgang_of(o, namespace, name)
             ]:
                 self._objects.pop(gang)
             for built in build_podgangs(pcs, topology, tas_enabled=self.config.tas_enabled):
@@ -303,6 +306,9 @@ def _owner(obj: Mapping[str, Any]) -> str | None:
     return next((str(r["name"]) for r in refs if r.get("controller")), None)
 
 
-def _owned_by(podgang: Mapping[str, Any], namespace: str, name: str) -> bool:
-    meta = podgang.get("metadata", {})
-    return bool(meta.get("namespace") == namespace and meta.get("ownerReference", {}).get("name") == name)
+def _created(obj: dict[str, Any]) -> dict[str, Any]:
+    """The object's metadata, with the uid an API server gives a new object (owner references
+    to it need one) when it has none yet."""
+    meta: dict[str, Any] = obj.setdefault("metadata", {})
+    meta.setdefault("uid", str(uuid.uuid4()))
+    return meta

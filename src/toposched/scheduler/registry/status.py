@@ -49,7 +49,7 @@ def kai_sync(
             message = f"KAI Topology {name!r} exists but is not owned by ClusterTopology {ct.name!r}"
         else:
             if _keys(current) != wanted:
-                objects[(kind, "", name)] = {**kai_topology(name, wanted, ct.name), "kind": kind}
+                objects[(kind, "", name)] = {**kai_topology(name, wanted, ct_obj), "kind": kind}
             in_sync, reason, message = True, "InSync", ""
     else:
         in_sync = _keys(current) == wanted
