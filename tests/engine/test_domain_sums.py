@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from builders import GPU, node, topology
+from toposched.engine.caches import EngineCaches
 from toposched.engine.candidates import _lowest_common, _members, _members_by_domain
 from toposched.engine.domain_sums import sum_levels, sum_levels_by_code
 from toposched.engine.policies.binpack import LevelFit, level_fits, level_fits_direct, sorted_levels
@@ -197,8 +198,9 @@ def test_level_fits_kept_for_unchanged_sums_agree_after_rollbacks(
     across placements on one snapshot, are those of the current capacity."""
     snapshot = Snapshot.build(TopologyTree.build(topology("block", "rack", "host"), nodes))
     pods = [PodSpec(f"p{i}", i, Resources({CPU: 1000, GPU: 1})) for i in range(data.draw(st.integers(1, 6)))]
+    caches = EngineCaches()
     for _ in range(3):  # each placement starts from the snapshot again
-        with NodeSpace.open(snapshot) as space:
+        with NodeSpace.open(snapshot, None, caches) as space:
             view = space.views[space.default]
             for _ in range(3):
                 deepest = view.tree.depth - 1

@@ -19,6 +19,7 @@ from tests.engine.test_properties import SETTINGS, Scenario, scenarios
 from tests.engine.test_space_reuse import same_result
 
 from toposched.engine import place_gang, usage_of
+from toposched.engine.caches import EngineCaches
 from toposched.engine.counts import LevelCounts
 from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
@@ -35,11 +36,14 @@ def test_kept_phase_one_places_as_a_fresh_one(
     first: Scenario, second: Scenario, steps: list[tuple[bool, bool]]
 ) -> None:
     snapshot = first.snapshot()
+    caches = EngineCaches()
     committed: list[tuple[str, dict[str, Resources]]] = []
     for k, (which, commit) in enumerate(steps):
         scenario = (first, second)[which]
         # Made afresh (per-node numbers kept), then counts kept, then kept counts copied.
-        kept, *again = (place_gang(scenario.gang, snapshot, policy=scenario.policy) for _ in range(3))
+        kept, *again = (
+            place_gang(scenario.gang, snapshot, policy=scenario.policy, caches=caches) for _ in range(3)
+        )
         fresh_snapshot: Snapshot = first.snapshot()
         for key, usage in committed:
             fresh_snapshot.add_usage(key, usage)
@@ -74,6 +78,7 @@ def test_kept_phase_one_updated_on_changed_rows_is_a_fresh_one(
     """Usage added and removed on a few nodes at a time (kept phase 1 is then updated on those
     rows only): every request's kept numbers are phase 1 made afresh, and places the same."""
     snapshot = scenario.snapshot()
+    caches = EngineCaches()
     tree = snapshot.tree
     reasons = Reasons(scenario.gang.name, tree.topology.name, Policy.MIXED)
     units = units_of(scenario.gang.root, reasons)
@@ -85,7 +90,7 @@ def test_kept_phase_one_updated_on_changed_rows_is_a_fresh_one(
             if isinstance(req, Unschedulable):
                 continue
             for _ in range(data.draw(st.integers(1, 3))):  # made, counts kept, kept shared
-                nodes, counts, shared = for_snapshot(snapshot).solve(
+                nodes, counts, shared = for_snapshot(snapshot, caches).solve(
                     tree, Ledger(snapshot.free, snapshot.columns), req
                 )
                 fresh = phase_one(tree, Ledger(snapshot.free, snapshot.columns), req)

@@ -16,6 +16,7 @@ from tests.engine.test_properties_hierarchy import SETTINGS, Scenario, scenarios
 
 from builders import node, topology
 from toposched.engine import usage_of
+from toposched.engine.caches import EngineCaches
 from toposched.engine.hierarchy import _place, place_hierarchical
 from toposched.engine.ledger import Ledger
 from toposched.engine.space import NodeSpace
@@ -48,10 +49,11 @@ def test_kept_space_places_as_a_new_one(
     snapshot changed."""
     snapshot = first.snapshot()
     gangs = [first.gang, second.gang]
+    caches = EngineCaches()
     for k, (which, step) in enumerate(steps):
         gang = gangs[which]
         for policy in (Policy.BINPACK, Policy.MIXED):
-            kept = place_hierarchical(gang, snapshot, policy=policy)
+            kept = place_hierarchical(gang, snapshot, policy=policy, caches=caches)
             fresh = _place(gang, NodeSpace(snapshot), policy)
             assert same_result(kept, fresh)
         if step == "commit" and isinstance(kept, Placement):
@@ -64,10 +66,11 @@ def test_kept_space_follows_the_snapshot() -> None:
     """A commit between two placements is seen by the second (the kept space restarts)."""
     nodes = [node(f"n{i}").at(rack="r1", host=f"n{i}").alloc(cpu=2).build() for i in range(2)]
     snapshot = Snapshot.build(TopologyTree.build(topology("rack", "host"), nodes))
-    with NodeSpace.open(snapshot) as space:
+    caches = EngineCaches()
+    with NodeSpace.open(snapshot, None, caches) as space:
         before = space.ledger.column("cpu").tolist()
     snapshot.add_usage("w", {"n0": Resources({"cpu": 1000, "pods": 1})})
-    with NodeSpace.open(snapshot) as again:
+    with NodeSpace.open(snapshot, None, caches) as again:
         assert again is space
         assert again.ledger.column("cpu").tolist() == [before[0] - 1000, before[1]]
 

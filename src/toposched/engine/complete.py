@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from toposched.engine.budget import SearchBudget
+from toposched.engine.caches import EngineCaches
 from toposched.engine.exact import MAX_GROUPS, ExactSearch
 from toposched.engine.members import build
 from toposched.engine.messages import Reasons
@@ -34,6 +35,7 @@ def search_complete(
     kueue: bool,
     snapshots: Mapping[str, Snapshot] | None = None,
     budget: SearchBudget | None = None,
+    caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
     """The exact search's placement of ``gang``, or ``faithful`` with a note on why there is none.
     The snapshots are not changed.
@@ -48,7 +50,7 @@ def search_complete(
             return faithful
         root = podsets
     budget = budget or SearchBudget()
-    space = NodeSpace(snapshot, snapshots)
+    space = NodeSpace(snapshot, snapshots, caches)
     outcome = ExactSearch(space, build(root, gang.topology), budget).run()
     if outcome.found:
         pods, assignments = pods_and_assignments(gang, space, outcome.where)

@@ -26,6 +26,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from toposched.engine.caches import EngineCaches
 from toposched.engine.candidates import candidates
 from toposched.engine.greedy import greedy_pick
 from toposched.engine.members import Attempt, Progress, SNode, build, select
@@ -276,6 +277,7 @@ def place_hierarchical(
     *,
     policy: Policy = Policy.BINPACK,
     snapshots: Mapping[str, Snapshot] | None = None,
+    caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
     """Place ``gang`` with KAI's semantics (see the module docstring); never changes the snapshots.
 
@@ -284,7 +286,7 @@ def place_hierarchical(
     required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
     The result reports ``policy``.
     """
-    with NodeSpace.open(snapshot, snapshots) as space:
+    with NodeSpace.open(snapshot, snapshots, caches or EngineCaches()) as space:
         return _place(gang, space, policy)
 
 

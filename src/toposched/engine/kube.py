@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
+from toposched.engine.caches import EngineCaches
 from toposched.engine.complete import pods_and_assignments
 from toposched.engine.kube_each import EachPlacer
 from toposched.engine.kube_nodes import KubeNodes
@@ -67,12 +68,13 @@ def place_kube(
     policy: Policy,
     snapshots: Mapping[str, Snapshot] | None = None,
     by_pod: bool = False,
+    caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
     """Place ``gang`` as kube-scheduler would (module docstring), admitted whole; the snapshots
     are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains.
     ``by_pod``: the readable twin (every pod through ``KubeNodes.pick``), same result."""
     reasons = Reasons(gang.name, snapshot.tree.topology.name, policy)
-    with NodeSpace.open(snapshot, snapshots) as space:
+    with NodeSpace.open(snapshot, snapshots, caches or EngineCaches()) as space:
         nodes = KubeNodes(space, [snapshot, *(snapshots or {}).values()], gang.root.all_pods())
         placer = (KubePlacer if by_pod else EachPlacer)(space, nodes)
         where = placer.pin(gang.root)

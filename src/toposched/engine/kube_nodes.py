@@ -28,11 +28,12 @@ once from their sums (the used amounts grow by what the pods charge, wherever th
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import partial
 from operator import attrgetter
 
 import numpy as np
 
+from toposched.engine.caches import Slot
 from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace
 from toposched.model import PODS, PodSpec, Resources
@@ -59,7 +60,7 @@ class KubeNodes:
                 rows = np.arange(tree.node_count, dtype=np.int64)
             else:
                 rows = np.fromiter((space.row.get(n, -1) for n in tree.node_names), dtype=np.int64)
-            kinds, per_node = _allocatable(tree)
+            kinds, per_node = space.caches.per_tree(tree, _ALLOCATABLE, None, partial(_allocatable, tree))
             matrix = np.zeros((len(kinds), len(ledger.columns)), dtype=np.int64)
             for kind, resources in enumerate(kinds):
                 for resource, amount in resources.items():
@@ -179,10 +180,12 @@ class KubeNodes:
         return self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
 
 
-@lru_cache(maxsize=4)  # the trees of the current cycle
+_ALLOCATABLE: Slot[tuple[tuple[Resources, ...], IntArray]] = Slot("allocatable maps")
+
+
 def _allocatable(tree: TopologyTree) -> tuple[tuple[Resources, ...], IntArray]:
     """The distinct allocatable maps of ``tree``'s nodes, and per node the index of its own
-    (read-only: every caller shares them)."""
+    (read-only: every caller shares them). Depends on the tree only: kept per tree."""
     kinds, per_node = distinct(map(attrgetter("allocatable"), tree.nodes))
     per_node.flags.writeable = False
     return tuple(kinds), per_node

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 
+from toposched.engine.caches import Slot
 from toposched.engine.kube_nodes import KubeNodes
 from toposched.engine.space import NodeSpace, TopoView
 from toposched.model import Group, PodSpec, Resources
@@ -220,7 +220,9 @@ class KubePlacer:
         codes = view.codes[level]
         labelled = member & (codes[parents.rows] >= 0)
         rows, owner = parents.rows[labelled], owner[labelled]
-        values, value_of = label_values(tree, level)
+        values, value_of = self.space.caches.per_tree(
+            tree, _LABEL_VALUES, level, lambda: label_values(tree, level)
+        )
         which = value_of[codes[rows]]  # per row, its value's place in ``values``
         pinned = self.pinned(group, codes, tree, level)
         if pinned is not None:
@@ -322,15 +324,17 @@ class KubePlacer:
         return trial
 
 
-@lru_cache(maxsize=8)  # the trees of the current cycle
+_LABEL_VALUES: Slot[tuple[tuple[str, ...], IntArray]] = Slot("label values per level")
+
+
 def label_values(tree: TopologyTree, level: int) -> tuple[tuple[str, ...], IntArray]:
     """The label values of ``level``'s domains, distinct and in name order, and per domain the
     place of its value (a value may name several domains: the same rack name under two
-    blocks is one placement)."""
+    blocks is one placement). Depends on the tree only: kept per tree (``_LABEL_VALUES``)."""
     names = np.asarray([tree.path(level, d)[-1] for d in range(tree.count(level))], dtype=np.str_)
     values, value_of = np.unique(names, return_inverse=True)  # sorted as Python sorts str
     codes = value_of.astype(np.int64)
-    codes.flags.writeable = False  # shared by every caller (cached)
+    codes.flags.writeable = False  # shared by every caller (kept)
     return tuple(values.tolist()), codes
 
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from toposched.engine.caches import EngineCaches, Slot
 from toposched.engine.counts import LevelCounts, SharedCounts, fill_counts
 from toposched.engine.ledger import Ledger
 from toposched.engine.request import Request
@@ -192,10 +192,10 @@ def _patched(old: Shared | None, rows: IntArray, new: Shared | None) -> Shared |
     return out
 
 
-# By snapshot: what its placements made, by request kind (no reference to the snapshot).
-_BY_SNAPSHOT: WeakKeyDictionary[Snapshot, dict[Hashable, _Kept]] = WeakKeyDictionary()
+# Per snapshot: what its placements made, by request kind (no reference to the snapshot).
+_KEPT_BY_KIND: Slot[dict[Hashable, _Kept]] = Slot("phase one by request kind")
 
 
-def for_snapshot(snapshot: Snapshot) -> KeptPhaseOne:
-    """The phase-1 results kept for ``snapshot``, seen at its current version."""
-    return KeptPhaseOne(snapshot, _BY_SNAPSHOT.setdefault(snapshot, {}))
+def for_snapshot(snapshot: Snapshot, caches: EngineCaches) -> KeptPhaseOne:
+    """The phase-1 results ``caches`` keep for ``snapshot``, seen at its current version."""
+    return KeptPhaseOne(snapshot, caches.per_snapshot(snapshot, _KEPT_BY_KIND, dict))

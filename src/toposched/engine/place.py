@@ -9,6 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from toposched.engine.budget import SearchBudget
+from toposched.engine.caches import EngineCaches
 from toposched.engine.complete import search_complete
 from toposched.engine.hierarchy import place_hierarchical
 from toposched.engine.kube import place_kube, search_gang
@@ -47,9 +48,11 @@ def place_gang(
     search: Search = Search.FAITHFUL,
     budget: SearchBudget | None = None,
     probe: bool = False,
+    caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
     """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
-    ``snapshot.add_usage(key, usage_of(...))``).
+    ``snapshot.add_usage(key, usage_of(...))``). ``caches``: what placements before this one
+    derived from the same snapshots (a placement session's; None keeps nothing).
 
     Gangs with ``Semantics.KUEUE`` under a Kueue policy get Kueue TAS semantics: PodSets in
     order, each success used capacity for the next, all-or-nothing. ``Semantics.HIERARCHY``
@@ -64,7 +67,8 @@ def place_gang(
     refuses, run that search anyway and say in the refusal's note whether it would place the
     gang; the answer stays the faithful one.
     """
-    faithful = _faithful(gang, snapshot, policy, snapshots)
+    caches = caches if caches is not None else EngineCaches()
+    faithful = _faithful(gang, snapshot, policy, snapshots, caches)
     if isinstance(faithful, Placement) or (search is Search.FAITHFUL and not probe):
         return faithful
     kube = gang.semantics is Semantics.KUBE
@@ -77,6 +81,7 @@ def place_gang(
         kueue=kueue,
         snapshots=snapshots,
         budget=budget,
+        caches=caches,
     )
     if search is Search.COMPLETE:
         return found
@@ -86,13 +91,17 @@ def place_gang(
 
 
 def _faithful(
-    gang: Gang, snapshot: Snapshot, policy: Policy, snapshots: Mapping[str, Snapshot] | None
+    gang: Gang,
+    snapshot: Snapshot,
+    policy: Policy,
+    snapshots: Mapping[str, Snapshot] | None,
+    caches: EngineCaches,
 ) -> Placement | Unschedulable:
     """The upstream scheduler's own answer (Kueue's, KAI's or kube-scheduler's)."""
     if gang.semantics is Semantics.KUBE:
-        return place_kube(gang, snapshot, policy=policy, snapshots=snapshots)
+        return place_kube(gang, snapshot, policy=policy, snapshots=snapshots, caches=caches)
     if hierarchical(gang, policy):
-        return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots)
+        return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots, caches=caches)
     tree = snapshot.tree
     reasons = Reasons(gang.name, tree.topology.name, policy)
     units = units_of(gang.root, reasons)
@@ -110,7 +119,7 @@ def _faithful(
             commit(ledger, solved[-1])  # only a later request needs the capacity an earlier one took
         # Until something is charged the ledger holds the snapshot's capacity: phase 1 may be
         # one an earlier placement on this snapshot version made.
-        result = solve(tree, ledger, req, reasons, kept=None if solved else for_snapshot(snapshot))
+        result = solve(tree, ledger, req, reasons, kept=None if solved else for_snapshot(snapshot, caches))
         if isinstance(result, Unschedulable):
             return result
         solved.append(result)

@@ -10,8 +10,6 @@ holds them to the same results).
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from toposched.topology import IntArray
@@ -36,13 +34,7 @@ def put_rows(matrix: IntArray, rows: IntArray, values: IntArray) -> None:
         and values.dtype == matrix.dtype
         and values.shape == (len(rows), width)
     ):
-        whole = _row_item(matrix.itemsize * width)
+        whole = np.dtype((np.void, matrix.itemsize * width))  # an opaque item: a whole row
         matrix.view(whole).reshape(-1).put(rows, values.view(whole).reshape(-1))
     else:
         matrix[rows] = values
-
-
-@lru_cache(maxsize=64)
-def _row_item(size: int) -> np.dtype[np.void]:
-    """An opaque item of ``size`` bytes: a whole row."""
-    return np.dtype((np.void, size))

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, TypeVar
-from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from toposched.engine.caches import EngineCaches, Slot
 from toposched.engine.domain_sums import DomainSums, RowValues
 from toposched.engine.ledger import Ledger
 from toposched.model import Taint, Toleration, Topology
@@ -69,13 +68,21 @@ class NodeSpace:
     """Every usable node of several topologies, their capacity (``ledger``) and the topology
     views over them.
 
-    ``NodeSpace.open`` gives one for a placement. The space of a single snapshot is kept with
-    the snapshot for the next placement (``close`` rolls its ledger back to the snapshot's free
-    capacity): what it derives from that capacity, per-domain sums above all, is then computed
+    ``NodeSpace.open`` gives one for a placement. The space of a single snapshot is kept in the
+    session's ``caches`` for the next placement on it (``close`` rolls its ledger back to the
+    snapshot's free capacity): what it derives from that capacity, per-domain sums above all, is then computed
     once per snapshot version instead of once per placement, and for a new version moved by the
     rows the snapshot says changed (``Snapshot.changed_rows``) instead of summed again."""
 
-    def __init__(self, main: Snapshot, snapshots: Mapping[str, Snapshot] | None = None) -> None:
+    def __init__(
+        self,
+        main: Snapshot,
+        snapshots: Mapping[str, Snapshot] | None = None,
+        caches: EngineCaches | None = None,
+    ) -> None:
+        """A new space (``open`` reuses a kept one); without ``caches`` it keeps nothing."""
+        caches = caches if caches is not None else EngineCaches()
+        self.caches = caches
         by_name: dict[str, Snapshot] = {main.tree.topology.name: main}
         for name, snap in (snapshots or {}).items():
             by_name.setdefault(name, snap)
@@ -86,10 +93,9 @@ class NodeSpace:
             layout = _Layout.joined(main, others)
             self.ledger = Ledger(layout.free(main, others), layout.columns, owned=True)
         else:
-            layout = _single(main.tree)
+            layout = caches.per_tree(main.tree, _LAYOUT, None, lambda: _single(main.tree))
             self.ledger = Ledger(main.free, main.columns)  # copied on the first charge only
-        if not others:
-            self._kept = _pool(main)
+            self._kept = caches.per_snapshot(main, _KEPT_SPACES, list)
         self.names: tuple[str, ...] = layout.names
         self.name_rank: IntArray = layout.name_rank  # per row, its name's place in name order
         self._layout = layout
@@ -106,15 +112,17 @@ class NodeSpace:
         self.ledger.watch(self._charged)
 
     @classmethod
-    def open(cls, main: Snapshot, snapshots: Mapping[str, Snapshot] | None = None) -> NodeSpace:
-        """A space for one placement (use it in ``with``): for a single snapshot one an earlier
-        placement on it closed when there is one, else a new one."""
+    def open(
+        cls, main: Snapshot, snapshots: Mapping[str, Snapshot] | None, caches: EngineCaches
+    ) -> NodeSpace:
+        """A space for one placement (use it in ``with``): for a single snapshot the one an
+        earlier placement on it closed when ``caches`` keep one, else a new one."""
         if any(snap is not main for snap in (snapshots or {}).values()):
-            return cls(main, snapshots)
+            return cls(main, snapshots, caches)
         try:
-            space = _pool(main).pop()  # atomic: placements in several threads each get their own
+            space = caches.per_snapshot(main, _KEPT_SPACES, list).pop()
         except IndexError:
-            return cls(main)
+            return cls(main, caches=caches)
         if space._version != main.version:  # the snapshot changed: start from its capacity again
             changed = main.changed_rows(space._version)
             space.ledger.reset(main.free, main.columns)
@@ -141,7 +149,7 @@ class NodeSpace:
         self.ledger.undo(0)
         for sums in self._sums.values():
             sums.rolled_back()
-        if len(self._kept) < _POOLED:
+        if not self._kept:  # one placement at a time per session: one kept space is enough
             self._kept.append(self)
 
     @property
@@ -190,13 +198,10 @@ class NodeSpace:
         return cached
 
 
-_POOLED = 2  # spaces kept per snapshot: enough for a placement and a concurrent one
-_POOLS: WeakKeyDictionary[Snapshot, list[NodeSpace]] = WeakKeyDictionary()
-
-
-def _pool(snapshot: Snapshot) -> list[NodeSpace]:
-    """The spaces kept for ``snapshot``; they go with it (they hold no reference to it)."""
-    return _POOLS.setdefault(snapshot, [])
+# The space a placement on a single snapshot closed, kept for the next one (it holds no
+# reference to the snapshot, so it goes with it); the row layout of one snapshot's tree.
+_KEPT_SPACES: Slot[list[NodeSpace]] = Slot("node space of one snapshot")
+_LAYOUT: Slot[_Layout] = Slot("rows of one snapshot")
 
 
 def _frozen(array: Shared) -> Shared:
@@ -323,9 +328,8 @@ def _view(tree: TopologyTree, rows: IntArray, size: int, bounds: tuple[IntArray,
     return TopoView(tree, _frozen(member), tuple(codes), bounds)
 
 
-@lru_cache(maxsize=2)  # the trees of the current cycle; everything here depends on the tree only
 def _single(tree: TopologyTree) -> _Layout:
-    """The rows of one snapshot: its own rows."""
+    """The rows of one snapshot: its own rows (depends on the tree only: kept per tree)."""
     n = tree.node_count
     everything = np.arange(n, dtype=np.int64)
     name_rank = np.empty(n, dtype=np.int64)

@@ -78,6 +78,7 @@ def _admit_one(
             search=config.search,
             budget=budget,
             probe=True,  # a faithful refusal says whether the complete search would place it
+            caches=state.caches,
         )
         if isinstance(result, Unschedulable):
             refusals.remember(shape, gang, result, view.changes)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toposched.engine import named_topologies
+from toposched.engine.caches import EngineCaches
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
 from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
@@ -43,6 +44,7 @@ class State:
     gangs: dict[int, tuple[str, Gang]] = field(default_factory=dict)  # workload -> (topology key, gang)
     trees: TreeCache = field(default_factory=TreeCache)
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
+    caches: EngineCaches = field(default_factory=EngineCaches)  # what placements derive, for the next
     cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time
     lock: threading.RLock = field(default_factory=threading.RLock)
     wake: threading.Event = field(default_factory=threading.Event)  # set when there is work for the loop

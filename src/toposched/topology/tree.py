@@ -49,6 +49,7 @@ class TopologyTree:
     """Domains per level of one topology, with parent/child links as index arrays."""
 
     __slots__ = (
+        "__weakref__",  # engine caches are kept per tree and go with it
         "_by_name",
         "_codes",
         "_dotted_rank",

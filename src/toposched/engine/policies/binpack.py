@@ -18,15 +18,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import accumulate
 from operator import attrgetter
 
 import numpy as np
 import numpy.typing as npt
 
+from toposched.engine.caches import Slot
 from toposched.engine.domain_sums import DomainSums, RowValues
-from toposched.engine.ledger import Ledger
 from toposched.engine.ranges import expand
 from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace, RowScores, TopoView
@@ -36,7 +35,7 @@ from toposched.topology import IntArray
 
 FloatArray = npt.NDArray[np.float64]
 NOTHING_FREE = 1000.0  # KAI's ratio for a requested resource with no free amount
-_BASIC = {CPU, MEMORY, PODS, "ephemeral-storage"}
+_BASIC = frozenset({CPU, MEMORY, PODS, "ephemeral-storage"})
 _FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
 _FOLD_FROM = 512  # rows from which one folded sort key pays for folding
 
@@ -142,7 +141,7 @@ def level_fits(
     pass over the cluster, no sums to bring up to date), every other domain reading as not
     fitting."""
     kinds = tuple(pod_kinds(pods, same_shape=same_shape).items())
-    total, rep, want = _demand(kinds)
+    total, rep, want = space.caches.memo(_DEMAND, kinds, lambda: _demand(kinds))
     if rep is not None and not rep:
         return level_fits_direct(space, view, pods, deepest)
     resources = tuple(total)
@@ -150,9 +149,9 @@ def level_fits(
         kept = space.kept_sums(view, ("fit", resources, rep))
         if kept is None or not kept.current(deepest):
             rows = slice(*_row_range(view, *within))
-            per_row = _fit_values(space.ledger, resources, rep)(rows)
+            per_row = _fit_values(space, resources, rep)(rows)
             return _within(view, per_row, len(pods), want, rep is not None, deepest, within)
-    free = space.sums(view, ("fit", resources, rep), _fit_values(space.ledger, resources, rep))
+    free = space.sums(view, ("fit", resources, rep), _fit_values(space, resources, rep))
     return free.derived(
         ("fits", kinds, deepest), lambda: _from_sums(space, view, pods, deepest, free, want, rep)
     )
@@ -250,7 +249,11 @@ def _fit_of(
     return ratio, capacity, fits
 
 
-@lru_cache(maxsize=256)  # gangs have few distinct pod kinds
+# Memos kept by the session (gangs have few distinct pod kinds): ``_demand`` and ``_fit_columns``.
+_DEMAND: Slot[tuple[dict[str, int], tuple[tuple[str, int], ...] | None, FloatArray]] = Slot("binpack demand")
+_FIT_COLUMNS: Slot[tuple[tuple[str, ...], IntArray]] = Slot("binpack fit columns")
+
+
 def _demand(
     kinds: tuple[tuple[Resources, int], ...],
 ) -> tuple[dict[str, int], tuple[tuple[str, int], ...] | None, FloatArray]:
@@ -268,11 +271,12 @@ def _demand(
 
 
 def _fit_values(
-    ledger: Ledger, resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None
+    space: NodeSpace, resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None
 ) -> RowValues:
     """Per row, the free amount of each of ``resources`` (at least 0), a column each, then with
     ``rep`` ((resource, amount), not empty) the whole copies of that pod that fit."""
-    wanted, amounts = _fit_columns(resources, rep)
+    wanted, amounts = space.caches.memo(_FIT_COLUMNS, (resources, rep), lambda: _fit_columns(resources, rep))
+    ledger = space.ledger
 
     def of(rows: IntArray | slice) -> IntArray:
         at = [ledger.columns.get(r, -1) for r in wanted]  # read now: the ledger may add columns
@@ -293,7 +297,6 @@ def _fit_values(
     return of
 
 
-@lru_cache(maxsize=256)
 def _fit_columns(
     resources: tuple[str, ...], rep: tuple[tuple[str, int], ...] | None
 ) -> tuple[tuple[str, ...], IntArray]:
@@ -396,7 +399,6 @@ def pack_resource(pod: PodSpec) -> str:
     return _pack_resource(pod.requests)
 
 
-@lru_cache(maxsize=256)  # a cluster's pods have few distinct request maps
 def _pack_resource(requests: Resources) -> str:
     for resource, amount in sorted(requests.items()):
         if amount > 0 and "gpu" in resource:
