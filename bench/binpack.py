@@ -22,9 +22,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from place import LEVELS, cluster, floor_pass, gang, subgroup_gang
-from toposched.engine import place_gang
-from toposched.engine.caches import EngineCaches
-from toposched.model import Gang, Placement, Policy, Semantics
+from toposched.engine import PlacementOptions, open_session
+from toposched.model import Gang, Placement, Policy, Search, Semantics
 from toposched.model import Topology as TopologyDef
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
@@ -62,15 +61,15 @@ def measure(size: int, runs: int) -> None:
     snapshot = Snapshot.build(tree, pods)
     print(f"\n{size} nodes ({runs} runs, CPU-time medians)")
     print(f"  {'gang':<26} {'pods':>5} {'binpack':>10} {'x floor':>8} {'x mixed':>8}  result")
-    caches = EngineCaches()  # kept from one placement to the next, as a session keeps them
+    session = open_session(PlacementOptions(search=Search.FAITHFUL))  # one, as the scheduler keeps
     for g, reference in GANGS:
-        result = place_gang(g, snapshot, policy=Policy.BINPACK, caches=caches)
+        result = session.place(g, snapshot, policy=Policy.BINPACK, probe=False)
         status = "placed" if isinstance(result, Placement) else "unschedulable"
         floor, binpack, mixed = interleaved(
             [
                 lambda: floor_pass(snapshot),
-                lambda g=g: place_gang(g, snapshot, policy=Policy.BINPACK, caches=caches),
-                lambda r=reference: place_gang(r, snapshot, policy=Policy.MIXED, caches=caches),
+                lambda g=g: session.place(g, snapshot, policy=Policy.BINPACK, probe=False),
+                lambda r=reference: session.place(r, snapshot, policy=Policy.MIXED, probe=False),
             ],
             runs,
         )

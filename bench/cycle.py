@@ -162,7 +162,7 @@ def engine_only(the_cluster: Cluster, submissions: list[Submission]) -> tuple[fl
         result = place_gang(
             gang,
             snapshot,
-            policy=gang.policy or config.policy,
+            policy=config.options().policy_for(gang),
             search=config.search,
             budget=budget,
             probe=True,

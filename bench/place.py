@@ -10,8 +10,8 @@ pods block-preferred. The snapshot is built once, outside the timing; a placemen
 records are not read (they are built when a caller reads them).
 
 The engine keeps what it derives from a snapshot's capacity (phase-1 counts, bin-pack fits and
-domain orders) until the snapshot changes, so repeated placements on one snapshot ("warm", as
-gangs tried one after another in a scheduling cycle) reuse it. The "cold" figure commits before
+domain orders) in the placement session until the snapshot changes, so repeated placements on one
+snapshot in one session ("warm", as gangs tried one after another in a scheduling cycle) reuse it. The "cold" figure commits before
 every run (outside the timing): one pod's usage added to 64 nodes, or taken back, so the capacity
 alternates between two states: the first placement after a commit.
 
@@ -34,8 +34,7 @@ from functools import partial
 
 import numpy as np
 
-from toposched.engine import place_gang
-from toposched.engine.caches import EngineCaches
+from toposched.engine import PlacementOptions, open_session
 from toposched.model import (
     HOSTNAME,
     Gang,
@@ -46,6 +45,7 @@ from toposched.model import (
     Policy,
     Resources,
     RunningPod,
+    Search,
     SliceLayer,
 )
 from toposched.model import Topology as TopologyDef
@@ -185,12 +185,12 @@ def report(size: int, runs: int) -> None:
     print(
         f"  floor (capacity + level sums)                 {median_ms(lambda: floor_pass(snapshot), runs):8.3f} ms"
     )
-    caches = EngineCaches()  # what the placements derive, kept for the next as a session keeps it
+    session = open_session(PlacementOptions(search=Search.FAITHFUL))
     for g, policy in GANGS:
-        result = place_gang(g, snapshot, policy=policy, caches=caches)
+        result = session.place(g, snapshot, policy=policy, probe=False)
         status = "placed" if isinstance(result, Placement) else "unschedulable"
         n = runs if policy is not Policy.BINPACK else max(3, runs // 4)
-        place = partial(place_gang, g, snapshot, policy=policy, caches=caches)
+        place = partial(session.place, g, snapshot, policy=policy, probe=False)
         ms, floor = interleaved_ms(place, lambda: floor_pass(snapshot), n)
         cold, cold_floor = interleaved_ms(place, lambda: floor_pass(snapshot), n, lambda: touch(snapshot))
         print(

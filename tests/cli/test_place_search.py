@@ -21,11 +21,18 @@ RACK = {"big-1": "rack-big", "big-2": "rack-big", "big-3": "rack-big", "small-1"
 
 
 def test_faithful_refuses_the_one_five_two_workflow(invoke: Invoke) -> None:
-    code, doc = place_json(invoke, *FILES)
+    code, doc = place_json(invoke, *FILES, "--search", "faithful")
     assert code == 3
     assert (doc["placed"], doc["search"]) == (False, "faithful")
     assert "workflow-group-c-pair" in doc["reason"]
     assert doc["note"] == "a complete search would place it (--search complete)"
+
+
+def test_by_default_place_searches_as_the_service_does(invoke: Invoke) -> None:
+    """``toposched place`` and the service have one default, the complete search: the workflow
+    the service admits is placed without ``--search`` (it was refused: faithful was the CLI's)."""
+    code, doc = place_json(invoke, *FILES)
+    assert (code, doc["placed"], doc["search"], doc["foundBy"]) == (0, True, "complete", "complete")
 
 
 def test_complete_places_five_plus_one_and_two(invoke: Invoke) -> None:
@@ -53,8 +60,8 @@ def test_complete_keeps_the_faithful_reason_when_nothing_fits(invoke: Invoke, tm
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(text[:small] + text[small:].replace("nvidia.com/gpu: '2'", "nvidia.com/gpu: '1'", 1))
     args = (*FILES[:3], "--cluster", cluster)
-    _, faithful = place_json(invoke, *args)
-    code, complete = place_json(invoke, *args, "--search", "complete")
+    _, faithful = place_json(invoke, *args, "--search", "faithful")
+    code, complete = place_json(invoke, *args)  # complete: the default
     assert code == 3
     assert complete["reason"] == faithful["reason"]
     assert faithful["note"] is None  # nothing to suggest: the complete search finds nothing either

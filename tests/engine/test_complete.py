@@ -10,6 +10,7 @@ from toposched.engine import SearchBudget, place, place_gang
 from toposched.engine.complete import search_complete
 from toposched.engine.exact import MAX_GROUPS, ExactSearch
 from toposched.engine.members import build
+from toposched.engine.profiles import as_policy
 from toposched.engine.space import NodeSpace
 from toposched.model import (
     Cluster,
@@ -150,7 +151,7 @@ def test_the_search_keeps_running_pods_where_they_are() -> None:
     # pods join it in rack-big, and the running pod is reported, not placed again.
     gang = with_running(workflow(1, 5, 2), 1, "big-2")
     refused = Unschedulable("workflow", "default", Policy.BINPACK, "refused")
-    result = search_complete(gang, snapshot(NODES), refused, policy=Policy.BINPACK, kueue=False)
+    result = search_complete(gang, snapshot(NODES), refused, policy=as_policy(Policy.BINPACK), kueue=False)
     assert isinstance(result, Placement)
     assert {p.pod: p.node for p in result.pods}["b-0"] == "big-2"
     assert racks_of(result) == {"a": {"rack-big"}, "b": {"rack-big"}, "c": {"rack-small"}}

@@ -11,7 +11,7 @@ from toposched.engine import place_gang
 from toposched.engine.greedy import greedy_pick
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
-from toposched.engine.profiles import hierarchy_strategy
+from toposched.engine.profiles import builtin
 from toposched.engine.strategy import Strategy
 from toposched.model import (
     Gang,
@@ -146,8 +146,8 @@ def test_mixed_uses_least_free_for_unconstrained_groups() -> None:
     ],
     ids=lambda v: str(v),
 )
-def test_hierarchy_strategy(policy: Policy, constrained: bool, expected: object) -> None:
-    assert hierarchy_strategy(policy, constrained) is expected
+def test_group_orderings_of_the_builtin_policies(policy: Policy, constrained: bool, expected: object) -> None:
+    assert builtin().get(policy).for_group(constrained) is expected
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,7 @@ from toposched.engine.counts import LevelCounts
 from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.phase_one import PhaseOne, for_snapshot, phase_one
+from toposched.engine.profiles import as_policy
 from toposched.engine.request import compile_unit, units_of
 from toposched.model import CPU, PODS, Placement, Policy, Resources, Unschedulable
 from toposched.snapshot import BoolArray, Snapshot
@@ -83,7 +84,7 @@ def test_kept_phase_one_updated_on_changed_rows_is_a_fresh_one(
     reasons = Reasons(scenario.gang.name, tree.topology.name, Policy.MIXED)
     units = units_of(scenario.gang.root, reasons)
     assert not isinstance(units, Unschedulable)
-    requests = [compile_unit(unit, tree, Policy.MIXED, reasons) for unit in units]
+    requests = [compile_unit(unit, tree, as_policy(Policy.MIXED), reasons) for unit in units]
     names = tree.node_names
     for step in range(data.draw(st.integers(1, 5))):
         for req in requests:

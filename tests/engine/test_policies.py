@@ -8,7 +8,7 @@ from toposched.engine.counts import LevelCounts
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
-from toposched.engine.profiles import strategy_for
+from toposched.engine.profiles import builtin
 from toposched.model import Mode, Policy
 from toposched.topology import IntArray
 
@@ -61,5 +61,7 @@ def test_mixed_is_best_fit_for_constrained_and_least_free_for_the_rest() -> None
     mixed = Mixed(constrained=BEST_FIT, unconstrained=LEAST_FREE)
     assert [mixed.for_request(m) for m in Mode] == [BEST_FIT, BEST_FIT, LEAST_FREE]
     assert (mixed.for_group(True), mixed.for_group(False)) == (BEST_FIT, LEAST_FREE)
-    assert strategy_for(Policy.MIXED, Mode.UNCONSTRAINED) == (LEAST_FREE, False)
-    assert strategy_for(Policy.BALANCED, Mode.PREFERRED) == (BEST_FIT, True)
+    policies = builtin()
+    assert policies.get(Policy.MIXED).for_request(Mode.UNCONSTRAINED) == (LEAST_FREE, False)
+    assert policies.get(Policy.BALANCED).for_request(Mode.PREFERRED) == (BEST_FIT, True)
+    assert policies.get(Policy.BINPACK).hierarchical and not policies.get(Policy.BESTFIT).hierarchical

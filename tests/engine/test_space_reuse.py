@@ -19,6 +19,7 @@ from toposched.engine import usage_of
 from toposched.engine.caches import EngineCaches
 from toposched.engine.hierarchy import _place, place_hierarchical
 from toposched.engine.ledger import Ledger
+from toposched.engine.profiles import as_policy
 from toposched.engine.space import NodeSpace
 from toposched.model import Placement, Policy, Resources, Unschedulable
 from toposched.snapshot import Snapshot
@@ -54,7 +55,7 @@ def test_kept_space_places_as_a_new_one(
         gang = gangs[which]
         for policy in (Policy.BINPACK, Policy.MIXED):
             kept = place_hierarchical(gang, snapshot, policy=policy, caches=caches)
-            fresh = _place(gang, NodeSpace(snapshot), policy)
+            fresh = _place(gang, NodeSpace(snapshot), as_policy(policy))
             assert same_result(kept, fresh)
         if step == "commit" and isinstance(kept, Placement):
             snapshot.add_usage(f"g{k}", usage_of(kept, gang))

@@ -11,6 +11,7 @@ from typing import Any
 
 from toposched.cli.workloads import place_documents
 from toposched.emit.result import result_document
+from toposched.engine import PlacementOptions
 from toposched.frontends.registry import PoolEntry, Registry, default_registry
 from toposched.model import Cluster, Policy, Search, ToposchedError
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
@@ -51,9 +52,8 @@ def via_cli(
         outcome = place_documents(
             documents,
             cluster,
-            policy=policy,
+            options=PlacementOptions(search=search, policy=policy),
             pools=pools,
-            search=search,
             registry=registry or default_registry(),
         )
     except ToposchedError as exc:
@@ -77,7 +77,7 @@ def via_service(
     """Import the cluster, store the pools, submit, run one cycle, read the workload back."""
     store = SqliteStore(db)
     try:
-        config = SchedulerConfig(policy=policy or Policy.MIXED, search=search)
+        config = SchedulerConfig(policy=policy, search=search)
         scheduler = Scheduler(store, ManualClock(), config, registry=registry or default_registry())
         scheduler.import_cluster(cluster)
         for name, pool in (pools or {}).items():

@@ -76,7 +76,7 @@ def test_an_explanation_stops_at_its_time_bound_on_the_injected_clock() -> None:
     clock = Ticking(1000.0, step=10.0)
     env = Env(config=SchedulerConfig(explain_seconds=5.0))
     env.clock = clock
-    env.sched = Scheduler(env.store, clock, env.sched.config)
+    env.sched = Scheduler(env.store, clock, env.sched.config, search_clock=clock)  # it bounds searches
     env.submit(job("first", 3, gpu=2))  # fills rack r1
     waiting = env.submit(job("second", 2, gpu=2))
     env.sched.cycle()

@@ -12,9 +12,9 @@ import pytest
 from tests.scheduler.conftest import Env, job
 
 from builders import node
+from toposched.engine import PlacementSession
 from toposched.model import Gang, Topology
 from toposched.scheduler import SchedulerConfig
-from toposched.scheduler import admission as admission_module
 from toposched.scheduler.state import State
 from toposched.store import SqliteStore, WorkloadState
 
@@ -44,14 +44,14 @@ def test_an_unexpected_exception_is_confined_to_its_workload(
     boom = env.submit(job("boom", 1))
     other = env.submit(job("other", 1))
     if where == "placement":
-        real_place = admission_module.place_gang
+        real_place = PlacementSession.place
 
-        def place(gang: Gang, *args: Any, **kwargs: Any) -> Any:
+        def place(session: PlacementSession, gang: Gang, *args: Any, **kwargs: Any) -> Any:
             if gang.name == "boom":
                 raise RuntimeError("engine bug")
-            return real_place(gang, *args, **kwargs)
+            return real_place(session, gang, *args, **kwargs)
 
-        monkeypatch.setattr(admission_module, "place_gang", place)
+        monkeypatch.setattr(PlacementSession, "place", place)
     else:
         real_gang_of = State.gang_of
 

@@ -78,7 +78,7 @@ def controller_command(
 ) -> None:
     """Watch the cluster and act on it while this replica holds the leader Lease."""
     from toposched.controller.app import Options, check, mode_of, run
-    from toposched.scheduler import SchedulerConfig
+    from toposched.scheduler import CpuClock, SchedulerConfig
     from toposched.store import SqliteStore
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -104,6 +104,7 @@ def controller_command(
             renew_deadline=renew_deadline,
             retry_period=retry_period,
             scheduler=SchedulerConfig(node_grace_seconds=node_grace),
+            search_clock=CpuClock(),
         )
         store = SqliteStore(db) if db is not None else None
         check(options, store)

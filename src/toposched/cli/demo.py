@@ -19,8 +19,9 @@ from toposched.cli.kep import EXAMPLES, Capacities, Example, ExampleTable, assig
 from toposched.cli.render import describe_gang, plural, print_result
 from toposched.cli.view import free_amounts
 from toposched.cli.workloads import Outcome, place_text
+from toposched.engine import PlacementOptions
 from toposched.frontends.cluster import load_cluster
-from toposched.model import Cluster, Placement, Topology, ToposchedError
+from toposched.model import Cluster, Placement, Search, Topology, ToposchedError
 from toposched.samples import read_sample, sample_names
 
 SAMPLE_NODES_SHOWN = 3  # nodes listed per domain in the sample-cluster trees
@@ -150,7 +151,9 @@ def _run_sample(console: Console) -> int:
 
 def _place_example(example: Example) -> Outcome:
     cluster = load_cluster(example.cluster_yaml(), source="kep-example")
-    return place_text(example.job_yaml(), cluster, policy=example.policy, source="kep-example")
+    # The KEP's worked examples are Kueue's own results: its policy, its (faithful) search.
+    options = PlacementOptions(search=Search.FAITHFUL, policy=example.policy)
+    return place_text(example.job_yaml(), cluster, options=options, source="kep-example")
 
 
 def _assignment(example: Example, outcome: Outcome) -> Capacities:

@@ -57,7 +57,7 @@ def explain_command(
     pool: PoolOption = None,
     policy: PolicyOption = None,
     output: OutputOption = "table",
-    search: SearchOption = Search.FAITHFUL.value,
+    search: SearchOption = Search.COMPLETE.value,
     max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
 ) -> None:
     """Explain why a workload does not place and what would. A workload that places is shown as

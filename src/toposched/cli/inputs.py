@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toposched.engine import PolicyRegistry
+from toposched.engine.profiles import builtin
 from toposched.frontends import osmo
 from toposched.frontends.cluster import load_cluster_report, topologies_from_documents
 from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_file
@@ -26,7 +28,7 @@ from toposched.model import (
     TopologySpecError,
 )
 
-POLICIES = tuple(p.value for p in Policy)
+POLICIES = tuple(p.value for p in Policy)  # the built-in ones
 SEARCHES = tuple(s.value for s in Search)
 
 
@@ -48,16 +50,12 @@ def read_all(files: Mapping[str, str | None], problems: list[Problem]) -> dict[s
     return found
 
 
-def parse_policy(value: str | None) -> Policy | None:
-    """``--policy`` as a ``Policy``; None leaves the choice to the job's front end and the engine."""
+def parse_policy(value: str | None, policies: PolicyRegistry | None = None) -> str | None:
+    """``--policy`` as the name of a policy of ``policies`` (the built-in ones by default); None
+    leaves the choice to the workload and its front end."""
     if value is None:
         return None
-    try:
-        return Policy(value.strip().lower())
-    except ValueError:
-        raise SpecError(
-            [Problem("--policy", f"unknown policy {value!r}", f"use one of {', '.join(POLICIES)}")]
-        ) from None
+    return (policies or builtin()).get(value, field="--policy").name
 
 
 def parse_search(value: str) -> Search:

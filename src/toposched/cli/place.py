@@ -29,12 +29,12 @@ from toposched.cli.render import condition_lines, print_result
 from toposched.cli.workloads import Outcome, place_documents
 from toposched.emit.kube import status_objects
 from toposched.emit.result import result_document
+from toposched.engine import PlacementOptions
 from toposched.frontends.kube import input_objects
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Cluster,
     NotFoundError,
-    Policy,
     Problem,
     Search,
     SpecError,
@@ -91,8 +91,9 @@ PolicyOption = Annotated[
         "-p",
         metavar="POLICY",
         help=(
-            f"How domains are ordered: {', '.join(POLICIES)} "
-            "(default: mixed for Kueue, binpack for KAI, OSMO and Grove)."
+            f"How domains are ordered: {', '.join(POLICIES)}. A policy the workload names "
+            "(toposched.io/policy) comes first; without either, mixed for Kueue, binpack for KAI, "
+            "OSMO, Grove and upstream PodGroups."
         ),
     ),
 ]
@@ -106,8 +107,8 @@ SearchOption = Annotated[
         "--search",
         metavar="MODE",
         help=(
-            "faithful: each upstream scheduler's own choice; complete: that choice, else an exact "
-            f"bounded search that places any gang that fits ({', '.join(SEARCHES)})."
+            "complete (default): each upstream scheduler's own choice, else an exact bounded search "
+            f"that places any gang that fits; faithful: that choice only ({', '.join(SEARCHES)})."
         ),
     ),
 ]
@@ -125,7 +126,7 @@ class Attempt:
 
     outcome: Outcome
     warnings: tuple[str, ...]
-    policy: Policy
+    policy: str
     search: Search
     documents: tuple[Any, ...] = ()  # the workload as read
 
@@ -137,7 +138,7 @@ def place_command(
     pool: PoolOption = None,
     policy: PolicyOption = None,
     output: OutputOption = "table",
-    search: SearchOption = Search.FAITHFUL.value,
+    search: SearchOption = Search.COMPLETE.value,
     max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
@@ -200,8 +201,8 @@ def attempt_placement(
     and warnings go to standard error."""
     try:
         problems: list[Problem] = []
-        chosen_policy: Policy | None = None
-        chosen_search = Search.FAITHFUL
+        chosen_policy: str | None = None
+        chosen_search = Search.COMPLETE
         if output not in FORMATS:
             problems.append(
                 Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")
@@ -231,15 +232,15 @@ def attempt_placement(
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
             hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
             raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
-        outcome = _place(documents["job"], loaded, topology, pool, chosen_policy, chosen_search, max_pods)
+        options = PlacementOptions(search=chosen_search, policy=chosen_policy)
+        outcome = _place(documents["job"], loaded, topology, pool, options, max_pods)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
     for line in warning_lines([*warnings, *outcome.warnings]):
         typer.echo(line, err=True)
-    effective = chosen_policy or outcome.gang.policy or Policy.MIXED
-    return Attempt(outcome, tuple(warnings), effective, chosen_search, tuple(documents["job"]))
+    return Attempt(outcome, tuple(warnings), outcome.policy, chosen_search, tuple(documents["job"]))
 
 
 def _place(
@@ -247,8 +248,7 @@ def _place(
     cluster: Cluster,
     topology: str | None,
     pool: str | None,
-    policy: Policy | None,
-    search: Search,
+    options: PlacementOptions,
     max_pods: int,
 ) -> Outcome:
     """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
@@ -261,8 +261,7 @@ def _place(
             topology=choice.requested,
             default=choice.default,
             pools=pool_option(pool),
-            policy=policy,
-            search=search,
+            options=options,
             max_pods=max_pods,
         )
     except NotFoundError as exc:

@@ -112,7 +112,7 @@ def serve_command(
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
     from toposched.cli.inputs import parse_search, read_cluster
-    from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock
+    from toposched.scheduler import CpuClock, Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
     try:
@@ -126,7 +126,7 @@ def serve_command(
         )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
-        scheduler = Scheduler(store, SystemClock(), config)
+        scheduler = Scheduler(store, SystemClock(), config, search_clock=CpuClock())
         if cluster is not None:
             parsed, warnings = read_cluster(cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)

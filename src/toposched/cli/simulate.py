@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import POLICIES, parse_policy
-from toposched.model import Policy, Problem, SpecError, ToposchedError
+from toposched.model import Problem, SpecError, ToposchedError
 from toposched.sim.config import load_config
 from toposched.sim.report import comparison_table, write_metrics, write_report
 from toposched.sim.study import StudySpec, build_inputs, run_study
@@ -116,8 +116,8 @@ def _check_finite(option: str, value: float | None) -> None:
         )
 
 
-def _policies(text: str) -> list[Policy]:
-    chosen: list[Policy] = []
+def _policies(text: str) -> list[str]:
+    chosen: list[str] = []
     for name in filter(None, (part.strip() for part in text.split(","))):
         policy = parse_policy(name)
         if policy is not None and policy not in chosen:

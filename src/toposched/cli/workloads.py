@@ -1,6 +1,7 @@
 """Placing what the front-end registry compiles: the path ``place``, ``demo`` and every other
 command share. The input is parsed documents; the registry picks the front end and the topology,
-the engine places the gang on the cluster."""
+and a placement session with the command's options places the gang on the cluster. Searches are
+bounded in time by the command's CPU time (``CpuClock``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.engine import place
+from toposched.engine import PlacementOptions, PlacementSession, PolicyRegistry, open_session
 from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry, default_registry
 from toposched.model import (
@@ -16,11 +17,10 @@ from toposched.model import (
     Cluster,
     Gang,
     Placement,
-    Policy,
-    Search,
     Topology,
     Unschedulable,
 )
+from toposched.scheduler import CpuClock
 
 REGISTRY = default_registry()
 
@@ -36,6 +36,7 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     frontend: str = ""
     objects: tuple[Mapping[str, Any], ...] = ()  # what the front end read and would create
+    policy: str = ""  # the policy it was placed under
 
     @property
     def placed(self) -> bool:
@@ -49,14 +50,15 @@ def place_documents(
     topology: str | None = None,
     default: str | None = None,
     pools: Mapping[str, PoolEntry] | None = None,
-    policy: Policy | None = None,
-    search: Search = Search.FAITHFUL,
+    options: PlacementOptions | None = None,
+    policies: PolicyRegistry | None = None,
     registry: Registry = REGISTRY,
     max_pods: int = MAX_PODS_PER_GANG,
 ) -> Outcome:
     """Compile ``documents`` with the front end they belong to and place the gang on ``cluster``
-    (``topology``: asked for by name; ``default``: used when the spec names none, else the
-    cluster's only topology; ``max_pods``: the pod limit per gang)."""
+    with ``options`` (the defaults when None) and the policies of ``policies`` (``topology``:
+    asked for by name; ``default``: used when the spec names none, else the cluster's only
+    topology; ``max_pods``: the pod limit per gang)."""
     context = CompileContext(topologies=cluster.topologies, pools=pools or {}, max_pods=max_pods)
     if default is None and len(cluster.topologies) == 1:
         default = cluster.topologies[0].name
@@ -65,13 +67,24 @@ def place_documents(
     for brought in compiled.topologies:
         if brought.name not in known:
             cluster = cluster.with_topology(brought)
+    session = command_session(options, policies)
     # A faithful refusal also says whether the complete search would place the gang.
-    result = place(compiled.gang, cluster, topology=chosen, policy=policy, search=search, probe=True)
+    result = session.place_on(compiled.gang, cluster, chosen)
+    policy = session.policy_of(compiled.gang).name
     return Outcome(
-        cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend, compiled.objects
+        cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend, compiled.objects, policy
     )
 
 
-def place_text(text: str, cluster: Cluster, *, source: str, policy: Policy | None = None) -> Outcome:
+def command_session(
+    options: PlacementOptions | None, policies: PolicyRegistry | None = None
+) -> PlacementSession:
+    """A command's placement session: its options, its policies, its CPU time as the clock."""
+    return open_session(options, policies=policies, clock=CpuClock().now)
+
+
+def place_text(
+    text: str, cluster: Cluster, *, source: str, options: PlacementOptions | None = None
+) -> Outcome:
     """``place_documents`` for YAML text (the demo's bundled jobs)."""
-    return place_documents(parse_documents(text, source=source), cluster, policy=policy)
+    return place_documents(parse_documents(text, source=source), cluster, options=options)

@@ -38,6 +38,7 @@ class Options:
     renew_deadline: float = 10.0
     retry_period: float = 2.0
     scheduler: SchedulerConfig = SchedulerConfig()  # noqa: RUF009 - frozen, so sharing it is safe
+    search_clock: Clock | None = None  # bounds searches in time (the command: CpuClock; None: steps)
 
 
 def mode_of(text: str) -> Mode:
@@ -69,12 +70,14 @@ def reconciler_factory(
             raise SpecError(
                 [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
             )
-        service = Scheduler(store, clock, options.scheduler)
+        service = Scheduler(store, clock, options.scheduler, search_clock=options.search_clock)
         return lambda api: SyncController(api, service)
 
     def ungater(api: KubeApi) -> Reconciler:
         # No history: the cluster is the record, and ended gangs are forgotten (flat memory).
-        scheduler = Scheduler(MemoryStore(history=False), clock, options.scheduler)
+        scheduler = Scheduler(
+            MemoryStore(history=False), clock, options.scheduler, search_clock=options.search_clock
+        )
         return UngaterController(
             api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics
         )

@@ -1,9 +1,11 @@
 """The assignment the controller records on each pod (annotation ``toposched.io/assignment``),
 and the gang placement rebuilt from those records when the controller starts.
 
-One record per pod, JSON: the gang, the topology and policy it was placed with, the pod's PodSet
-and index, its node and the node's full domain path (coarsest level first). The path is kept so a
-placement can be rebuilt even when the node has gone since (its gang then sees it as failed).
+One record per pod, JSON: the gang, the topology and policy it was placed with and the search
+that found it, the pod's PodSet and index, its node and the node's full domain path (coarsest
+level first). The path is kept so a placement can be rebuilt even when the node has gone since
+(its gang then sees it as failed). ``placement_of`` rebuilds the gang's ``Placement``, which the
+scheduler stores as it stores any (``toposched.emit.result.placement_to_json``).
 
 A record also names the ``metadata.uid`` of the pod it was written on, and is read only on that
 pod. Anyone who may create pods can copy an annotation, or name any field manager, but not a uid:
@@ -20,7 +22,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from toposched.controller.keys import ASSIGNMENT, annotations_of
-from toposched.model import HOSTNAME, Topology
+from toposched.model import HOSTNAME, DomainCount, PodPlacement, Search, Topology, TopologyAssignment
+from toposched.model.placement import Placement
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,7 @@ class PodRecord:
     node: str
     domain: tuple[str, ...]  # the node's value at every level of the topology
     uid: str  # the metadata.uid of the pod the record is written on
+    found_by: str = Search.FAITHFUL.value  # the search that placed the gang (older records: none)
 
     def encode(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
@@ -62,36 +66,37 @@ def record_of(pod: Mapping[str, Any]) -> PodRecord | None:
             str(data["node"]),
             tuple(str(v) for v in data["domain"]),
             str(data["uid"]),
+            str(Search(data.get("found_by", Search.FAITHFUL))),
         )
     except (ValueError, KeyError, TypeError):
         return None
     return record if record.uid == uid else None
 
 
-def placement_json(topology: Topology, policy: str, pods: Iterable[tuple[str, PodRecord]]) -> dict[str, Any]:
-    """A stored placement (``toposched.emit.result`` shape) from ``(pod name, record)`` pairs:
-    the TopologyAssignment per PodSet counts pods per domain, in domain path order, written at the
-    hostname level alone when hostname is the topology's lowest level (as the engine writes it)."""
+def placement_of(topology: Topology, gang: str, pods: Iterable[tuple[str, PodRecord]]) -> Placement:
+    """The placement of gang ``gang`` from its ``(pod name, record)`` pairs, under the policy and
+    search the first record names: the TopologyAssignment per PodSet counts pods per domain, in
+    domain path order, at the hostname level alone when hostname is the topology's lowest level
+    (as the engine reports it)."""
     listed = list(pods)
-    levels = [HOSTNAME] if topology.hostname_is_lowest else list(topology.levels)
+    hostname = topology.hostname_is_lowest
+    levels = (HOSTNAME,) if hostname else topology.levels
     counts: dict[str, Counter[tuple[str, ...]]] = {}
     for _, record in listed:
         counts.setdefault(record.pod_set, Counter())[record.domain] += 1
     assignments = {
-        pod_set: {
-            "levels": levels,
-            "domains": [
-                {"values": [path[-1]] if topology.hostname_is_lowest else list(path), "count": n}
-                for path, n in sorted(per_domain.items())
-            ],
-        }
+        pod_set: TopologyAssignment(
+            levels,
+            tuple(DomainCount(path[-1:] if hostname else path, n) for path, n in sorted(per_domain.items())),
+        )
         for pod_set, per_domain in counts.items()
     }
-    return {
-        "topology": topology.name,
-        "policy": policy,
-        "pods": [{"name": name, "podSet": r.pod_set, "index": r.index, "node": r.node} for name, r in listed],
-        "assignments": assignments,
-        "foundBy": "faithful",
-        "note": None,
-    }
+    first = listed[0][1] if listed else None
+    return Placement(
+        gang,
+        topology.name,
+        first.policy if first is not None else "",
+        tuple(PodPlacement(name, r.pod_set, r.index, r.node, r.domain) for name, r in listed),
+        assignments,
+        found_by=Search(first.found_by) if first is not None else Search.FAITHFUL,
+    )

@@ -32,13 +32,12 @@ from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
 from toposched.controller.kubeapi import KubeApiError, Object, PatchType
 from toposched.controller.podwrites import PodWrites
-from toposched.controller.records import PodRecord, placement_json, uid_of
+from toposched.controller.records import PodRecord, placement_of, uid_of
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
-from toposched.engine import usage_of
-from toposched.model import ConflictError, Node, NotFoundError, SpecError, Topology
-from toposched.scheduler import EventType, PodStatus, Scheduler
-from toposched.store import EventRecord, WorkloadRecord, WorkloadState
+from toposched.model import ConflictError, Node, NotFoundError, Search, SpecError, Topology
+from toposched.scheduler import PodStatus, Scheduler
+from toposched.store import WorkloadRecord, WorkloadState
 from toposched.wire.core import annotations_patch
 
 log = logging.getLogger(__name__)
@@ -123,19 +122,11 @@ class Ungater:
             topology=topology.name if stored else None,  # a brought one: the spec names it
             kind=HINTS[key.membership],
         )
-        record = self.scheduler.commit(submission)
-        placement = placement_json(topology, first.policy, sorted(records.items()))
-        usage = usage_of(placement_from_json(placement, gang=submission.gang.name), submission.gang)
-        event = EventRecord(
-            str(EventType.ADMITTED), "restored from the pods' recorded assignments", now, record.id
-        )
-        try:
-            self.scheduler.store.admit(record.id, placement, usage, event)
-        except ConflictError:
-            # The recorded bookings no longer fit (nodes shrank): never place it anew behind the
-            # pods' backs; the operator sees the error and the gang stays as the pods say.
-            self.scheduler.cancel(record.id, actor=OWNER, admin=True)
-            raise
+        placement = placement_of(topology, submission.gang.name, sorted(records.items()))
+        # Admitted as the cycle admits a gang; when the recorded bookings no longer fit (nodes
+        # shrank) it is cancelled, never placed anew behind the pods' backs: the operator sees the
+        # error and the gang stays as the pods say.
+        record = self.scheduler.restore(submission, placement, "restored from the pods' recorded assignments")
         self.workloads[key] = record.id
 
     # -- the reconcile pass ----------------------------------------------------------------------
@@ -234,6 +225,7 @@ class Ungater:
     ) -> None:
         topology = self.scheduler.topology_of(record.id)  # its own, or a stored one
         policy = str((record.placement or {}).get("policy", ""))
+        found_by = str((record.placement or {}).get("foundBy") or Search.FAITHFUL)
         slots = [
             Slot(str(p["name"]), str(p["podSet"]), int(p["index"]), str(p["node"]))
             for p in (record.placement or {}).get("pods", [])
@@ -279,6 +271,7 @@ class Ungater:
                 slot.node,
                 _domain(node, topology),
                 uid_of(pod),
+                found_by,
             )
             self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
         self._report_statuses(record, filled, by_name)

@@ -9,8 +9,26 @@ per-node usage to commit with ``Snapshot.add_usage``. ``search=Search.COMPLETE``
 search, bounded by a ``SearchBudget``, for gangs the faithful solvers refuse.
 """
 
-from toposched.engine.budget import SearchBudget
-from toposched.engine.place import named_topologies, place, place_gang, usage_of
+from toposched.engine.budget import SearchBudget, WorkClock
+from toposched.engine.options import PlacementOptions
+from toposched.engine.place import named_topologies, place_gang, usage_of
+from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
 from toposched.engine.replace import replace_failed_node
+from toposched.engine.session import PlacementSession, open_session, place
+from toposched.engine.statement import Statement
 
-__all__ = ["SearchBudget", "named_topologies", "place", "place_gang", "replace_failed_node", "usage_of"]
+__all__ = [
+    "PlacementOptions",
+    "PlacementPolicy",
+    "PlacementSession",
+    "PolicyRegistry",
+    "SearchBudget",
+    "Statement",
+    "WorkClock",
+    "named_topologies",
+    "open_session",
+    "place",
+    "place_gang",
+    "replace_failed_node",
+    "usage_of",
+]

@@ -1,21 +1,52 @@
-"""How far the exact search of ``Search.COMPLETE`` may go, and the counter that enforces it."""
+"""How far the exact search of ``Search.COMPLETE`` may go, and the counter that enforces it.
+
+A search is bounded in steps (choices tried) and in time, read from a clock the caller injects:
+the engine reads no clock of its own. A caller whose clock does not move while it searches (the
+simulator's virtual one) gives a ``WorkClock`` instead, whose seconds are the steps searched so
+far at a fixed cost each, so the time bound holds there too and stays deterministic.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-DEFAULT_STEPS = 50_000
-_EXPIRY_EVERY = 256  # steps between two calls of the expiry check
+from toposched.engine.options import DEFAULT_STEPS
+
+EXPIRY_EVERY = 256  # steps between two calls of the expiry check
+STEP_SECONDS = 40e-6  # what a ``WorkClock`` counts per step: about one step of the exact search
+
+
+class WorkMeter:
+    """Steps searched so far, by every search that reports to it."""
+
+    __slots__ = ("steps",)
+
+    def __init__(self) -> None:
+        self.steps = 0
+
+
+class WorkClock:
+    """Seconds of search work: the steps a meter counted, ``per_step`` seconds each. A clock that
+    moves with the work done, for callers whose own clock stands still while they search."""
+
+    def __init__(self, meter: WorkMeter, per_step: float = STEP_SECONDS) -> None:
+        self.meter = meter
+        self.per_step = per_step
+
+    def __call__(self) -> float:
+        return self.meter.steps * self.per_step
 
 
 @dataclass(frozen=True, slots=True)
 class SearchBudget:
-    """``steps`` choices tried, and ``expired`` (injected, e.g. a deadline on a monotonic or
-    scheduler clock) asked every few hundred steps. The engine reads no clock."""
+    """``steps`` choices tried, and ``expired`` (injected, e.g. a deadline on the session's
+    clock) asked every few hundred steps. The steps are also counted on ``meter`` (the one a
+    ``WorkClock`` reads), in runs of ``EXPIRY_EVERY``."""
 
     steps: int = DEFAULT_STEPS
     expired: Callable[[], bool] | None = None
+    meter: WorkMeter | None = None
 
 
 class ExhaustedError(Exception):
@@ -34,6 +65,9 @@ class Steps:
         self.count += 1
         if self.count > self.budget.steps:
             raise ExhaustedError
-        expired = self.budget.expired
-        if expired is not None and self.count % _EXPIRY_EVERY == 1 and expired():
-            raise ExhaustedError
+        if self.count % EXPIRY_EVERY == 1:
+            budget = self.budget
+            if budget.meter is not None and self.count > 1:
+                budget.meter.steps += EXPIRY_EVERY
+            if budget.expired is not None and budget.expired():
+                raise ExhaustedError

@@ -19,9 +19,10 @@ from toposched.engine.exact import MAX_GROUPS, ExactSearch
 from toposched.engine.members import build
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment
+from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.request import compile_unit, units_of
 from toposched.engine.space import NodeSpace
-from toposched.model import Gang, Group, PodPlacement, Policy, Search, TopologyAssignment, Unschedulable
+from toposched.model import Gang, Group, PodPlacement, Search, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot
 
@@ -31,7 +32,7 @@ def search_complete(
     snapshot: Snapshot,
     faithful: Unschedulable,
     *,
-    policy: Policy,
+    policy: PlacementPolicy,
     kueue: bool,
     snapshots: Mapping[str, Snapshot] | None = None,
     budget: SearchBudget | None = None,
@@ -45,7 +46,9 @@ def search_complete(
     and leaves a request Kueue rejects as invalid refused."""
     root = gang.root
     if kueue:
-        podsets = _kueue_podsets(root, snapshot, Reasons(gang.name, snapshot.tree.topology.name, policy))
+        podsets = _kueue_podsets(
+            root, snapshot, Reasons(gang.name, snapshot.tree.topology.name, policy.name), policy
+        )
         if podsets is None:
             return faithful
         root = podsets
@@ -56,7 +59,7 @@ def search_complete(
         pods, assignments = pods_and_assignments(gang, space, outcome.where)
         note = f"faithful placement failed: {faithful.message}; complete search placed it"
         return Placement(
-            gang.name, space.default, policy, pods, assignments, found_by=Search.COMPLETE, note=note
+            gang.name, space.default, policy.name, pods, assignments, found_by=Search.COMPLETE, note=note
         )
     if outcome.too_large:
         note = f"complete search not run: the gang has more than {MAX_GROUPS} groups, slices or pod shapes"
@@ -68,7 +71,9 @@ def search_complete(
     return replace(faithful, note=note, budget_exhausted=outcome.exhausted)
 
 
-def _kueue_podsets(root: Group, snapshot: Snapshot, reasons: Reasons) -> Group | None:
+def _kueue_podsets(
+    root: Group, snapshot: Snapshot, reasons: Reasons, policy: PlacementPolicy
+) -> Group | None:
     """The gang as Kueue places it, one child per PodSet or PodSet group, under that unit's level
     (the workers carry the unit's slices); None when Kueue rejects a request as invalid."""
     units = units_of(root, reasons)
@@ -83,7 +88,7 @@ def _kueue_podsets(root: Group, snapshot: Snapshot, reasons: Reasons) -> Group |
         if not unit.workers.pods and unit.leader is None:
             children.append(Group(f"{unit.name}/podset", children=members))  # needs no domain
             continue
-        if isinstance(compile_unit(unit, snapshot.tree, reasons.policy, reasons), Unschedulable):
+        if isinstance(compile_unit(unit, snapshot.tree, policy, reasons), Unschedulable):
             return None
         children.append(Group(f"{unit.name}/podset", unit.required, unit.preferred, children=members))
     return Group(f"{root.name}/podsets", children=tuple(children))

@@ -14,6 +14,10 @@ Choosing the domains is greedy: each step adds the domain that moves the fewest 
 (then the fewest pods, then the lowest domain rank) among those whose moved pods still fit
 elsewhere. Moved pods only go to nodes of the topology with no NoSchedule or NoExecute taint: a
 dump's running pods carry no tolerations the engine could check.
+
+Every placement goes through the caller's placement session, with the faithful search (a move
+is where each upstream scheduler would put the workload); the gangs of one candidate plan are
+booked on its snapshot through a ``Statement``, so each is placed around the ones before it.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from toposched.engine.place import place_gang, usage_of
+from toposched.engine.options import PlacementOptions
+from toposched.engine.place import usage_of
+from toposched.engine.session import PlacementSession, open_session
 from toposched.model import (
     DefragPlan,
     Gang,
@@ -32,11 +38,10 @@ from toposched.model import (
     PodSpec,
     Policy,
     RunningPod,
+    Search,
     Topology,
     WorkloadMove,
 )
-from toposched.snapshot import Snapshot
-from toposched.topology import TopologyTree
 
 Path = tuple[str, ...]
 
@@ -49,11 +54,15 @@ def plan_defrag(
     count: int,
     *,
     gangs: Mapping[str, Gang] | None = None,
-    policy: Policy = Policy.MIXED,
+    policy: str | None = None,
+    session: PlacementSession | None = None,
 ) -> DefragPlan:
     """Free ``count`` domains at ``topology.levels[level]``, moving as few workloads as the greedy
     choice finds. Only domains whose nodes are all schedulable qualify. ``gangs`` (by workload,
-    ``namespace/owner``) move whole, placed under ``policy``; their pods are named as in the gang."""
+    ``namespace/owner``) move whole, each under the policy the session's options give it
+    (``policy``: the caller's choice, for a session of its own); their pods are named as in the
+    gang. Workloads known only by their pods are placed under ``mixed``."""
+    session = session if session is not None else open_session(PlacementOptions(policy=policy))
     key = topology.levels[level]
     domains = _whole_domains(topology, nodes, level)
     on_node: dict[str, list[RunningPod]] = defaultdict(list)
@@ -73,7 +82,7 @@ def plan_defrag(
             reason = f"the cluster has only {len(domains)} {key} domain(s) whose nodes can all take pods"
             break
         for path in candidates:
-            found = _relocate(topology, nodes, domains, residents, pods, [*freed, path], gangs or {}, policy)
+            found = _relocate(session, topology, nodes, domains, residents, pods, [*freed, path], gangs or {})
             if found is not None:
                 freed.append(path)
                 moves = found
@@ -102,6 +111,7 @@ def _cost(
 
 
 def _relocate(
+    session: PlacementSession,
     topology: Topology,
     nodes: Sequence[Node],
     domains: dict[Path, list[Node]],
@@ -109,7 +119,6 @@ def _relocate(
     pods: Sequence[RunningPod],
     freed: Sequence[Path],
     gangs: Mapping[str, Gang],
-    policy: Policy,
 ) -> tuple[WorkloadMove, ...] | None:
     """The moves that empty ``freed``, or None when some workload's moved pods fit nowhere."""
     emptied = {n.name for path in freed for n in domains[path]}
@@ -123,9 +132,9 @@ def _relocate(
         and all(key in n.labels for key in topology.levels)
         and not any(t.blocks_scheduling for t in n.taints)
     ]
-    tree = TopologyTree.build(topology, targets)
     moving_ids = {id(p) for p in moving}
-    snapshot = Snapshot.build(tree, [p for p in pods if id(p) not in moving_ids])
+    snapshot = session.snapshot(topology, targets, [p for p in pods if id(p) not in moving_ids])
+    statement = session.statement([snapshot])
     by_workload: dict[str, list[RunningPod]] = defaultdict(list)
     for pod in moving:
         by_workload[pod.workload].append(pod)
@@ -133,12 +142,12 @@ def _relocate(
     # Largest first: they are the hardest to fit once the small ones took the gaps.
     for workload, group in sorted(by_workload.items(), key=lambda item: (-len(item[1]), item[0])):
         gang = gangs.get(workload) or _loose(workload, group)
-        result = place_gang(
-            gang, snapshot, policy=(gang.policy or policy) if workload in gangs else Policy.MIXED
-        )
+        chosen = None if workload in gangs else Policy.MIXED
+        result = session.place(gang, snapshot, policy=chosen, search=Search.FAITHFUL, probe=False)
         if not isinstance(result, Placement):
+            statement.rollback()
             return None
-        snapshot.add_usage(workload, usage_of(result, gang))
+        statement.book(workload, usage_of(result, gang))
         target = {pod.pod: pod.node for pod in result.pods}
         out.append(
             WorkloadMove(

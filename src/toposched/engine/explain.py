@@ -11,12 +11,13 @@ Suggestions, each kept only when placing it succeeds:
 * the complete search, when the faithful solver is what refuses (unless a probe of that same
   search, ``place(probe=True)``, found nothing already).
 
-Everything here goes through ``place`` on a whole cluster, so a suggestion is exactly what the
-engine would do with it: ``apply_suggestion`` gives the gang, cluster and search to place.
+Everything here places through the caller's placement session on a whole cluster, as
+``toposched.engine.place`` does, so a suggestion is exactly what the engine would do with it:
+``apply_suggestion`` gives the gang, cluster and search to place.
 
-The budget bounds each search in steps and, through its injected ``expired``, the whole
-explanation: once it has expired no further placement is tried, and the kinds of suggestion cut
-short are listed in ``Explanation.untried``.
+The budget bounds each search as every search is bounded (the session's steps and seconds) and,
+through its injected ``expired``, the whole explanation: once it has expired no further placement
+is tried, and the kinds of suggestion cut short are listed in ``Explanation.untried``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from dataclasses import replace
 import numpy as np
 
 from toposched.engine.budget import SearchBudget
-from toposched.engine.place import COMPLETE_WOULD_PLACE, place
+from toposched.engine.options import PlacementOptions
+from toposched.engine.place import COMPLETE_WOULD_PLACE
+from toposched.engine.session import PlacementSession, open_session
 from toposched.model import (
     Cluster,
     DomainFit,
@@ -38,7 +41,6 @@ from toposched.model import (
     Gang,
     Group,
     Placement,
-    Policy,
     RunningPod,
     Search,
     Semantics,
@@ -51,7 +53,6 @@ from toposched.model import (
 )
 from toposched.model.node import tolerates_all
 from toposched.snapshot import PodShape, Snapshot, per_slot_requests
-from toposched.topology import TopologyTree
 
 Path = tuple[str, ...]
 CANDIDATES = 3  # best domains shown
@@ -65,23 +66,25 @@ def explain(
     refusal: Unschedulable,
     *,
     topology: Topology,
-    policy: Policy,
+    policy: str,
     search: Search = Search.FAITHFUL,
     budget: SearchBudget | None = None,
     probed: bool = False,
+    session: PlacementSession | None = None,
 ) -> Explanation:
     """Explain ``refusal``, the result of placing ``gang`` on ``cluster`` under ``policy`` with
     ``search``; suggestions are placed the same way (the complete search is suggested only when
-    ``search`` was the faithful one), each only while ``budget`` has not expired. ``probed``:
-    ``refusal`` came from ``place(..., probe=True)`` with this budget, so its note already says
-    whether the complete search places the gang."""
+    ``search`` was the faithful one), through ``session`` (a session of its own by default), each
+    only while ``budget`` has not expired (its steps bound each search). ``probed``: ``refusal``
+    came from a placement that probed the complete search (``place(..., probe=True)``, a session's
+    ``place``) with this budget, so its note already says whether the complete search places it."""
+    session = session if session is not None else open_session(PlacementOptions(search=search))
     group = _failing_group(gang, refusal)
     level = refusal.level or (group.level if group is not None else None)
-    tree = TopologyTree.build(topology, cluster.nodes)
-    snapshot = Snapshot.build(tree, cluster.pods)
+    snapshot = session.snapshot(topology, cluster.nodes, cluster.pods)
     shape = _shape(group or gang.root)
     candidates = _candidates(snapshot, shape, level, group.size if group else gang.size) if shape else ()
-    places = Places(cluster, topology, policy, search, budget)
+    places = Places(session, cluster, topology, policy, search, budget)
 
     def landed(placement: Placement) -> tuple[Path, ...]:
         return _domains_of(placement, cluster, topology, level, group)
@@ -120,12 +123,14 @@ class Places:
 
     def __init__(
         self,
+        session: PlacementSession,
         cluster: Cluster,
         topology: Topology,
-        policy: Policy,
+        policy: str,
         search: Search,
         budget: SearchBudget | None,
     ) -> None:
+        self.session = session
         self.cluster, self.topology, self.policy, self.search = cluster, topology, policy, search
         self.budget = budget
         self.stopped = False
@@ -135,14 +140,18 @@ class Places:
         if self.stopped or (expired is not None and expired()):
             self.stopped = True
             return None
+        given = self.budget
         try:
-            result = place(
+            result = self.session.place_on(
                 gang,
                 self.cluster if on is None else on,
-                topology=self.topology,
+                self.topology,
                 policy=self.policy,
                 search=self.search if mode is None else mode,
-                budget=self.budget,
+                budget=None
+                if given is None
+                else SearchBudget(given.steps, given.expired, self.session.meter),
+                probe=False,
             )
         except ToposchedError:
             return None

@@ -33,7 +33,8 @@ from toposched.engine.members import Attempt, Progress, SNode, build, select
 from toposched.engine.messages import Reasons
 from toposched.engine.output import leaf_assignment, place_on_rows, tally
 from toposched.engine.policies.binpack import fill_rows, pack_resource
-from toposched.engine.profiles import hierarchy_strategy
+from toposched.engine.policy_registry import PlacementPolicy
+from toposched.engine.profiles import as_policy
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
 from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
@@ -49,13 +50,12 @@ _NO_ROWS.setflags(write=False)
 class Solver:
     """Mutable state of one hierarchical placement."""
 
-    def __init__(self, space: NodeSpace, root: SNode, reasons: Reasons) -> None:
+    def __init__(self, space: NodeSpace, root: SNode, reasons: Reasons, policy: PlacementPolicy) -> None:
         self.space = space
         self.root = root
-        self.policy = reasons.policy
         self.reasons = reasons
         self.strategy: dict[str, Strategy | None] = {}
-        self._strategies(root, reasons.policy, False)
+        self._strategies(root, policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
         # Per solver leaf, the row of each pod (by position in ``SNode.pods``), -1 without one.
@@ -66,9 +66,9 @@ class Solver:
         self.leaves = [n for n in root.walk() if n.is_leaf]
         self.subtree = {n.name: [m for m in n.walk() if m.is_leaf] for n in root.walk()}
 
-    def _strategies(self, node: SNode, policy: Policy, constrained: bool) -> None:
+    def _strategies(self, node: SNode, policy: PlacementPolicy, constrained: bool) -> None:
         constrained = constrained or node.required is not None or node.preferred is not None
-        self.strategy[node.name] = hierarchy_strategy(policy, constrained)
+        self.strategy[node.name] = policy.for_group(constrained)
         for child in node.children:
             self._strategies(child, policy, constrained)
 
@@ -275,7 +275,7 @@ def place_hierarchical(
     gang: Gang,
     snapshot: Snapshot,
     *,
-    policy: Policy = Policy.BINPACK,
+    policy: str | PlacementPolicy = Policy.BINPACK,
     snapshots: Mapping[str, Snapshot] | None = None,
     caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
@@ -286,14 +286,15 @@ def place_hierarchical(
     required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
     The result reports ``policy``.
     """
+    rules = as_policy(policy)
     with NodeSpace.open(snapshot, snapshots, caches or EngineCaches()) as space:
-        return _place(gang, space, policy)
+        return _place(gang, space, rules)
 
 
-def _place(gang: Gang, space: NodeSpace, policy: Policy) -> Placement | Unschedulable:
-    reasons = Reasons(gang.name, space.default, policy)
+def _place(gang: Gang, space: NodeSpace, policy: PlacementPolicy) -> Placement | Unschedulable:
+    reasons = Reasons(gang.name, space.default, policy.name)
     root = build(gang.root, gang.topology, running=gang.needs_hierarchy)  # Kueue-shaped: none runs
-    solver = Solver(space, root, reasons)
+    solver = Solver(space, root, reasons, policy)
     solver.pin()
     progress = solver.progress
     if not progress.satisfied(root):
@@ -362,7 +363,7 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
         leaves, counts = tally(domains[domains >= 0], tree.count(tree.leaf_level))
         assignments[leaf.name] = leaf_assignment(tree, leaves, counts)
     pods = LazyRecords(lambda: [pod for build in builders for pod in build()], size)
-    return Placement(gang.name, space.default, solver.policy, pods, assignments)
+    return Placement(gang.name, space.default, solver.reasons.policy, pods, assignments)
 
 
 def _records(

@@ -51,7 +51,7 @@ from toposched.engine.kube_nodes import KubeNodes
 from toposched.engine.kube_placer import GroupError, KubePlacer, Refusal, minimum
 from toposched.engine.messages import Reasons
 from toposched.engine.space import NodeSpace
-from toposched.model import Gang, Group, Policy, Unschedulable
+from toposched.model import Gang, Group, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot
 
@@ -65,13 +65,13 @@ def place_kube(
     gang: Gang,
     snapshot: Snapshot,
     *,
-    policy: Policy,
+    policy: str,
     snapshots: Mapping[str, Snapshot] | None = None,
     by_pod: bool = False,
     caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
     """Place ``gang`` as kube-scheduler would (module docstring), admitted whole; the snapshots
-    are not changed. ``policy`` is only reported: kube-scheduler's scores order the domains.
+    are not changed. ``policy`` (a name) is only reported: kube-scheduler's scores order the domains.
     ``by_pod``: the readable twin (every pod through ``KubeNodes.pick``), same result."""
     reasons = Reasons(gang.name, snapshot.tree.topology.name, policy)
     with NodeSpace.open(snapshot, snapshots, caches or EngineCaches()) as space:

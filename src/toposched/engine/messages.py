@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from toposched.model import LayerFit, Policy, Unschedulable
+from toposched.model import LayerFit, Unschedulable
 from toposched.snapshot import ExclusionStats
 
 
@@ -44,7 +44,7 @@ class Reasons:
 
     gang: str
     topology: str
-    policy: Policy
+    policy: str  # the name of the policy the placement was made under
 
     def refuse(
         self,

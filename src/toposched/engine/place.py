@@ -17,10 +17,11 @@ from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.phase_one import for_snapshot
+from toposched.engine.policy_registry import PlacementPolicy
+from toposched.engine.profiles import as_policy
 from toposched.engine.request import compile_unit, units_of
 from toposched.engine.solver import Solved, solve
 from toposched.model import (
-    Cluster,
     Gang,
     LazyRecords,
     PodPlacement,
@@ -28,7 +29,6 @@ from toposched.model import (
     Resources,
     Search,
     Semantics,
-    Topology,
     TopologyAssignment,
     Unschedulable,
 )
@@ -43,7 +43,7 @@ def place_gang(
     gang: Gang,
     snapshot: Snapshot,
     *,
-    policy: Policy = Policy.MIXED,
+    policy: str | PlacementPolicy = Policy.MIXED,
     snapshots: Mapping[str, Snapshot] | None = None,
     search: Search = Search.FAITHFUL,
     budget: SearchBudget | None = None,
@@ -68,16 +68,17 @@ def place_gang(
     gang; the answer stays the faithful one.
     """
     caches = caches if caches is not None else EngineCaches()
-    faithful = _faithful(gang, snapshot, policy, snapshots, caches)
+    rules = as_policy(policy)
+    faithful = _faithful(gang, snapshot, rules, snapshots, caches)
     if isinstance(faithful, Placement) or (search is Search.FAITHFUL and not probe):
         return faithful
     kube = gang.semantics is Semantics.KUBE
-    kueue = not kube and not hierarchical(gang, policy)
+    kueue = not kube and not hierarchical(gang, rules)
     found = search_complete(
         search_gang(gang) if kube else gang,
         snapshot,
         faithful,
-        policy=policy,
+        policy=rules,
         kueue=kueue,
         snapshots=snapshots,
         budget=budget,
@@ -93,17 +94,17 @@ def place_gang(
 def _faithful(
     gang: Gang,
     snapshot: Snapshot,
-    policy: Policy,
+    policy: PlacementPolicy,
     snapshots: Mapping[str, Snapshot] | None,
     caches: EngineCaches,
 ) -> Placement | Unschedulable:
     """The upstream scheduler's own answer (Kueue's, KAI's or kube-scheduler's)."""
     if gang.semantics is Semantics.KUBE:
-        return place_kube(gang, snapshot, policy=policy, snapshots=snapshots, caches=caches)
+        return place_kube(gang, snapshot, policy=policy.name, snapshots=snapshots, caches=caches)
     if hierarchical(gang, policy):
         return place_hierarchical(gang, snapshot, policy=policy, snapshots=snapshots, caches=caches)
     tree = snapshot.tree
-    reasons = Reasons(gang.name, tree.topology.name, policy)
+    reasons = Reasons(gang.name, tree.topology.name, policy.name)
     units = units_of(gang.root, reasons)
     if isinstance(units, Unschedulable):
         return units
@@ -129,7 +130,7 @@ def _faithful(
         if req.leader is not None and result.leader is not None:
             assignments[req.leader.name] = assignment(tree, [(result.leader[0], 1)])
         assignments[req.workers.name] = leaf_assignment(tree, result.leaf_ids, result.leaf_pods)
-    return Placement(gang.name, tree.topology.name, policy, pod_records(tree, solved), assignments)
+    return Placement(gang.name, tree.topology.name, policy.name, pod_records(tree, solved), assignments)
 
 
 def pod_records(tree: TopologyTree, solved: Sequence[Solved]) -> LazyRecords[PodPlacement]:
@@ -154,50 +155,6 @@ def pod_records(tree: TopologyTree, solved: Sequence[Solved]) -> LazyRecords[Pod
     return LazyRecords(build, size)
 
 
-def place(
-    gang: Gang,
-    cluster: Cluster,
-    *,
-    topology: Topology | None = None,
-    policy: Policy | None = None,
-    search: Search = Search.FAITHFUL,
-    budget: SearchBudget | None = None,
-    probe: bool = False,
-) -> Placement | Unschedulable:
-    """Convenience: build the tree and snapshot of ``cluster`` and place ``gang`` on it.
-
-    ``topology`` defaults to the one the gang names (or the cluster's only one); ``policy`` to the
-    gang's own, else ``Policy.MIXED``. Hierarchical and kube-scheduler placements get a snapshot
-    of the main topology and of every topology the gang's groups name (as the service gives them).
-    ``search``, ``budget`` and ``probe`` as for ``place_gang``.
-    """
-    chosen_policy = policy or gang.policy or Policy.MIXED
-    several = hierarchical(gang, chosen_policy) or gang.semantics is Semantics.KUBE
-    if several and cluster.topologies:
-        by_name = {t.name: t for t in cluster.topologies}
-        if topology is not None:
-            by_name[topology.name] = topology
-        named = [n for n in named_topologies(gang) if n in by_name]
-        main = topology.name if topology is not None else (named or sorted(by_name))[0]
-        snapshots = {
-            name: Snapshot.build(TopologyTree.build(by_name[name], cluster.nodes), cluster.pods)
-            for name in sorted({main, *named})
-        }
-        return place_gang(
-            gang,
-            snapshots[main],
-            policy=chosen_policy,
-            snapshots=snapshots,
-            search=search,
-            budget=budget,
-            probe=probe,
-        )
-    chosen = topology if topology is not None else cluster.topology(gang.topology)
-    tree = TopologyTree.build(chosen, cluster.nodes)
-    snapshot = Snapshot.build(tree, cluster.pods)
-    return place_gang(gang, snapshot, policy=chosen_policy, search=search, budget=budget, probe=probe)
-
-
 def named_topologies(gang: Gang) -> tuple[str, ...]:
     """The topologies the gang and its groups name, gang's first: the snapshots a placement
     needs besides the main one."""
@@ -205,11 +162,11 @@ def named_topologies(gang: Gang) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n))
 
 
-def hierarchical(gang: Gang, policy: Policy) -> bool:
+def hierarchical(gang: Gang, policy: PlacementPolicy) -> bool:
     """Whether the hierarchical solver places ``gang``: KAI-style semantics, a tree Kueue's
-    solver cannot place (``Gang.needs_hierarchy``), or the binpack ordering, which only the
-    hierarchical solver implements."""
-    return gang.hierarchical or policy is Policy.BINPACK
+    solver cannot place (``Gang.needs_hierarchy``), or an ordering only the hierarchical solver
+    implements (binpack)."""
+    return gang.hierarchical or policy.hierarchical
 
 
 def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:

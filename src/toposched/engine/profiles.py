@@ -1,47 +1,62 @@
-"""Which ordering each request uses under each ``Policy`` (Kueue's TAS profiles): the one place
-that composes the policy modules (``toposched.engine.policies``), which know nothing of each
-other."""
+"""The built-in placement policies (Kueue's TAS profiles and KAI's binpack): the one place that
+composes the policy modules (``toposched.engine.policies``), which know nothing of each other,
+into named ``PlacementPolicy`` entries of a ``PolicyRegistry``."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
+from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
 from toposched.engine.strategy import Strategy
 from toposched.model import Mode, Policy
 
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A policy made of Kueue orderings: ``requests`` orders Kueue requests (constrained ones by
+    ``requests.constrained``, unconstrained ones, slice-only included, by the other);
+    ``groups`` orders the hierarchical solver's groups (None: KAI's binpack)."""
+
+    name: str
+    requests: Mixed
+    groups: Mixed | None
+    balanced: bool = False  # balanced placement for preferred requests, BestFit when it does not apply
+    hierarchical: bool = False
+
+    def for_request(self, mode: Mode) -> tuple[Strategy, bool]:
+        return self.requests.for_request(mode), self.balanced and mode is Mode.PREFERRED
+
+    def for_group(self, constrained: bool) -> Strategy | None:
+        return None if self.groups is None else self.groups.for_group(constrained)
+
+
 MIXED = Mixed(constrained=BEST_FIT, unconstrained=LEAST_FREE)
+_ALL_BEST_FIT = Mixed(constrained=BEST_FIT, unconstrained=BEST_FIT)
+_ALL_LEAST_FREE = Mixed(constrained=LEAST_FREE, unconstrained=LEAST_FREE)
+
+BUILTIN: tuple[PlacementPolicy, ...] = (
+    # Kueue's default profile: BestFit for required/preferred, LeastFreeCapacity for the rest.
+    Profile(Policy.MIXED, MIXED, MIXED),
+    Profile(Policy.BESTFIT, _ALL_BEST_FIT, _ALL_BEST_FIT),
+    Profile(Policy.LEASTFREE, _ALL_LEAST_FREE, _ALL_LEAST_FREE),
+    # MIXED plus balanced placement for preferred requests. Groups of the hierarchical solver take
+    # BestFit: balanced placement spreads one request over the domains of a level, which a tree of
+    # groups with their own constraints and minimums does not map onto.
+    Profile(Policy.BALANCED, MIXED, _ALL_BEST_FIT, balanced=True),
+    # KAI's ordering, which only the hierarchical solver implements (``policies/binpack.py``);
+    # only Kueue's node replacement asks it for a request, and BestFit is its closest ordering.
+    Profile(Policy.BINPACK, _ALL_BEST_FIT, None, hierarchical=True),
+)
 
 
-def strategy_for(policy: Policy, mode: Mode) -> tuple[Strategy, bool]:
-    """The greedy ordering for a request in ``mode``, and whether balanced placement is tried.
-
-    MIXED (Kueue's default): BestFit for required/preferred, LeastFreeCapacity for unconstrained
-    (implied and slice-only requests included). BALANCED: MIXED, plus balanced placement for
-    preferred requests (falling back to BestFit). BESTFIT / LEASTFREE: one ordering everywhere.
-    """
-    if policy is Policy.LEASTFREE:
-        return LEAST_FREE, False
-    if policy in (Policy.BESTFIT, Policy.BINPACK):
-        # place_gang sends BINPACK gangs to the hierarchical solver (policies/binpack.py); only
-        # Kueue's node replacement reaches here with BINPACK, and BestFit is its closest ordering.
-        return BEST_FIT, False
-    return MIXED.for_request(mode), policy is Policy.BALANCED and mode is Mode.PREFERRED
+def builtin() -> PolicyRegistry:
+    """A registry of the built-in policies, the caller's own to add to."""
+    return PolicyRegistry(BUILTIN)
 
 
-def hierarchy_strategy(policy: Policy, constrained: bool) -> Strategy | None:
-    """The ordering the hierarchical solver uses for a group: None = KAI's binpack
-    (``policies/binpack.py``), else a Kueue ordering over the same candidate domains.
-
-    ``constrained``: the group or an ancestor has a required or preferred level (MIXED then takes
-    BestFit, else LeastFreeCapacity). BALANCED falls back to BestFit: balanced placement spreads
-    one request over the domains of a level, which a tree of groups with their own constraints
-    and minimums does not map onto.
-    """
-    if policy is Policy.BINPACK:
-        return None
-    if policy is Policy.LEASTFREE:
-        return LEAST_FREE
-    if policy in (Policy.BESTFIT, Policy.BALANCED):
-        return BEST_FIT
-    return MIXED.for_group(constrained)
+def as_policy(policy: str | PlacementPolicy) -> PlacementPolicy:
+    """``policy`` itself, or the built-in policy it names (a ``SpecError`` for another name)."""
+    return builtin().resolve(policy) if isinstance(policy, str) else policy

@@ -17,6 +17,8 @@ from toposched.engine.ledger import Ledger
 from toposched.engine.messages import Reasons
 from toposched.engine.output import assignment, ordered_pods, place_pods, slots_in_leaf
 from toposched.engine.place import commit, node_slots
+from toposched.engine.policy_registry import PlacementPolicy
+from toposched.engine.profiles import as_policy
 from toposched.engine.request import Unit, compile_unit, units_of
 from toposched.engine.solver import Solved, solve
 from toposched.model import Gang, Group, PodPlacement, Policy, SliceLayer, TopologyAssignment, Unschedulable
@@ -31,13 +33,14 @@ def replace_failed_node(
     current: Mapping[str, TopologyAssignment],
     failed_hostname: str,
     *,
-    policy: Policy = Policy.MIXED,
+    policy: str | PlacementPolicy = Policy.MIXED,
 ) -> Placement | Unschedulable:
     """The gang's assignments with the pods of ``failed_hostname`` (a hostname label value, the
     last value of an assignment domain) moved elsewhere; PodSets not on that node keep theirs."""
     tree = snapshot.tree
     topology = tree.topology.name
-    reasons = Reasons(gang.name, topology, policy)
+    rules = as_policy(policy)
+    reasons = Reasons(gang.name, topology, rules.name)
     units = units_of(gang.root, reasons)
     if isinstance(units, Unschedulable):
         return units
@@ -61,7 +64,7 @@ def replace_failed_node(
                 assignments[leaf.name] = ta
                 pods += _moved_pods(snapshot, leaf, old, None, [])
                 continue
-            outcome = _repair(tree, ledger, unit.alone(leaf), ta, failed_hostname, policy, reasons)
+            outcome = _repair(tree, ledger, unit.alone(leaf), ta, failed_hostname, rules, reasons)
             if isinstance(outcome, Unschedulable):
                 return outcome
             result, kept = outcome
@@ -69,7 +72,7 @@ def replace_failed_node(
             moved = node_slots(tree, result.nodes)
             assignments[leaf.name] = assignment(tree, [*kept, *result.leaves])
             pods += _moved_pods(snapshot, leaf, old, failed_hostname, moved)
-    return Placement(gang.name, topology, policy, tuple(pods), assignments)
+    return Placement(gang.name, topology, rules.name, tuple(pods), assignments)
 
 
 def _slots(tree: TopologyTree, ta: TopologyAssignment) -> list[int | None]:
@@ -96,7 +99,7 @@ def _repair(
     unit: Unit,
     ta: TopologyAssignment,
     failed: str,
-    policy: Policy,
+    policy: PlacementPolicy,
     reasons: Reasons,
 ) -> tuple[Solved, list[tuple[int, int]]] | Unschedulable:
     missing = sum(d.count for d in ta.domains if d.values[-1] == failed)

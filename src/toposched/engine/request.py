@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from toposched.engine.messages import Reasons
-from toposched.engine.profiles import strategy_for
+from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.strategy import Strategy
-from toposched.model import Group, Mode, Policy, Resources, Role, SliceLayer, Toleration, Unschedulable
+from toposched.model import Group, Mode, Resources, Role, SliceLayer, Toleration, Unschedulable
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree
 
@@ -158,7 +158,7 @@ def shape_of(group: Group) -> PodShape:
 
 
 def compile_unit(
-    unit: Unit, tree: TopologyTree, policy: Policy, reasons: Reasons, count: int | None = None
+    unit: Unit, tree: TopologyTree, policy: PlacementPolicy, reasons: Reasons, count: int | None = None
 ) -> Request | Unschedulable:
     """Check one unit as Kueue does (same order, same messages) and resolve its levels."""
 
@@ -215,7 +215,7 @@ def compile_unit(
             f"slice size {slice_size} does not evenly divide the {pods} pods of PodSet {unit.workers.name!r}",
             slice_key,
         )
-    strategy, balanced = strategy_for(policy, mode)
+    strategy, balanced = policy.for_request(mode)
     layers = tuple(map(SliceLayer, keys, (s.size for s in slices))) if inner else ()
     return Request(
         name=unit.name,

@@ -8,6 +8,11 @@ tried in registration order; one that reads the same kinds as another but recogn
 annotations (KAI next to Kueue) comes first. The last one is the default: it compiles inputs no
 front end recognises, so its own message names what it supports.
 
+A document of the input may name the policy its workload is placed under with the annotation
+``toposched.io/policy`` (``Gang.policy``; it wins over the caller's choice); the front ends set
+only their default (``Gang.default_policy``). The name is checked against the policies a caller
+knows when it places the gang.
+
 ``compile_for`` also settles which topology the input uses: the one asked for, else the one the
 spec names, else the caller's default (a Topology file given on the command line), else the only
 one known.
@@ -15,6 +20,7 @@ one known.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -27,6 +33,7 @@ from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
 from toposched.model import (
     MAX_PODS_PER_GANG,
+    POLICY_ANNOTATION,
     Gang,
     Group,
     NotFoundError,
@@ -39,6 +46,8 @@ from toposched.wire.core import pod_object
 from toposched.wire.grove import cluster_topology_object
 
 Documents = Sequence[Any]
+
+_POLICY_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +150,10 @@ class Registry:
         if not documents:
             raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
         frontend = self.choose(documents, hint)
+        named = named_policy(documents)
         with collector_paused():
-            return frontend.compile(documents, context)
+            compiled = frontend.compile(documents, context)
+        return compiled if named is None else replace(compiled, gang=replace(compiled.gang, policy=named))
 
     def compile_for(
         self,
@@ -179,6 +190,36 @@ class Registry:
             probe = self.compile(documents, replace(context, topology=None), hint=hint)
         chosen = _named(probe, by_name, fallback)
         return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+
+
+def named_policy(documents: Documents) -> str | None:
+    """The policy the documents name (``POLICY_ANNOTATION`` on any of them), lower case; None when
+    none does. ``WorkloadSpecError`` for a value that is no policy name or for two names."""
+    named: dict[str, str] = {}
+    problems: list[Problem] = []
+    for position, document in enumerate(documents):
+        metadata = document.get("metadata") if isinstance(document, Mapping) else None
+        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+        if not isinstance(annotations, Mapping) or POLICY_ANNOTATION not in annotations:
+            continue
+        path = f"documents[{position}].metadata.annotations[{POLICY_ANNOTATION}]"
+        value = annotations[POLICY_ANNOTATION]
+        name = value.strip().lower() if isinstance(value, str) else ""
+        if not _POLICY_NAME.fullmatch(name):
+            problems.append(
+                Problem(path, f"is {value!r}", "name a policy: mixed, bestfit, leastfree, balanced, binpack")
+            )
+        else:
+            named.setdefault(name, path)
+    if len(named) > 1:
+        problems.append(
+            Problem(
+                next(iter(named.values())), f"names policies {', '.join(sorted(named))}", "name one policy"
+            )
+        )
+    if problems:
+        raise WorkloadSpecError(problems)
+    return next(iter(named), None)
 
 
 def _named(compiled: Compiled, by_name: Mapping[str, Topology], fallback: str | None) -> Topology:

@@ -29,6 +29,8 @@ from toposched.model.explanation import (
     SuggestionKind,
 )
 from toposched.model.ir import (
+    POLICY_ANNOTATION,
+    POLICY_FIELD,
     Gang,
     Group,
     Mode,
@@ -65,6 +67,8 @@ __all__ = [
     "EMPTY",
     "HOSTNAME",
     "MAX_PODS_PER_GANG",
+    "POLICY_ANNOTATION",
+    "POLICY_FIELD",
     "MEMORY",
     "PODS",
     "Cluster",

@@ -27,6 +27,9 @@ from typing import Any
 from toposched.model.node import Toleration
 from toposched.model.resources import EMPTY, Resources
 
+POLICY_ANNOTATION = "toposched.io/policy"  # a workload naming its own policy (``Gang.policy``)
+POLICY_FIELD = f"metadata.annotations[{POLICY_ANNOTATION}]"  # where a problem with it is reported
+
 
 class Policy(StrEnum):
     """How domains and nodes are ordered. ``MIXED`` is Kueue's default profile (since v0.15)."""
@@ -189,7 +192,11 @@ class Gang:
     priority: int = 0
     min_member: int | None = None
     kind: str = ""
-    policy: Policy | None = None  # the front end's default; callers may override
+    # The policy the workload itself names (a ``toposched.io/policy`` annotation), which wins over
+    # the caller's choice; the front end's default ordering, which the caller's choice overrides.
+    # Names of registered policies (``Policy`` members for the built-in ones).
+    policy: str | None = None
+    default_policy: str | None = None
     semantics: Semantics = Semantics.KUEUE
     queue: Queue | None = None  # the queue the input names, if it names one
     # The tree is not Kueue-shaped, so even a Kueue gang needs the hierarchical solver.

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Generic, NamedTuple, TypeVar, overload
 
-from toposched.model.ir import Policy, Search
+from toposched.model.ir import Search
 
 T = TypeVar("T")
 
@@ -115,7 +115,7 @@ def _empty_map() -> Mapping[str, int]:
 class Placement:
     gang: str
     topology: str
-    policy: Policy
+    policy: str  # the name of the policy it was placed under
     pods: Sequence[PodPlacement]  # a tuple, or ``LazyRecords`` from the engine
     assignments: Mapping[str, TopologyAssignment]  # keyed by leaf group (Kueue PodSet) name
     placed: bool = True
@@ -138,7 +138,7 @@ class Unschedulable:
 
     gang: str
     topology: str
-    policy: Policy
+    policy: str  # the name of the policy it was refused under
     message: str
     group: str | None = None
     level: str | None = None

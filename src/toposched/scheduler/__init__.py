@@ -4,7 +4,8 @@
 them through the front-end registry (``toposched.frontends.registry``).
 """
 
-from toposched.scheduler.clock import Clock, ManualClock, SystemClock
+from toposched.engine import PolicyRegistry
+from toposched.scheduler.clock import Clock, CpuClock, ManualClock, SystemClock
 from toposched.scheduler.scheduler import Scheduler
 from toposched.scheduler.types import (
     CycleReport,
@@ -18,12 +19,14 @@ from toposched.scheduler.types import (
 
 __all__ = [
     "Clock",
+    "CpuClock",
     "CycleReport",
     "EventType",
     "ImportReport",
     "LoopHealth",
     "ManualClock",
     "PodStatus",
+    "PolicyRegistry",
     "Scheduler",
     "SchedulerConfig",
     "Submission",

@@ -4,14 +4,14 @@ placed all-or-nothing on the cycle's view and its booking queued with the cycle'
 
 A refusal is remembered per gang shape until the next change of the cycle's capacity
 (``shapes``), so once the cluster is full a queue of many alike gangs asks the engine once per
-shape, not once per gang.
+shape, not once per gang. Each gang is placed through the loop's placement session.
 """
 
 from __future__ import annotations
 
 from toposched.emit.result import placement_to_json, problems_to_json, reason_to_json, unschedulable_to_json
-from toposched.engine import SearchBudget, place_gang, usage_of
-from toposched.model import NotFoundError, Placement, SpecError, Unschedulable
+from toposched.engine import usage_of
+from toposched.model import Gang, NotFoundError, Placement, SpecError, Unschedulable
 from toposched.scheduler.kept import topology_key
 from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
 from toposched.scheduler.shapes import Refusals, shape_of
@@ -42,6 +42,22 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
             flush(state, view, out)
 
 
+def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Placement, message: str) -> None:
+    """Admit a pending workload with a placement made before (the controller's restore: what its
+    pods record), booked as the cycle books one: the stored placement document and the usage of
+    its pods, checked by the store against everything booked. ``ConflictError`` (nothing
+    written) when it no longer fits or the workload is not pending."""
+    usage = usage_of(placement, gang)
+    event = state.event(EventType.ADMITTED, message, record.id, {"nodes": sorted(usage)})
+    with state.lock:
+        refused = state.store.write_decisions(
+            [Admission(record.id, placement_to_json(placement), usage, event)]
+        )
+    if record.id in refused:
+        raise refused[record.id]
+    state.notify()
+
+
 def _admit_one(
     state: State, view: CycleView, record: WorkloadRecord, out: Outcome, refusals: Refusals
 ) -> None:
@@ -50,8 +66,10 @@ def _admit_one(
     except NotFoundError as exc:
         explain(state, view, out, record, reason_to_json(str(exc)))
         return
+    session = state.session
     try:
         gang = state.gang_of(record, topology)
+        policy = session.policy_of(gang)  # one the loop no longer knows is a spec error too
     except SpecError as exc:
         reason = f"the stored spec no longer compiles: {exc}"
         explanation = reason_to_json(reason, problems=problems_to_json(exc.problems))
@@ -63,23 +81,11 @@ def _admit_one(
     except NotFoundError as exc:
         explain(state, view, out, record, reason_to_json(str(exc)))
         return
-    config = state.config
-    policy = gang.policy or config.policy
-    shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy)
+    shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy.name)
     result: Placement | Unschedulable | None = refusals.get(shape, gang, view.changes)
     if result is None:
-        start = state.clock.now()
-        budget = SearchBudget(config.search_steps, lambda: state.clock.now() - start > config.search_seconds)
-        result = place_gang(
-            gang,
-            view.snapshot(topology),
-            policy=policy,
-            snapshots=snapshots,
-            search=config.search,
-            budget=budget,
-            probe=True,  # a faithful refusal says whether the complete search would place it
-            caches=state.caches,
-        )
+        # A faithful refusal says whether the complete search would place it.
+        result = session.place(gang, view.snapshot(topology), snapshots, policy=policy.name)
         if isinstance(result, Unschedulable):
             refusals.remember(shape, gang, result, view.changes)
     if isinstance(result, Unschedulable):

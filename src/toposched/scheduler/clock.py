@@ -1,8 +1,10 @@
 """Time for the scheduler, injected so tests control it.
 
-``SystemClock`` is the only place in toposched that reads the system clock. It uses wall-clock
-seconds (not a monotonic counter) because NotReady and taint times are persisted in the event log
-and must stay meaningful across a restart.
+``SystemClock`` and ``CpuClock`` are the only places in toposched that read the system's clocks.
+``SystemClock`` uses wall-clock seconds (not a monotonic counter) because NotReady and taint times
+are persisted in the event log and must stay meaningful across a restart. ``CpuClock`` bounds the
+engine's searches (``Scheduler(search_clock=...)``): the CPU time of the thread that searches,
+which load from other threads and processes does not eat into.
 """
 
 from __future__ import annotations
@@ -23,6 +25,14 @@ class SystemClock:
     def now(self) -> float:
         """The current time."""
         return time.time()
+
+
+class CpuClock:
+    """CPU seconds of the calling thread (for search budgets: what a search itself spends)."""
+
+    def now(self) -> float:
+        """The calling thread's CPU time so far."""
+        return time.thread_time()
 
 
 class ManualClock:

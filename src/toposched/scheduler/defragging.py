@@ -30,9 +30,9 @@ def plan_for_service(state: State, level: str, count: int, topology: str | None 
     # The gang's own pod names, so the moves name the pods the workload's spec names.
     own = [_named_as_in_gang(p) for p in workload_pods(holding, store.reservations_by_workload(), None)]
     pods = [*state.tracker.external, *own]
-    policy = state.config.policy
+    session = state.new_session()  # the loop's options, in a session of this request's own
     return plan_defrag(
-        chosen, store.get_nodes(), pods, chosen.levels.index(key), count, gangs=gangs, policy=policy
+        chosen, store.get_nodes(), pods, chosen.levels.index(key), count, gangs=gangs, session=session
     )
 
 

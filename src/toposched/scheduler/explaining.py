@@ -6,11 +6,13 @@ owned by their workload (``workloads/<id>``), so "places once ... ends" names th
 workloads as well as foreign ones. A viewer who may not see a workload gets it named
 ``another-user/<n>`` instead (numbered per answer), as the cluster view hides it.
 
-One explanation may take ``SchedulerConfig.explain_seconds`` of the injected clock, its searches
-and suggestions together (each search also within ``search_steps``): once that has passed it
-tries no more suggestions and lists the kinds it left out (``Explanation.untried``). The refusal
-itself is searched as the admission searched it (``search_seconds``), so it is the admission's
-answer and leaves the rest of the time to the suggestions.
+One explanation runs in a placement session of its own (the loop's options, policies and search
+clock; the cycle's session belongs to the cycle's thread) and may take
+``SchedulerConfig.explain_seconds`` of the search clock, its searches and suggestions together
+(each search also within ``search_steps`` and ``search_seconds``): once that has passed it tries
+no more suggestions and lists the kinds it left out (``Explanation.untried``). The refusal itself
+is searched as the admission searches a gang, so it is the admission's answer and leaves the rest
+of the time to the suggestions.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from toposched.emit.result import pod_nodes
-from toposched.engine import SearchBudget, place
+from toposched.engine import SearchBudget
 from toposched.engine.explain import explain
 from toposched.model import PODS, Cluster, ConflictError, Explanation, Placement, Resources, RunningPod
 from toposched.scheduler.outcome import HOLDING
@@ -45,22 +47,33 @@ def explain_pending(state: State, workload_id: int, *, viewer: str | None = None
     holding = store.list_workloads(states=HOLDING)
     pods = (*state.tracker.external, *workload_pods(holding, store.reservations_by_workload(), viewer))
     cluster = Cluster(tuple(store.get_nodes()), pods, state.known_to(record.own_topologies))
-    config, clock = state.config, state.clock
-    policy = gang.policy or config.policy
-    search = config.search
-    start = clock.now()
-    first = min(config.search_seconds, config.explain_seconds)
-    admission = SearchBudget(config.search_steps, lambda: clock.now() - start > first)
-    budget = SearchBudget(config.search_steps, lambda: clock.now() - start > config.explain_seconds)
-    refusal = place(
-        gang, cluster, topology=topology, policy=policy, search=search, budget=admission, probe=True
+    config, session = state.config, state.new_session()
+    policy = session.policy_of(gang).name
+    clock, start = session.clock, session.clock()
+    budget = SearchBudget(
+        config.search_steps, lambda: clock() - start > config.explain_seconds, session.meter
+    )
+    refusal = session.place_on(
+        gang,
+        cluster,
+        topology,
+        policy=policy,
+        budget=session.budget(min(config.search_seconds, config.explain_seconds)),
     )
     if isinstance(refusal, Placement):
         raise ConflictError(
             f"workload {workload_id} places on the cluster as it is now: the next scheduling cycle admits it"
         )
     return explain(
-        gang, cluster, refusal, topology=topology, policy=policy, search=search, budget=budget, probed=True
+        gang,
+        cluster,
+        refusal,
+        topology=topology,
+        policy=policy,
+        search=config.search,
+        budget=budget,
+        probed=True,
+        session=session,
     )
 
 

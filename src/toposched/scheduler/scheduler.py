@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toposched.emit.result import pod_nodes
+from toposched.engine import PolicyRegistry
+from toposched.engine.profiles import builtin
 from toposched.frontends.registry import Compiled, Registry, default_registry
 from toposched.model import (
     Cluster,
@@ -28,13 +30,14 @@ from toposched.model import (
     Node,
     NotFoundError,
     PermissionDeniedError,
+    Placement,
     RunningPod,
     SpecError,
     Taint,
     Topology,
 )
 from toposched.scheduler import pools
-from toposched.scheduler.admission import admit
+from toposched.scheduler.admission import admit, admit_known
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.defragging import plan_for_service
 from toposched.scheduler.explaining import explain_pending
@@ -70,9 +73,18 @@ class Scheduler:
         config: SchedulerConfig = SchedulerConfig(),  # noqa: B008 - frozen, so sharing it is safe
         *,
         registry: Registry | None = None,
+        policies: PolicyRegistry | None = None,
+        search_clock: Clock | None = None,
     ) -> None:
-        """Start from what ``store`` holds: node and pod facts are replayed from its event log."""
-        self._state = State(store, clock, config, registry or default_registry())
+        """Start from what ``store`` holds: node and pod facts are replayed from its event log.
+        ``policies``: the placement policies known by name (the built-in ones by default);
+        ``search_clock``: what bounds the engine's searches in time (``CpuClock`` in the service;
+        None: the steps searched, at a fixed cost each, which moves even when ``clock`` does not)."""
+        self._state = State(
+            store, clock, config, registry or default_registry(), policies or builtin(), search_clock
+        )
+        if config.policy is not None:  # SpecError naming the setting when no policy has that name
+            self._state.policies.get(config.policy)
         self._state.tracker.replay(store.list_events())
         now = clock.now()
         for node in store.get_nodes():
@@ -126,6 +138,7 @@ class Scheduler:
         among the stored ones: one user's spec never changes what another's uses."""
         chosen, compiled, stored = self._compile(documents, topology, kind)
         gang = compiled.gang
+        self._state.session.policy_of(gang)  # SpecError: a policy the workload names must be known
         own = tuple(t for t in compiled.topologies if stored.get(t.name) != t)
         record = WorkloadRecord(
             name=gang.name,
@@ -153,6 +166,20 @@ class Scheduler:
         state.remember(record.id, submission.topology, submission.gang)  # the loop need not parse it again
         state.notify()
         return record
+
+    def restore(self, submission: Submission, placement: Placement, message: str) -> WorkloadRecord:
+        """Queue a prepared workload and admit it at once with ``placement``, one made before
+        (the controller rebuilds it from its pods' records), as the cycle admits one
+        (``admission.admit_known``). When the store refuses it (the nodes no longer hold it), the
+        workload is cancelled and the ``ConflictError`` raised: it is never placed anew behind
+        its pods' backs."""
+        record = self.commit(submission)
+        try:
+            admit_known(self._state, record, submission.gang, placement, message)
+        except ConflictError:
+            self.cancel(record.id, actor=record.owner, admin=True)
+            raise
+        return self._state.store.get_workload(record.id)
 
     def cancel(self, workload_id: int, *, actor: str, admin: bool = False) -> WorkloadRecord:
         """End a workload as cancelled, freeing its capacity. Only its owner or an admin may."""

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
 
-from toposched.model import Gang, Group, PodSpec, Policy, Unschedulable
+from toposched.model import Gang, Group, PodSpec, Unschedulable
 
 # Per IR dataclass, the fields a shape reads and the ones it leaves out on purpose.
 SHAPE_FIELDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
     Gang: (
-        frozenset({"root", "topology", "min_member", "kind", "policy", "semantics"}),
+        frozenset({"root", "topology", "min_member", "kind", "policy", "default_policy", "semantics"}),
         frozenset({"name", "namespace", "priority", "queue"}),  # the queue decides nothing of the fit
     ),
     Group: (
@@ -50,10 +50,10 @@ SHAPE_FIELDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
-def shape_of(gang: Gang, topologies: Sequence[str], policy: Policy) -> Hashable:
+def shape_of(gang: Gang, topologies: Sequence[str], policy: str) -> Hashable:
     """The key under which refusals of ``gang`` are shared: equal keys, equal answers on the
     same snapshots. ``topologies``: the keys of every topology the gang is placed on."""
-    head = (gang.topology, gang.min_member, gang.kind, gang.policy, gang.semantics)
+    head = (gang.topology, gang.min_member, gang.kind, gang.policy, gang.default_policy, gang.semantics)
     return (tuple(topologies), policy, head, _group(gang.root, root=True))
 
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toposched.engine import named_topologies
-from toposched.engine.caches import EngineCaches
+from toposched.engine import PlacementSession, PolicyRegistry, named_topologies, open_session
+from toposched.engine.profiles import builtin
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
 from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
@@ -37,6 +37,8 @@ class State:
     clock: Clock
     config: SchedulerConfig
     registry: Registry
+    policies: PolicyRegistry = field(default_factory=builtin)
+    search_clock: Clock | None = None  # bounds searches in time; None: a work clock (``open_session``)
     tracker: Tracker = field(default_factory=Tracker)
     backoff: dict[int, Backoff] = field(default_factory=dict)
     reported: dict[int, str] = field(default_factory=dict)
@@ -44,10 +46,21 @@ class State:
     gangs: dict[int, tuple[str, Gang]] = field(default_factory=dict)  # workload -> (topology key, gang)
     trees: TreeCache = field(default_factory=TreeCache)
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
-    caches: EngineCaches = field(default_factory=EngineCaches)  # what placements derive, for the next
+    # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.
+    session: PlacementSession = field(init=False)
     cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time
     lock: threading.RLock = field(default_factory=threading.RLock)
     wake: threading.Event = field(default_factory=threading.Event)  # set when there is work for the loop
+
+    def __post_init__(self) -> None:
+        self.session = self.new_session()
+
+    def new_session(self) -> PlacementSession:
+        """A placement session with the loop's options, policies and search clock."""
+        clock = self.search_clock
+        return open_session(
+            self.config.options(), policies=self.policies, clock=None if clock is None else clock.now
+        )
 
     def event(self, kind: str, message: str, workload: int | None = None, data: Json = None) -> EventRecord:
         """An event stamped with the clock (the store assigns its ``seq``)."""

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toposched.emit.result import assignments_from_json, placement_to_json, pod_nodes, reason_to_json
-from toposched.engine import replace_failed_node, usage_of
+from toposched.engine import usage_of
 from toposched.model import (
     HOSTNAME,
     ConflictError,
@@ -28,7 +28,6 @@ from toposched.model import (
     NotFoundError,
     Placement,
     PodSpec,
-    Policy,
     SpecError,
     Unschedulable,
 )
@@ -119,9 +118,9 @@ def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcom
         return
     node = view.nodes.get(failure.node)
     hostname = node.labels.get(HOSTNAME, failure.node) if node is not None else failure.node
-    policy = Policy(placement.get("policy", state.config.policy))
+    policy = str(placement.get("policy") or state.session.options.policy_for(gang))  # as it was placed
     current = assignments_from_json(placement.get("assignments", {}))
-    result = replace_failed_node(gang, view.snapshot(topology), current, hostname, policy=policy)
+    result = state.session.replace_failed_node(gang, view.snapshot(topology), current, hostname, policy)
     if isinstance(result, Unschedulable):
         _evict(state, view, record, f"{failure.reason}; no replacement: {result.message}", failures)
         out.evicted.append(record.id)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import MAX_PODS_PER_GANG, Gang, Policy, Problem, Quota, Search, SpecError, Topology
+from toposched.engine import PlacementOptions
+from toposched.engine.options import DEFAULT_SECONDS, DEFAULT_STEPS
+from toposched.model import MAX_PODS_PER_GANG, Gang, Problem, Quota, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
 
@@ -13,10 +15,12 @@ from toposched.store import WorkloadRecord
 class SchedulerConfig:
     """How the loop behaves. Times are in seconds of the injected clock."""
 
-    policy: Policy = Policy.MIXED  # used when the front end sets no policy of its own
+    # The service's choice of policy: over a front end's default, under a workload's own
+    # (``PlacementOptions.policy_for``); None leaves it to them.
+    policy: str | None = None
     search: Search = Search.COMPLETE  # faithful, else an exact search for gangs faithful refuses
-    search_steps: int = 50_000  # budget of one complete search, in choices tried...
-    search_seconds: float = 2.0  # ...and in seconds of the injected clock
+    search_steps: int = DEFAULT_STEPS  # budget of one gang's complete search, in choices tried...
+    search_seconds: float = DEFAULT_SECONDS  # ...and in seconds of the search clock
     explain_seconds: float = 5.0  # one explanation, all its searches and suggestions (injected clock)
     node_grace_seconds: float = 30.0  # NotReady longer than this -> node failed for its gangs
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
@@ -28,6 +32,7 @@ class SchedulerConfig:
     quota: Quota | None = None
 
     def __post_init__(self) -> None:
+        self.options()  # SpecError naming the field of a bad search setting
         if not 0 < self.explain_seconds < float("inf"):
             raise SpecError(
                 [
@@ -48,6 +53,15 @@ class SchedulerConfig:
                     )
                 ]
             )
+
+    def options(self) -> PlacementOptions:
+        """The placement options of the loop's sessions."""
+        return PlacementOptions(
+            search=self.search,
+            steps=self.search_steps,
+            seconds=self.search_seconds,
+            policy=self.policy,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,8 @@ class Shape:
 
 @dataclass(frozen=True, slots=True)
 class SimJob:
-    """A trace job as the simulator submits it: its gang shape, request and Job document."""
+    """A trace job as the simulator submits it: its gang shape, request and Job document, and
+    any further documents of the input (a gang of another front end: a PodGroup and its pods)."""
 
     index: int
     trace: TraceJob
@@ -59,6 +60,12 @@ class SimJob:
     gpus_per_pod: int
     request: Request
     document: dict[str, Any]
+    extra: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def documents(self) -> list[dict[str, Any]]:
+        """The input as submitted."""
+        return [self.document, *self.extra]
 
     @property
     def gpus(self) -> int:

@@ -25,8 +25,8 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 
 from toposched.emit.result import pod_nodes
-from toposched.model import Cluster, Policy
-from toposched.scheduler import CycleReport, ManualClock, Scheduler, SchedulerConfig
+from toposched.model import Cluster
+from toposched.scheduler import CycleReport, ManualClock, PolicyRegistry, Scheduler, SchedulerConfig
 from toposched.sim.config import Mode, SimConfig
 from toposched.sim.failures import NodeChange
 from toposched.sim.gangs import Shape, SimJob
@@ -42,9 +42,9 @@ Payload = tuple[int, int] | NodeChange | None  # (job index, admission) | a node
 _FINISH, _NODE, _WAKE = 0, 1, 2
 
 
-def scheduler_config(config: SimConfig, policy: Policy) -> SchedulerConfig:
-    """The scheduler configuration of a replay: the service's, with the replay's policy, search,
-    backoff and node grace."""
+def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
+    """The scheduler configuration of a replay: the service's, with the replay's policy (None:
+    the workloads' and their front ends'), search, backoff and node grace."""
     settings = config.scheduler
     return SchedulerConfig(
         policy=policy,
@@ -64,13 +64,17 @@ class Replay:
         shape: Shape,
         jobs: Sequence[SimJob],
         config: SimConfig,
-        policy: Policy,
+        policy: str | None,
         *,
         failures: Iterable[NodeChange] = (),
         until: float | None = None,
+        policies: PolicyRegistry | None = None,
     ) -> None:
         self.clock = ManualClock(0.0)
-        self.scheduler = Scheduler(MemoryStore(), self.clock, scheduler_config(config, policy))
+        # The searches are bounded by the steps they take (the scheduler's work clock): the
+        # virtual clock stands still while the cycle runs. ``policies``: the policies known by name.
+        config_for = scheduler_config(config, policy)
+        self.scheduler = Scheduler(MemoryStore(), self.clock, config_for, policies=policies)
         self.scheduler.import_cluster(cluster)
         self.jobs = jobs
         self.until = until
@@ -85,7 +89,7 @@ class Replay:
         self.events: list[tuple[float, int, int, Payload]] = []
         self.waiting = 0  # jobs submitted and not holding GPUs: with none, freed GPUs need no cycle
         self.sequence = itertools.count()
-        self.result = ReplayResult(str(policy), self.ledger.total, self.records, Series(), [])
+        self.result = ReplayResult(policy or "default", self.ledger.total, self.records, Series(), [])
         self.failures = iter(failures)  # drawn one at a time: the next is queued as one is handled
         self._queue_next_failure()
 
@@ -150,7 +154,7 @@ class Replay:
         return changed
 
     def _submit(self, job: SimJob) -> None:
-        record = self.scheduler.submit([job.document], owner=OWNER)
+        record = self.scheduler.submit(job.documents, owner=OWNER)
         self.records[job.index].workload = record.id
         self.by_workload[record.id] = job.index
         self.waiting += 1

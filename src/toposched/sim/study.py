@@ -13,7 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.model import Cluster, Policy
+from toposched.model import Cluster
 from toposched.sim.clusters import load_sim_cluster
 from toposched.sim.config import SimConfig
 from toposched.sim.failures import FailurePlan
@@ -68,7 +68,7 @@ def build_inputs(spec: StudySpec) -> Inputs:
 
 
 def replay_policy(
-    spec: StudySpec, policy: Policy, inputs: Inputs | None = None, progress: OnProgress | None = None
+    spec: StudySpec, policy: str, inputs: Inputs | None = None, progress: OnProgress | None = None
 ) -> ReplayResult:
     """One policy's replay (in this process)."""
     built = inputs or build_inputs(spec)
@@ -84,13 +84,13 @@ def replay_policy(
     return replay.run(None if progress is None else lambda done: progress(str(policy), done))
 
 
-def _worker(spec: StudySpec, policy: Policy, updates: Any) -> ReplayResult:
+def _worker(spec: StudySpec, policy: str, updates: Any) -> ReplayResult:
     return replay_policy(spec, policy, progress=lambda name, done: updates.put((name, done)))
 
 
 def run_study(
     spec: StudySpec,
-    policies: Sequence[Policy],
+    policies: Sequence[str],
     *,
     workers: int,
     on_progress: OnProgress | None = None,

@@ -212,7 +212,8 @@ def test_to_gang_builds_the_group_tree_in_index_order() -> None:
     pods += [(f"worker-{i // 2}", PodSpec(f"w-{i}", i)) for i in reversed(range(16))]
     pods += [("ps", PodSpec(f"ps-{i}", i)) for i in range(2)]
     gang = to_gang(grouping, pods)
-    assert gang.policy is Policy.BINPACK and gang.topology == "cluster-topology"
+    assert gang.default_policy is Policy.BINPACK and gang.policy is None  # the caller may choose another
+    assert gang.topology == "cluster-topology"
     assert gang.semantics is Semantics.HIERARCHY  # KAI's rules, whatever the ordering
     assert gang.root.mode is Mode.REQUIRED and gang.root.required == "zone"
     assert [c.name for c in gang.root.children] == ["chief", "ps", "worker"]

@@ -22,7 +22,7 @@ def test_job_with_scheduling_is_a_gang_of_its_parallelism() -> None:
         ]
     )
     gang = loaded.gang
-    assert (gang.name, gang.semantics, gang.policy, gang.topology, gang.kind) == (
+    assert (gang.name, gang.semantics, gang.default_policy, gang.topology, gang.kind) == (
         "llm-train",
         Semantics.KUBE,
         Policy.BINPACK,

@@ -115,7 +115,7 @@ def to_gang(pcs: PodCliqueSet, topology: ClusterTopology | None, *, tas_enabled:
         topology=used.name if used is not None and pcs.has_constraint else None,
         min_member=root.min_member,
         kind=KIND,
-        policy=Policy.BINPACK,  # Grove schedules through KAI: its ordering by default ...
+        default_policy=Policy.BINPACK,  # Grove schedules through KAI: its ordering by default ...
         semantics=Semantics.HIERARCHY,  # ... and its group-tree rules
         queue=kai_queue(named_queue(pcs)),
     )

@@ -65,7 +65,7 @@ def to_gang(grouping: KaiGrouping | PodGroup, pods: Iterable[tuple[str | None, P
         topology=root.topology,
         min_member=group.min_member,
         kind=PODGROUP_KIND,
-        policy=Policy.BINPACK,  # KAI's domain ordering, the default a caller may override
+        default_policy=Policy.BINPACK,  # KAI's domain ordering, the default a caller may override
         semantics=Semantics.HIERARCHY,
         queue=kai_queue(group.queue),
     )

@@ -126,7 +126,7 @@ def to_gang(found: KubeDocuments, kind: str) -> tuple[Gang, Levels]:
         topology=levels.gang_topology,
         priority=max(priorities, default=0),
         kind=kind,
-        policy=Policy.BINPACK,  # kube-scheduler's placement score: the fullest feasible domain
+        default_policy=Policy.BINPACK,  # kube-scheduler's placement score: the fullest feasible domain
         semantics=Semantics.KUBE,
     )
     return gang, levels

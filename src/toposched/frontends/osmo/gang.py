@@ -9,7 +9,7 @@ from toposched.frontends.osmo.tree import SubGroupSpec
 from toposched.model import Gang, Group, PodSpec, Policy, Queue, QueueKind, Semantics
 
 
-def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> Gang:
+def to_gang(compiled: CompiledGroup) -> Gang:
     """The gang of one compiled group, on the pool's topology. Without subgroups the root holds
     every pod and ``min_member`` = the number of tasks."""
     tree = compiled.tree
@@ -59,7 +59,7 @@ def to_gang(compiled: CompiledGroup, policy: Policy | None = Policy.BINPACK) -> 
         priority=compiled.priority.rank,
         min_member=min_member,
         kind="OSMOWorkflowGroup",
-        policy=policy,
+        default_policy=Policy.BINPACK,  # KAI's ordering, unless the caller chooses another
         semantics=Semantics.HIERARCHY,  # OSMO schedules through KAI
         queue=Queue(compiled.pool.queue, QueueKind.KAI),  # the KAI queue OSMO keeps for the pool
     )
