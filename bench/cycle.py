@@ -20,7 +20,12 @@ Times are CPU-time medians (``time.process_time``), the floor and the cycles int
 run so foreign load on a shared machine mostly cancels; wall times are printed too (SQLite's
 fsyncs are wall time). Pods/s is pods admitted per second of cycle time.
 
-Run: python bench/cycle.py [--nodes 10000] [--gangs 1000] [--runs 3] [--quick]
+``--infeasible`` adds the queue of issue 24: one more Job, first in the queue's order, of 512
+one-GPU pods required in a block and cut into 16-pod rack slices, which no block of the cluster
+holds (its racks have room for fewer whole slices than it asks for). The complete search, on with
+the scheduler's defaults, once ran to its whole step budget on it in every cycle.
+
+Run: python bench/cycle.py [--nodes 10000] [--gangs 1000] [--runs 3] [--quick] [--infeasible]
 """
 
 from __future__ import annotations
@@ -99,8 +104,9 @@ def job(name: str, pods: int, kind: str, level: str, slice_size: int, gpus: int 
     ]
 
 
-def queue(count: int, seed: int = 11) -> list[tuple[list[dict[str, Any]], int]]:
-    """``count`` Jobs with their priorities (0-3)."""
+def queue(count: int, seed: int = 11, infeasible: bool = False) -> list[tuple[list[dict[str, Any]], int]]:
+    """``count`` Jobs with their priorities (0-3); with ``infeasible``, the sliced 512-pod Job
+    first (priority 4)."""
     rng = np.random.default_rng(seed)
     sizes = rng.choice(SIZES, size=count, p=SIZE_WEIGHTS)
     kinds = rng.integers(0, len(CONSTRAINTS), size=count)
@@ -110,6 +116,8 @@ def queue(count: int, seed: int = 11) -> list[tuple[list[dict[str, Any]], int]]:
         kind, level, slice_size = CONSTRAINTS[int(kinds[i])]
         pods = min(int(sizes[i]), MAX_SLICED) if slice_size else int(sizes[i])
         out.append((job(f"job-{i}", pods, kind, level, slice_size), int(priorities[i])))
+    if infeasible:
+        out.insert(0, (job("sliced-512", 512, "required", BLOCK, 16), 4))
     return out
 
 
@@ -119,6 +127,7 @@ class CycleRun:
     wall: float
     admitted: int
     pods: int
+    names: frozenset[str]  # the Jobs admitted
 
 
 def prepared(the_cluster: Cluster, jobs: list[tuple[list[dict[str, Any]], int]]) -> list[Submission]:
@@ -142,9 +151,10 @@ def run_cycle(store: Store, the_cluster: Cluster, submissions: list[Submission])
     report = sched.cycle()
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     sizes = {s.record.name: s.gang.size for s in submissions}
-    pods = sum(sizes[sched.get(w).name] for w in report.admitted)
+    names = frozenset(sched.get(w).name for w in report.admitted)
+    pods = sum(sizes[name] for name in names)
     store.close()
-    return CycleRun(cpu, wall, len(report.admitted), pods)
+    return CycleRun(cpu, wall, len(report.admitted), pods, names)
 
 
 def engine_only(the_cluster: Cluster, submissions: list[Submission]) -> tuple[float, int]:
@@ -180,16 +190,17 @@ def main() -> None:
     parser.add_argument("--gangs", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="512 nodes, 40 gangs, one run")
+    parser.add_argument("--infeasible", action="store_true", help="add the sliced 512-pod Job no block holds")
     args = parser.parse_args()
     if args.quick:
         args.nodes, args.gangs, args.runs = 512, 40, 1
     the_cluster = cluster(args.nodes)
-    submissions = prepared(the_cluster, queue(args.gangs))
+    submissions = prepared(the_cluster, queue(args.gangs, infeasible=args.infeasible))
     demand = sum(s.gang.size for s in submissions)
     free = args.nodes * 4 - sum(p.requests[GPU] for p in the_cluster.pods)
     print(
         f"{args.nodes} nodes ({free} of {args.nodes * 4} GPUs free); "
-        f"{args.gangs} pending Kueue Jobs asking for {demand} pods; {args.runs} run(s)"
+        f"{len(submissions)} pending Kueue Jobs asking for {demand} pods; {args.runs} run(s)"
     )
     floors: list[float] = []
     cycles: dict[str, list[CycleRun]] = {"sqlite": [], "memory": []}
@@ -212,6 +223,8 @@ def main() -> None:
             f"{last.admitted} gangs / {last.pods} pods admitted   "
             f"{last.pods / cpu:6.0f} pods/s CPU ({last.pods / wall:.0f} wall)   x{cpu / floor:5.2f} floor"
         )
+        if args.infeasible:
+            print(f"    sliced-512 {'admitted' if 'sliced-512' in last.names else 'refused'}")
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@ per-shape count (``fits_count``) and the ledger's taint and selector filter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from toposched.engine.members import SNode
 from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace
 from toposched.model import PodSpec
@@ -70,6 +71,38 @@ def room_left(space: NodeSpace, groups: Sequence[tuple[Runs, IntArray]]) -> bool
         union = np.unique(np.concatenate([rows for _, parts in pooled.values() for rows in parts]))
         room = np.maximum(space.ledger.free[union], 0).sum(axis=0)
         if (need > room).any():
+            return False
+    return True
+
+
+def slice_room(
+    space: NodeSpace, groups: Sequence[tuple[SNode, Runs, IntArray]], lowest: Mapping[str, int]
+) -> bool:
+    """Groups (with their runs and rows) that each need one domain of the same level for the
+    same number of pods of one shape, inside the same rows, fit only if those domains hold that
+    many whole groups: per domain, its capacity for the shape divided by the group's pods (whole
+    groups only), summed over the domains, reaches the number of such groups. This is how many
+    slices a domain holds; a count of pods alone lets slices straddle domains. ``lowest``: per
+    group name, the first domain (index) it may take, when it may not take them all (twins take
+    domains in order)."""
+    alike: dict[tuple[int, str | None, str, object, int], tuple[IntArray, PodSpec, list[SNode]]] = {}
+    for node, runs, rows in groups:
+        if node.required is None or not runs or len({run[0].shape for run in runs}) != 1:
+            continue
+        size = sum(len(run) for run in runs)
+        key = (id(rows), node.topology, node.required, runs[0][0].shape, size)
+        alike.setdefault(key, (rows, runs[0][0], []))[2].append(node)
+    for (_, topology, required, _, size), (rows, pod, nodes) in alike.items():
+        if len(nodes) < 2:
+            continue  # one group: the per-domain fit of its options says as much
+        view = space.views.get(topology if topology is not None else space.default)
+        level = view.tree.level_index(required) if view is not None else None
+        if view is None or level is None:
+            continue
+        codes = view.codes[level][rows]
+        inside = codes >= max((lowest.get(n.name, 0) for n in nodes), default=0)
+        per_domain = np.bincount(codes[inside], weights=capacity(space, rows, pod)[inside])
+        if int((per_domain // size).sum()) < len(nodes):
             return False
     return True
 

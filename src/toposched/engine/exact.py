@@ -18,6 +18,12 @@ one request vector together in the union of theirs; a step that breaks this is c
 rolls back to the latest choice. The search is exact: when it ends without a placement, none
 exists. ``SearchBudget`` bounds it by steps and, optionally, an injected expiry check; hitting
 either ends it as "exhausted".
+
+Groups of one pod shape that each require a domain of one level inside the same rows (Kueue
+slices, interchangeable subgroups) are also bounded together: each domain holds only whole
+groups, so the number of groups the domains can hold, summed, must reach the number left to
+place (``slice_room``). A gang asking for more slices than any of its domains can hold is refused
+at its first step instead of by trying every split.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from itertools import combinations
 
 import numpy as np
 
-from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, tree_order
+from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, slice_room, tree_order
 from toposched.engine.budget import ExhaustedError, SearchBudget, Steps
 from toposched.engine.ledger import Ledger
 from toposched.engine.members import Progress, SNode
@@ -151,7 +157,16 @@ class ExactSearch:
         return cached
 
     def _room_left(self, tasks: list[Task]) -> bool:
-        return room_left(self.space, [(self._bound(node), rows) for node, rows in tasks])
+        if not room_left(self.space, [(self._bound(node), rows) for node, rows in tasks]):
+            return False
+        # A group whose twin is placed takes a domain from the twin's on (``_options``).
+        pending = {node.name for node, _ in tasks}
+        lowest = {
+            node.name: self.code[twin]
+            for node, _ in tasks
+            if (twin := self.twin.get(node.name)) is not None and twin not in pending and twin in self.code
+        }
+        return slice_room(self.space, [(node, self._bound(node), rows) for node, rows in tasks], lowest)
 
     # -- the walk -------------------------------------------------------------------------------
 
@@ -208,6 +223,7 @@ class ExactSearch:
         vec = self.ledger.vector(run[0].requests)
         mark = self.ledger.mark()
         charged = [0] * len(usable)
+        alike = len(runs) == 1 and self._split_blind(rows, rest, run[0])
         for take, first, end in splits(cap.tolist(), len(run)):
             self.steps.tick()
             for position in range(first, end):
@@ -215,12 +231,43 @@ class ExactSearch:
                 if change:
                     self._charge(int(usable[position]), change, vec)
                     charged[position] = take[position]
+            if alike and not self._room_left(rest):
+                break  # every other split leaves the same room: none can go on either
             self.placed.append((leaf, run, usable, take))
             if self._place(runs[1:], rows, leaf, rest):
                 return True
             self.placed.pop()
         self.ledger.undo(mark)
         return False
+
+    def _split_blind(self, rows: IntArray, rest: list[Task], pod: PodSpec) -> bool:
+        """Whether the capacity bounds of ``rest`` come out the same for every split of pods like
+        ``pod`` over ``rows``: every pod still to place has that shape (one pod of it takes exactly
+        one from a node's count of them, wherever it goes), every group's rows hold all of
+        ``rows`` or none of them, and a group that requires a level (whose domains
+        ``slice_room`` counts apart) sees ``rows`` inside one of its domains."""
+        shape = pod.shape
+        for node, task_rows in rest:
+            if any(run[0].shape != shape for run in self._bound(node)):
+                return False
+            if task_rows is not rows:
+                inside = np.isin(rows, task_rows)
+                if not inside.any():
+                    continue
+                if not inside.all():
+                    return False
+            if node.required is not None and not self._one_domain(node, rows):
+                return False
+        return True
+
+    def _one_domain(self, node: SNode, rows: IntArray) -> bool:
+        """``rows`` lie in one domain of the level ``node`` requires."""
+        view = self.space.views.get(node.topology if node.topology is not None else self.space.default)
+        level = view.tree.level_index(node.required) if view is not None and node.required else None
+        if view is None or level is None:
+            return True  # ``slice_room`` does not count such a group
+        codes = view.codes[level][rows]
+        return bool((codes == codes[0]).all()) if len(codes) else True
 
     def _record(self) -> None:
         """Each placed pod's row, from the splits of the placement found (pods in index order)."""
