@@ -140,13 +140,13 @@ def test_an_expired_budget_stops_the_suggestions_and_lists_what_was_left_out() -
 def test_a_probed_refusal_is_not_searched_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """``place(probe=True)`` ran the complete search; explaining its refusal does not run it twice."""
     runs: list[int] = []
-    real = ExactSearch.run
+    real = ExactSearch.resume
 
-    def counted(self: ExactSearch) -> Any:
+    def counted(self: ExactSearch, pause: Any = None) -> Any:
         runs.append(1)
-        return real(self)
+        return real(self, pause)
 
-    monkeypatch.setattr(ExactSearch, "run", counted)
+    monkeypatch.setattr(ExactSearch, "resume", counted)
     cluster = Cluster.create(rack("a", 2) + rack("b", 2), [], [LEVELS])
     job = gang(podset("train", 5).requests(gpu=4).required(RACK).build())  # no rack holds 5
     refusal = place(job, cluster, topology=LEVELS, policy=Policy.MIXED, probe=True)

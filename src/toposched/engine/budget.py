@@ -49,25 +49,33 @@ class SearchBudget:
     meter: WorkMeter | None = None
 
 
-class ExhaustedError(Exception):
-    """The budget ran out: unwinds the search, which reports it as a value."""
-
-
 class Steps:
-    """Counts the steps of one search against its budget."""
+    """Counts the steps of one search against its budget. The search asks ``tick`` at every
+    step and, when it answers True (every ``EXPIRY_EVERY`` steps, and once past the budget),
+    pauses so that its driver can ask ``spent``."""
 
     def __init__(self, budget: SearchBudget) -> None:
         self.budget = budget
         self.count = 0
+        self._metered = 0  # steps counted on the budget's meter so far
 
-    def tick(self) -> None:
-        """One more step; raises ``ExhaustedError`` when the budget is spent."""
+    def tick(self) -> bool:
+        """One more step; True when the search should pause for ``spent`` (and a pause)."""
         self.count += 1
+        return self.count % EXPIRY_EVERY == 1 or self.count > self.budget.steps
+
+    def spent(self) -> bool:
+        """Whether the budget is spent: past its steps, or its ``expired`` says so. The steps so
+        far are counted on the meter first (a ``WorkClock`` reads it)."""
+        self.settle()
         if self.count > self.budget.steps:
-            raise ExhaustedError
-        if self.count % EXPIRY_EVERY == 1:
-            budget = self.budget
-            if budget.meter is not None and self.count > 1:
-                budget.meter.steps += EXPIRY_EVERY
-            if budget.expired is not None and budget.expired():
-                raise ExhaustedError
+            return True
+        expired = self.budget.expired
+        return expired is not None and expired()
+
+    def settle(self) -> None:
+        """Count the steps not counted yet on the budget's meter."""
+        meter = self.budget.meter
+        if meter is not None:
+            meter.steps += self.count - self._metered
+        self._metered = self.count

@@ -6,12 +6,17 @@ that fit (a greedy domain choice starves a sibling). When the faithful result is
 found that way carries ``found_by=Search.COMPLETE`` and a note naming the faithful reason; when
 the search finds nothing the faithful reason stands, with a note saying the complete search found
 no placement either or stopped at its budget (``Unschedulable.budget_exhausted``).
+
+A caller that shares a round's time among several gangs passes a ``Resumable``: the search stops
+when its ``pause`` says so and is kept there, and the next call with the same ``Resumable`` goes
+on where it stopped (the snapshots must be as they were); the refusal meanwhile says it is still
+searching (``Unschedulable.searching``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from toposched.engine.budget import SearchBudget
 from toposched.engine.caches import EngineCaches
@@ -27,6 +32,20 @@ from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot
 
 
+@dataclass(slots=True)
+class Resumable:
+    """One gang's exact search across calls: ``pause`` (asked every few hundred steps) stops it
+    for now; ``search`` and ``space`` are where a paused search waits."""
+
+    pause: Callable[[], bool] | None = None
+    search: ExactSearch | None = None
+    space: NodeSpace | None = None
+
+    @property
+    def paused(self) -> bool:
+        return self.search is not None
+
+
 def search_complete(
     gang: Gang,
     snapshot: Snapshot,
@@ -37,9 +56,10 @@ def search_complete(
     snapshots: Mapping[str, Snapshot] | None = None,
     budget: SearchBudget | None = None,
     caches: EngineCaches | None = None,
+    resumable: Resumable | None = None,
 ) -> Placement | Unschedulable:
     """The exact search's placement of ``gang``, or ``faithful`` with a note on why there is none.
-    The snapshots are not changed.
+    The snapshots are not changed. ``resumable``: see the module docstring.
 
     ``kueue``: the faithful solver read the gang as Kueue PodSets and PodSet groups; the search
     then keeps Kueue's reading (a group's level binds its PodSets, whose own levels Kueue ignores)
@@ -53,8 +73,17 @@ def search_complete(
             return faithful
         root = podsets
     budget = budget or SearchBudget()
-    space = NodeSpace(snapshot, snapshots, caches)
-    outcome = ExactSearch(space, build(root, gang.topology), budget).run()
+    if resumable is not None and resumable.search is not None and resumable.space is not None:
+        search, space = resumable.search, resumable.space
+    else:
+        space = NodeSpace(snapshot, snapshots, caches)
+        search = ExactSearch(space, build(root, gang.topology), budget)
+    outcome = search.resume(None if resumable is None else resumable.pause)
+    if resumable is not None:
+        resumable.search, resumable.space = (search, space) if outcome is None else (None, None)
+    if outcome is None:
+        note = f"complete search paused at its share of this round after {search.steps.count} steps"
+        return replace(faithful, note=note, searching=True)
     if outcome.found:
         pods, assignments = pods_and_assignments(gang, space, outcome.where)
         note = f"faithful placement failed: {faithful.message}; complete search placed it"

@@ -24,17 +24,21 @@ slices, interchangeable subgroups) are also bounded together: each domain holds 
 groups, so the number of groups the domains can hold, summed, must reach the number left to
 place (``slice_room``). A gang asking for more slices than any of its domains can hold is refused
 at its first step instead of by trying every split.
+
+The walk is a generator that pauses every few hundred steps, so a caller can stop a search at
+its share of a round and ``resume`` it later, on the same capacity (``run`` goes to the end).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
 
 from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, slice_room, tree_order
-from toposched.engine.budget import ExhaustedError, SearchBudget, Steps
+from toposched.engine.budget import SearchBudget, Steps
 from toposched.engine.ledger import Ledger
 from toposched.engine.members import Progress, SNode
 from toposched.engine.space import NodeSpace
@@ -45,6 +49,7 @@ from toposched.topology import IntArray
 MAX_GROUPS = 200  # groups and slices the search takes on (its depth-first walk recurses per group)
 
 Task = tuple[SNode, IntArray]  # a group still to place and the rows its parent allows
+Walk = Generator[None, None, bool]  # pauses every ``EXPIRY_EVERY`` steps; returns whether it placed
 
 
 @dataclass(slots=True)
@@ -74,17 +79,44 @@ class ExactSearch:
         self.twin: dict[str, str] = {}  # group -> the interchangeable sibling placed just before it
         self._runs: dict[str, Runs] = {}
         self._order = tree_order(space)
+        self._walk: Walk | None = None
+        self._outcome: Outcome | None = None  # once the search ended
 
     def run(self) -> Outcome:
-        if len(self.root.walk()) > MAX_GROUPS:
-            return Outcome(False, True, 0, too_large=True)
-        self._pin()
-        if self._held_apart():
-            return Outcome(False, False, self.steps.count)
+        """The search to its end, within its budget."""
+        outcome = self.resume()
+        assert outcome is not None  # nothing pauses it
+        return outcome
+
+    def resume(self, pause: Callable[[], bool] | None = None) -> Outcome | None:
+        """Search on until the search ends (its ``Outcome``, kept: asking again gives it again)
+        or, asked every few hundred steps, ``pause`` says to stop for now (None; the capacity
+        must stay as it is until it is resumed)."""
+        if self._outcome is None:
+            self._outcome = self._go_on(pause)
+            if self._outcome is not None:
+                self.steps.settle()
+        return self._outcome
+
+    def _go_on(self, pause: Callable[[], bool] | None) -> Outcome | None:
+        if self._walk is None:
+            if len(self.root.walk()) > MAX_GROUPS:
+                return Outcome(False, True, 0, too_large=True)
+            self._pin()
+            if self._held_apart():
+                return Outcome(False, False, self.steps.count)
+            self._walk = self._step([(self.root, self.space.every_row)])
+        if pause is not None and pause():
+            return None  # no time for it in this round
         try:
-            found = self._step([(self.root, self.space.every_row)])
-        except ExhaustedError:
-            return Outcome(False, True, self.steps.count)
+            while True:
+                next(self._walk)  # a run of steps, or past the budget
+                if self.steps.spent():
+                    return Outcome(False, True, self.steps.count)
+                if pause is not None and pause():
+                    return None
+        except StopIteration as end:
+            found = bool(end.value)
         except RecursionError:  # one frame per group and pod-shape run: too many distinct shapes
             return Outcome(False, True, self.steps.count, too_large=True)
         if found:
@@ -170,9 +202,10 @@ class ExactSearch:
 
     # -- the walk -------------------------------------------------------------------------------
 
-    def _step(self, tasks: list[Task]) -> bool:
+    def _step(self, tasks: list[Task]) -> Walk:
         """Place the groups of ``tasks`` (the last one first) and everything below them."""
-        self.steps.tick()
+        if self.steps.tick():
+            yield
         if not tasks:
             return True
         if not self._room_left(tasks):
@@ -188,7 +221,7 @@ class ExactSearch:
                 return False  # its running pods are outside every domain the level allows here
             for code, option in options[:1]:
                 self.code[node.name], self.leaf_rows[node.name] = code, option
-            if self._step(rest):
+            if (yield from self._step(rest)):
                 return True
             self.leaf_rows.pop(node.name, None)
             return False
@@ -196,7 +229,7 @@ class ExactSearch:
             self.code[node.name] = code
             if node.is_leaf:
                 self.leaf_rows[node.name] = option
-                if self._place(shape_runs(wanted), option, node, rest):
+                if (yield from self._place(shape_runs(wanted), option, node, rest)):
                     return True
                 del self.leaf_rows[node.name]
                 continue
@@ -207,15 +240,15 @@ class ExactSearch:
                         self.twin[kid.name] = before.name
                     else:
                         self.twin.pop(kid.name, None)
-                if self._step(rest + [(kid, option) for kid in reversed(kids)]):
+                if (yield from self._step(rest + [(kid, option) for kid in reversed(kids)])):
                     return True
         return False
 
-    def _place(self, runs: Runs, rows: IntArray, leaf: SNode, rest: list[Task]) -> bool:
+    def _place(self, runs: Runs, rows: IntArray, leaf: SNode, rest: list[Task]) -> Walk:
         """Every split of the leaf's first shape run over ``rows``, then the next run, then the
         remaining groups. Consecutive splits differ in a few nodes: only those are recharged."""
         if not runs:
-            return self._step(rest)
+            return (yield from self._step(rest))
         run = runs[0]
         ordered = rows[np.argsort(self._order[rows], kind="stable")]
         cap = capacity(self.space, ordered, run[0])
@@ -225,7 +258,8 @@ class ExactSearch:
         charged = [0] * len(usable)
         alike = len(runs) == 1 and self._split_blind(rows, rest, run[0])
         for take, first, end in splits(cap.tolist(), len(run)):
-            self.steps.tick()
+            if self.steps.tick():
+                yield
             for position in range(first, end):
                 change = take[position] - charged[position]
                 if change:
@@ -234,7 +268,7 @@ class ExactSearch:
             if alike and not self._room_left(rest):
                 break  # every other split leaves the same room: none can go on either
             self.placed.append((leaf, run, usable, take))
-            if self._place(runs[1:], rows, leaf, rest):
+            if (yield from self._place(runs[1:], rows, leaf, rest)):
                 return True
             self.placed.pop()
         self.ledger.undo(mark)

@@ -10,7 +10,7 @@ import numpy as np
 
 from toposched.engine.budget import SearchBudget
 from toposched.engine.caches import EngineCaches
-from toposched.engine.complete import search_complete
+from toposched.engine.complete import Resumable, search_complete
 from toposched.engine.hierarchy import place_hierarchical
 from toposched.engine.kube import place_kube, search_gang
 from toposched.engine.ledger import Ledger
@@ -49,6 +49,7 @@ def place_gang(
     budget: SearchBudget | None = None,
     probe: bool = False,
     caches: EngineCaches | None = None,
+    resumable: Resumable | None = None,
 ) -> Placement | Unschedulable:
     """Place ``gang`` on ``snapshot``; the snapshots are not changed (commit with
     ``snapshot.add_usage(key, usage_of(...))``). ``caches``: what placements before this one
@@ -83,8 +84,9 @@ def place_gang(
         snapshots=snapshots,
         budget=budget,
         caches=caches,
+        resumable=resumable,
     )
-    if search is Search.COMPLETE:
+    if search is Search.COMPLETE or (isinstance(found, Unschedulable) and found.searching):
         return found
     if isinstance(found, Placement):
         return replace(faithful, note=COMPLETE_WOULD_PLACE)

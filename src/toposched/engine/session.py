@@ -9,12 +9,18 @@ caller's ``PlacementOptions`` to every placement: the policy precedence
 (``PlacementOptions.policy_for``), the search mode and the search budget. Bookings that several
 placements make on its snapshots go through a ``Statement`` (checkpoint, rollback, commit).
 
+A caller that places its gangs in rounds (the scheduler's cycles) names each gang by a key and
+opens a round per pass (``begin_round``): the exact searches of a round then share
+``PlacementOptions.round_seconds``, a search goes on across rounds, and a refusal is kept until
+the snapshots or the gang change (``toposched.engine.rounds``). Without a key a placement is
+searched to its own budget at once.
+
 A session is used by one thread at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from toposched.engine.budget import SearchBudget, WorkClock, WorkMeter
 from toposched.engine.caches import EngineCaches
@@ -23,6 +29,7 @@ from toposched.engine.place import hierarchical, named_topologies, place_gang
 from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
 from toposched.engine.profiles import builtin
 from toposched.engine.replace import replace_failed_node
+from toposched.engine.rounds import ExactRounds, state_of
 from toposched.engine.statement import Statement, Usage
 from toposched.model import (
     POLICY_FIELD,
@@ -55,6 +62,7 @@ class PlacementSession:
         self.meter = meter  # steps searched in this session
         self.clock: Clock = clock if clock is not None else WorkClock(meter)
         self.caches = EngineCaches()
+        self.rounds = ExactRounds(options.round_seconds, self.clock)
         # By (topology name, levels, the node list's id): the node list and topology it was built
         # for (compared on use: an id may be reused) and the tree.
         self._trees: dict[
@@ -140,21 +148,56 @@ class PlacementSession:
         search: Search | None = None,
         budget: SearchBudget | None = None,
         probe: bool = True,
+        key: Hashable | None = None,
     ) -> Placement | Unschedulable:
         """Place ``gang`` on ``snapshot`` (and ``snapshots`` by topology name) under the options;
         the snapshots are not changed. ``policy`` and ``search`` stand for the options' when
         given; ``budget`` for a new one (``budget``). A faithful refusal says in its note whether
-        the complete search would place the gang (``probe``)."""
-        return place_gang(
-            gang,
-            snapshot,
-            policy=self.policy_of(gang, policy),
-            snapshots=snapshots,
-            search=self.options.search if search is None else search,
-            budget=budget if budget is not None else self.budget(),
-            probe=probe,
-            caches=self.caches,
-        )
+        the complete search would place the gang (``probe``). ``key`` (a caller's name for the
+        gang, e.g. its workload): the gang is placed in the current round (``begin_round``)."""
+        rules = self.policy_of(gang, policy)
+        mode = self.options.search if search is None else search
+        if key is None:
+            return place_gang(
+                gang,
+                snapshot,
+                policy=rules,
+                snapshots=snapshots,
+                search=mode,
+                budget=budget if budget is not None else self.budget(),
+                probe=probe,
+                caches=self.caches,
+            )
+        entry = self.rounds.kept(key, gang, rules.name, state_of(snapshot, snapshots))
+        if entry.refusal is not None:
+            return entry.refusal  # nothing changed since it was refused
+        options = self.options
+
+        def run() -> Placement | Unschedulable:
+            return place_gang(
+                gang,
+                snapshot,
+                policy=rules,
+                snapshots=snapshots,
+                search=mode,
+                budget=self.rounds.budget(entry, options.steps, options.seconds, self.meter),
+                probe=probe,
+                caches=self.caches,
+                resumable=entry.resumable,
+            )
+
+        found = self.rounds.search(entry, run)
+        if isinstance(found, Placement):
+            self.rounds.forget(key)
+        return found
+
+    def begin_round(self) -> None:
+        """A new round of keyed placements (a scheduling cycle): its exact-search share is whole."""
+        self.rounds.begin()
+
+    def forget(self, key: Hashable) -> None:
+        """Drop what the session keeps for ``key`` (its workload ended)."""
+        self.rounds.forget(key)
 
     def place_on(
         self,

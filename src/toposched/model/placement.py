@@ -153,6 +153,7 @@ class Unschedulable:
     placed: bool = False
     note: str = ""  # what the complete search found after the faithful refusal (empty: not run)
     budget_exhausted: bool = False  # the complete search stopped at its budget before finishing
+    searching: bool = False  # the complete search paused at its share of a round: it goes on later
 
     def facts(self) -> list[str]:
         """Every structured value as text, for matching and for short displays."""
