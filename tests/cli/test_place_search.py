@@ -80,3 +80,10 @@ def test_serve_refuses_an_unknown_mode(invoke: Invoke, tmp_path: Path) -> None:
     assert run.exit_code == 2
     assert "--search" in run.stderr
     assert not (tmp_path / "t.db").exists()
+
+
+def test_serve_refuses_a_round_share_of_no_time(invoke: Invoke, tmp_path: Path) -> None:
+    run = invoke("serve", "--round-seconds", "0", "--db", tmp_path / "t.db")
+    assert run.exit_code == 2
+    assert "round_seconds" in run.stderr and "above 0" in run.stderr
+    assert not (tmp_path / "t.db").exists()

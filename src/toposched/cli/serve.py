@@ -13,6 +13,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
+from toposched.engine.options import DEFAULT_ROUND_SECONDS
 from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError, listen_error
 
 DEFAULT_QUOTA = Quota()
@@ -80,6 +81,14 @@ def serve_command(
             "any gang that fits; faithful: the upstream choice only.",
         ),
     ] = Search.COMPLETE.value,
+    round_seconds: Annotated[
+        float,
+        typer.Option(
+            "--round-seconds",
+            help="CPU seconds the exact searches of one scheduling cycle take together, shared among "
+            "the gangs the upstream choice refuses; a search not done goes on in the next cycle.",
+        ),
+    ] = DEFAULT_ROUND_SECONDS,
     explain_seconds: Annotated[
         float,
         typer.Option(
@@ -119,6 +128,7 @@ def serve_command(
         _check_port(host, port)
         config = SchedulerConfig(
             search=parse_search(search),
+            round_seconds=round_seconds,
             backoff_max_seconds=backoff_max,
             max_pods=max_pods,
             explain_seconds=explain_seconds,

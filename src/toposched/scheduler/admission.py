@@ -4,7 +4,11 @@ placed all-or-nothing on the cycle's view and its booking queued with the cycle'
 
 A refusal is remembered per gang shape until the next change of the cycle's capacity
 (``shapes``), so once the cluster is full a queue of many alike gangs asks the engine once per
-shape, not once per gang. Each gang is placed through the loop's placement session.
+shape, not once per gang. Each gang is placed in the cycle's round of the loop's placement
+session, keyed by its workload: the exact searches of a cycle share the round's time
+(``SchedulerConfig.round_seconds``), a search that reaches its share goes on in the next cycle
+(the gang is not backed off meanwhile), and a refusal is kept until the cluster or the gang
+changes (``toposched.engine.rounds``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
     under the lock on a fresh read; workloads still backing off are not even read."""
     now = state.clock.now()
     refusals = Refusals()
+    state.session.begin_round()
     for entry in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
         wait = state.backoff.get(entry.id)
         if wait is not None and wait.not_before > now:
@@ -85,11 +90,11 @@ def _admit_one(
     result: Placement | Unschedulable | None = refusals.get(shape, gang, view.changes)
     if result is None:
         # A faithful refusal says whether the complete search would place it.
-        result = session.place(gang, view.snapshot(topology), snapshots, policy=policy.name)
+        result = session.place(gang, view.snapshot(topology), snapshots, policy=policy.name, key=record.id)
         if isinstance(result, Unschedulable):
             refusals.remember(shape, gang, result, view.changes)
     if isinstance(result, Unschedulable):
-        explain(state, view, out, record, unschedulable_to_json(result))
+        explain(state, view, out, record, unschedulable_to_json(result), searching=result.searching)
         return
     usage = usage_of(result, gang)
     nodes = sorted(usage)

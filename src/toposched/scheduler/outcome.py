@@ -41,6 +41,7 @@ class Outcome:
 
     admitted: list[int] = field(default_factory=list)
     unschedulable: list[int] = field(default_factory=list)
+    searching: list[int] = field(default_factory=list)  # refused for now: their search goes on
     evicted: list[int] = field(default_factory=list)
     replaced: list[int] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
@@ -115,10 +116,17 @@ def explain(
     record: WorkloadRecord,
     explanation: dict[str, Json],
     kind: EventType = EventType.UNSCHEDULABLE,
+    *,
+    searching: bool = False,
 ) -> None:
     """A workload stays pending: explain, log an event when the reason changed, and back off
-    (base, doubled, capped). The explanation and event are queued with the other decisions."""
-    back_off(state, record.id)
+    (base, doubled, capped), unless its complete search is still ``searching``: then the next
+    cycle goes on with it. The explanation and event are queued with the other decisions."""
+    if searching:
+        state.backoff.pop(record.id, None)
+        out.searching.append(record.id)
+    else:
+        back_off(state, record.id)
     state.health.broken.pop(record.id, None)  # it failed in an ordinary way this time
     reason = str(explanation.get("reason", ""))
     event = None

@@ -440,7 +440,11 @@ class Scheduler:
             admit(state, view, out, pending)
             state.health.last_cycle_at = state.clock.now()
         return CycleReport(
-            tuple(out.admitted), tuple(out.unschedulable), tuple(out.evicted), tuple(out.replaced)
+            tuple(out.admitted),
+            tuple(out.unschedulable),
+            tuple(out.evicted),
+            tuple(out.replaced),
+            tuple(out.searching),
         )
 
     def health(self) -> LoopHealth:

@@ -131,6 +131,7 @@ class State:
         self.health.broken.pop(workload, None)
         self.gangs.pop(workload, None)
         self.tracker.clear(workload)
+        self.session.forget(workload)
 
     def prune(self, live: Sequence[int]) -> None:
         """Forget the workloads that ended (cancelled or finished by a request, which does not

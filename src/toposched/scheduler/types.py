@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from toposched.engine import PlacementOptions
-from toposched.engine.options import DEFAULT_SECONDS, DEFAULT_STEPS
+from toposched.engine.options import DEFAULT_ROUND_SECONDS, DEFAULT_SECONDS, DEFAULT_STEPS
 from toposched.model import MAX_PODS_PER_GANG, Gang, Problem, Quota, Search, SpecError, Topology
 from toposched.store import WorkloadRecord
 
@@ -21,6 +21,7 @@ class SchedulerConfig:
     search: Search = Search.COMPLETE  # faithful, else an exact search for gangs faithful refuses
     search_steps: int = DEFAULT_STEPS  # budget of one gang's complete search, in choices tried...
     search_seconds: float = DEFAULT_SECONDS  # ...and in seconds of the search clock
+    round_seconds: float = DEFAULT_ROUND_SECONDS  # the exact searches of one cycle, together
     explain_seconds: float = 5.0  # one explanation, all its searches and suggestions (injected clock)
     node_grace_seconds: float = 30.0  # NotReady longer than this -> node failed for its gangs
     replace_on_pod_termination: bool = False  # NotReady + all the gang's pods there ended -> failed at once
@@ -60,6 +61,7 @@ class SchedulerConfig:
             search=self.search,
             steps=self.search_steps,
             seconds=self.search_seconds,
+            round_seconds=self.round_seconds,
             policy=self.policy,
         )
 
@@ -83,6 +85,7 @@ class CycleReport:
     unschedulable: tuple[int, ...] = ()
     evicted: tuple[int, ...] = ()
     replaced: tuple[int, ...] = ()
+    searching: tuple[int, ...] = ()  # of the unschedulable: their complete search goes on next cycle
 
 
 @dataclass(slots=True)

@@ -35,6 +35,7 @@ from toposched.sim.results import JobRecord, ReplayResult, Series
 from toposched.store import MemoryStore, WorkloadState
 
 OWNER = "trace"
+SEARCH_AGAIN = 0.5  # seconds to the next cycle while a search goes on (the service loop's interval)
 Progress = Callable[[int], None]  # called with the number of jobs submitted so far
 
 Payload = tuple[int, int] | NodeChange | None  # (job index, admission) | a node change | a wake-up
@@ -180,6 +181,8 @@ class Replay:
         self._account(report, now)
         if report.unschedulable and self.backoff > 0:
             self._push(now + self.backoff, _WAKE, None)
+        if report.searching:  # a complete search goes on in the next cycle, as the service's loop runs it
+            self._push(now + SEARCH_AGAIN, _WAKE, None)
         self._sample(now)
 
     def _sample(self, now: float) -> None:
