@@ -17,7 +17,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toposched.frontends.kube.declarative import object_problems, served_kinds, value_problems
-from toposched.frontends.kube.meta import metadata_decoding, metadata_validation
 from toposched.model import Problem
 from toposched.model.k8s_content import (
     OMITTED,
@@ -25,6 +24,7 @@ from toposched.model.k8s_content import (
     field_error,
 )
 from toposched.model.lenient import text
+from toposched.model.object_meta import metadata_decoding, object_meta_problems
 from toposched.wire.scheduling import MAX_COMPOSITE_DEPTH, SERVED, V1ALPHA1, WORKLOAD, api_version_of
 
 Problems = list[Problem]
@@ -37,23 +37,9 @@ def at(path: str, child: str) -> str:
 
 
 def check_metadata(obj: Mapping[str, Any], path: str, problems: Problems) -> None:
-    """The metadata as the API server reads it (``meta``): decoded strictly, then
-    ``ValidateObjectMeta``. toposched also needs the name, as pods and groups name each other:
-    a ``generateName`` alone is refused with a message of its own."""
-    decoding = metadata_decoding(obj, api_version_of(obj), text(obj.get("kind")) or "Object", path)
-    if decoding:
-        problems += decoding
-        return
-    metadata = obj.get("metadata") or {}
-    where = at(path, "metadata.name")
-    if metadata.get("name") in (None, ""):
-        if metadata.get("generateName"):
-            message = "toposched needs the object's name: pods and groups refer to each other by name"
-            problems.append(Problem(where, message, "write metadata.name instead of metadata.generateName"))
-        else:
-            message = field_error(FieldErrorType.REQUIRED, detail="name or generateName is required")
-            problems.append(Problem(where, message, "name the object (pods and groups refer to it)"))
-    problems += metadata_validation(metadata, path)
+    """The metadata as the API server reads it (``toposched.model.object_meta``)."""
+    found, _ = object_meta_problems(obj, api_version_of(obj), text(obj.get("kind")) or "Object", path)
+    problems += found
 
 
 REMOVED_HINT = (
