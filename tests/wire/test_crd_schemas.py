@@ -1,6 +1,6 @@
 """The schemas custom resources are checked against are the installed CRDs': the generated module
-matches what tools/gen_crd_schemas.py writes from the CRD files, and every CEL rule has its
-evaluation."""
+matches what tools/gen_crd_schemas.py writes from the CRD files, every CEL rule has its
+evaluation, and the model's level bound is the Topology CRDs'."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from types import ModuleType
 
 import pytest
 
+from toposched.model.topology import MAX_LEVELS
 from toposched.wire.crd import RULES, normalised
 from toposched.wire.crd_schemas import RESOURCES
 from toposched.wire.openapi import Schema
@@ -57,3 +58,13 @@ def test_every_cel_rule_is_evaluated() -> None:
         for r in n.rules
     }
     assert rules and rules <= set(RULES), sorted(rules - set(RULES))
+
+
+def test_the_model_takes_as_many_levels_as_the_topology_crds() -> None:
+    """Kueue v0.19 and KAI allow 16 levels; the model's bound was Kueue's former 8."""
+    bounds = {
+        resource.schema.properties["spec"].properties["levels"].max_items
+        for (_, kind), resource in RESOURCES.items()
+        if kind == "Topology"
+    }
+    assert bounds == {MAX_LEVELS} == {16}
