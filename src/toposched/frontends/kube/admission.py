@@ -29,6 +29,7 @@ from toposched.model import Problem, WorkloadSpecError
 from toposched.model.k8s_content import FieldErrorType, field_error
 from toposched.model.lenient import mapping, text
 from toposched.wire.batch import API_VERSION as BATCH_API
+from toposched.wire.batch import job_name_problems
 from toposched.wire.scheduling import WORKLOAD, api_version_of, is_scheduling_object
 
 
@@ -41,6 +42,7 @@ def validate_create(obj: Mapping[str, Any]) -> None:
         check_object(obj, api_version_of(obj), kind, "", problems)
     elif kind == "Job" and api_version_of(obj) == BATCH_API:
         check_metadata(obj, "", problems)
+        problems += job_name_problems(obj, "")
         problems += job_scheduling_problems(mapping(obj.get("spec")), "")
     if problems:
         raise WorkloadSpecError(problems)

@@ -107,7 +107,10 @@ def workload_spec_problems(spec: Mapping[str, Any], path: str) -> Problems:
 
 
 def _mappings(value: object) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+    """A decoded list's items; a null item decodes into the zero-valued struct, as Go's does."""
+    if not isinstance(value, list):
+        return []
+    return [v if isinstance(v, Mapping) else {} for v in value if v is None or isinstance(v, Mapping)]
 
 
 def _names(value: object) -> Iterator[str]:
@@ -194,7 +197,7 @@ def _childless(template: Mapping[str, Any], path: str) -> Problems:
                 path,
                 field_error(
                     FieldErrorType.INVALID,
-                    template.get("name", OMITTED),
+                    template.get("name") or "",  # Go prints the zero value of a name left out
                     "must have at least one child PodGroupTemplate or CompositePodGroupTemplate",
                 ),
                 "add podGroupTemplates or compositePodGroupTemplates under it",

@@ -15,6 +15,7 @@ from toposched.frontends.kueue.podsets import PodSetSource, Workload
 from toposched.model import PodBudget, Problem
 from toposched.model.names import MAX_LABEL, metadata_problems
 from toposched.model.topology import MAX_NAME
+from toposched.wire.batch import job_name_problems
 
 Reader = Callable[[Mapping[str, Any], str, str, Problems, PodBudget], tuple[tuple[PodSetSource, ...], int]]
 
@@ -33,6 +34,8 @@ def read_workload(
         problems,
         metadata_problems(metadata, at(base, "metadata"), max_name=MAX_LABEL if kind == "Job" else MAX_NAME),
     )
+    if kind == "Job":  # its pods are <name>-<index>, a DNS label each (the API server's create rule)
+        add_new(problems, job_name_problems(doc, base))
     spec = mapping(doc.get("spec"), at(base, "spec"), problems, required=True)
     podsets, units = reader(spec, name or kind.lower(), at(base, "spec"), problems, budget)
     labels = metadata.get("labels")  # checked by metadata_problems above

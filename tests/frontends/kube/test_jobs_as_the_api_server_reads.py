@@ -1,0 +1,66 @@
+"""A batch/v1 Job read through the registry (as the CLI and the service read it) is refused where
+the API server refuses it, and only there. Each test was found by the differential validation
+against kube-apiserver v1.37.2 (``python -m tests.realkube.diffval``, seed 230)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toposched.frontends.registry import CompileContext, default_registry
+from toposched.model import WorkloadSpecError
+
+CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "kube"
+
+
+def job(case: str) -> dict[str, Any]:
+    data = json.loads((CASES / f"{case}.json").read_text(encoding="utf-8"))
+    return copy.deepcopy(data["input"]["object"])
+
+
+def problems(documents: list[Any]) -> list[tuple[str, str]]:
+    with pytest.raises(WorkloadSpecError) as caught:
+        default_registry().compile(documents, CompileContext())
+    return [(p.path, p.message) for p in caught.value.problems]
+
+
+def test_a_job_without_a_name_is_refused_once_for_it() -> None:
+    """#1462: the Workload and PodGroup a Job creates are named after it; without a name they
+    were read too, and refused again (``spec.workloadRef.workloadName``, three name errors)."""
+    obj = job("kube-dv-job-create-resource-claim-with-invalid-short-name")
+    del obj["metadata"]["name"]
+    found = problems([obj])
+    assert sorted({path for path, _ in found}) == [
+        "documents[0].metadata.name",
+        "documents[0].spec.scheduling.resourceClaims[0].name",
+    ]
+    assert [m for p, m in found if p == "documents[0].metadata.name"] == [
+        "Required value: name or generateName is required",
+        'Invalid value: "": will not able to create pod with invalid DNS label: -9',
+    ]
+
+
+def test_a_job_of_parallelism_zero_has_no_pods_to_place() -> None:
+    """#326: the API server takes parallelism 0 (the Job runs no pods for now); toposched has
+    nothing to place and says so, instead of calling the value invalid."""
+    obj = job("kube-dv-job-create-valid-with-gang-scheduling-policy")
+    obj["spec"]["parallelism"] = 0
+    found = dict(problems([obj]))
+    assert found["jobs[myjob].spec.parallelism"] == "is 0: the Job has no pods to place"
+
+
+def test_an_indexed_job_read_by_kueue_keeps_room_for_its_pod_index() -> None:
+    """#1014: a Job without spec.scheduling is Kueue's to toposched, and the API server's create
+    rule on an Indexed Job's name holds there too: its last pod, <name>-<index>, is a DNS label."""
+    obj = job("kube-dv-job-create-valid-toleration-key")
+    assert "scheduling" not in obj["spec"] and obj["spec"]["completionMode"] == "Indexed"
+    obj["metadata"]["name"] = "x" * 63
+    found = problems([obj])
+    assert (
+        "metadata.name",
+        f'Invalid value: "{"x" * 63}": will not able to create pod with invalid DNS label: {"x" * 63}-9',
+    ) in found
