@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import WorkloadSpecError
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "kube"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def job(case: str) -> dict[str, Any]:
@@ -64,3 +66,24 @@ def test_an_indexed_job_read_by_kueue_keeps_room_for_its_pod_index() -> None:
         "metadata.name",
         f'Invalid value: "{"x" * 63}": will not able to create pod with invalid DNS label: {"x" * 63}-9',
     ) in found
+
+
+def test_a_job_read_by_kueue_refuses_an_unknown_metadata_field() -> None:
+    """#1465: the API server's strict decoding refuses a field ObjectMeta does not have; the
+    Kueue front end took it."""
+    obj = job("kube-dv-job-create-valid-toleration-key-without-prefix")
+    obj["metadata"]["bogus"] = "x"
+    assert problems([obj]) == [
+        (
+            "metadata.bogus",
+            'Job in version "v1" cannot be handled as a Job: strict decoding error: unknown field "metadata.bogus"',
+        )
+    ]
+
+
+def test_a_pod_read_by_kueue_refuses_an_unknown_metadata_field() -> None:
+    path = EXAMPLES / "kueue" / "pod-group.yaml"
+    documents = parse_documents(path.read_text(encoding="utf-8"), source=str(path))
+    documents[0]["items"][1]["metadata"]["bogus"] = "x"
+    found = problems(documents)
+    assert [path for path, _ in found] == ["items[1].metadata.bogus"], found
