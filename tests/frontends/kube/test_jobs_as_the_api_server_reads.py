@@ -87,3 +87,62 @@ def test_a_pod_read_by_kueue_refuses_an_unknown_metadata_field() -> None:
     documents[0]["items"][1]["metadata"]["bogus"] = "x"
     found = problems(documents)
     assert [path for path, _ in found] == ["items[1].metadata.bogus"], found
+
+
+def scheduled(case: str, policy: dict[str, Any]) -> dict[str, Any]:
+    """The case's Job with ``spec.scheduling`` (the kube front end's, not Kueue's)."""
+    obj = job(case)
+    obj["spec"]["scheduling"] = {"schedulingPolicy": policy}
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("obj", "where"),
+    [
+        (job("kube-dv-job-create-invalid-toleration-key-format"), ""),
+        (scheduled("kube-dv-job-create-invalid-toleration-key-format", {"basic": {}}), "jobs[myjob]."),
+    ],
+    ids=["kueue", "kube"],
+)
+def test_a_toleration_key_is_a_label_key(obj: dict[str, Any], where: str) -> None:
+    """The upstream row's own object (kube-dv-job-create-invalid-toleration-key-format): the API
+    server refuses the pod template's toleration key; toposched reads tolerations and took it,
+    through either front end."""
+    found = problems([obj])
+    assert [path for path, _ in found] == [f"{where}spec.template.spec.tolerations[0].key"]
+    assert found[0][1].startswith('Invalid value: "invalid key": name part must consist of')
+
+
+def test_the_pod_template_is_reported_with_the_other_problems() -> None:
+    """#958: every problem at once, as the server lists a Job's: the pod template's toleration
+    was reported only once spec.scheduling was right."""
+    obj = scheduled("kube-dv-job-create-invalid-toleration-key-format", {"gang": {"minCount": -1}})
+    assert sorted(path for path, _ in problems([obj])) == [
+        "jobs[myjob].spec.scheduling.schedulingPolicy.gang.minCount",
+        "jobs[myjob].spec.template.spec.tolerations[0].key",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("toleration", "field", "message"),
+    [
+        ({"operator": "Equal", "value": "x"}, "operator", "operator must be Exists when `key` is empty"),
+        (
+            {"key": "a", "operator": "Exists", "value": "x"},
+            "operator",
+            "value must be empty when `operator` is 'Exists'",
+        ),
+        ({"key": "a", "value": "a b"}, "operator", "a valid label must be an empty string"),
+        (
+            {"key": "a", "effect": "NoSchedule", "tolerationSeconds": 5},
+            "effect",
+            "effect must be 'NoExecute'",
+        ),
+    ],
+)
+def test_the_other_toleration_rules(toleration: dict[str, Any], field: str, message: str) -> None:
+    """ValidateTolerations' other rules (k8s.io/kubernetes v1.37.2), at the fields it names."""
+    obj = scheduled("kube-dv-job-create-invalid-toleration-key-format", {"basic": {}})
+    obj["spec"]["template"]["spec"]["tolerations"] = [toleration]
+    ((path, said),) = problems([obj])
+    assert path == f"jobs[myjob].spec.template.spec.tolerations[0].{field}" and message in said

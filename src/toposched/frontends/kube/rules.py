@@ -19,7 +19,6 @@ from typing import Any
 from toposched.frontends.kube.declarative import object_problems, served_kinds, value_problems
 from toposched.model import Problem
 from toposched.model.k8s_content import (
-    OMITTED,
     FieldErrorType,
     field_error,
 )
