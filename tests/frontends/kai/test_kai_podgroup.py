@@ -61,7 +61,7 @@ def kai_topology(*levels: dict[str, str]) -> dict[str, Any]:
     [
         pytest.param(
             [{"nodeLabel": "bad label"}],
-            "spec.levels[0].nodeLabel: Invalid value: \"bad label\": spec.levels[0].nodeLabel in body should match",
+            'spec.levels[0].nodeLabel: Invalid value: "bad label": spec.levels[0].nodeLabel in body should match',
             id="label-syntax",
         ),
         pytest.param(
@@ -71,7 +71,7 @@ def kai_topology(*levels: dict[str, str]) -> dict[str, Any]:
         ),
         pytest.param(
             [{"nodeLabel": "zone", "alias": "no spaces"}],
-            "spec.levels[0].alias: Invalid value: \"no spaces\": spec.levels[0].alias in body should match",
+            'spec.levels[0].alias: Invalid value: "no spaces": spec.levels[0].alias in body should match',
             id="alias-syntax",
         ),
     ],
