@@ -72,10 +72,13 @@ def cluster(nodes: int = 6) -> FakeKubeApi:
     return api
 
 
-def controller(api: FakeKubeApi, clock: ManualClock | None = None, **config: Any) -> UngaterController:
+def controller(
+    api: FakeKubeApi, clock: ManualClock | None = None, *, topology: str | None = None, **config: Any
+) -> UngaterController:
+    """An ungater on ``api`` (``topology``: its ``--topology``, the default of gangs naming none)."""
     clock = clock or ManualClock(1000.0)
     scheduler = Scheduler(MemoryStore(history=False), clock, SchedulerConfig(**config))  # as app.py
-    return UngaterController(api, scheduler, clock)
+    return UngaterController(api, scheduler, clock, topology=topology)
 
 
 def pod(api: FakeKubeApi, name: str) -> dict[str, Any]:
@@ -91,7 +94,9 @@ def bind(api: FakeKubeApi, name: str, *, phase: str = "Running") -> None:
     api.put(PODS, current)
 
 
-def kai_podgroup(name: str = "pg", min_member: int = 2, *, level: str = RACK) -> dict[str, Any]:
+def kai_podgroup(
+    name: str = "pg", min_member: int = 2, *, level: str = RACK, topology: str = TOPOLOGY.name
+) -> dict[str, Any]:
     return {
         "apiVersion": "scheduling.run.ai/v2alpha2",
         "kind": "PodGroup",
@@ -99,7 +104,7 @@ def kai_podgroup(name: str = "pg", min_member: int = 2, *, level: str = RACK) ->
         "spec": {
             "minMember": min_member,
             "queue": "default-queue",
-            "topologyConstraint": {"topology": TOPOLOGY.name, "requiredTopologyLevel": level},
+            "topologyConstraint": {"topology": topology, "requiredTopologyLevel": level},
         },
     }
 

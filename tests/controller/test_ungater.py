@@ -8,6 +8,7 @@ import contextlib
 from tests.controller.cluster import (
     HOST,
     RACK,
+    TOPOLOGY,
     bind,
     cluster,
     controller,
@@ -19,10 +20,12 @@ from tests.controller.cluster import (
 from tests.controller.fake_kube import FakeKubeApi
 
 from toposched.controller.keys import ASSIGNMENT, GATE, is_gated
-from toposched.controller.kubeapi import KAI_PODGROUPS, PODS, KubeApiError
+from toposched.controller.kubeapi import KAI_PODGROUPS, KUEUE_TOPOLOGIES, PODS, KubeApiError
 from toposched.controller.records import record_of
+from toposched.model import Topology
 from toposched.store import WorkloadState
 from toposched.wire.core import pod_object
+from toposched.wire.kueue import topology_object
 
 
 def patches(api: FakeKubeApi) -> int:
@@ -196,3 +199,18 @@ def test_a_gang_that_does_not_compile_is_not_retried_until_its_pods_change() -> 
     for _ in range(3):
         ctl.step()
     assert not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1"))
+
+
+def test_a_gang_naming_its_topology_is_placed_on_it_and_one_naming_none_on_the_default() -> None:
+    api = cluster()  # Kueue Topology "default"
+    api.put(KUEUE_TOPOLOGIES, topology_object(Topology.create("other", TOPOLOGY.levels)))
+    ctl = controller(api, topology="default")  # --topology default
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="other"))
+    for name in ("w0", "w1"):
+        api.put(PODS, kai_pod(name, gpus=4))
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name, gpus=4))
+    for _ in range(3):
+        ctl.step()
+    placed_on = {n: getattr(record_of(pod(api, n)), "topology", None) for n in ("w0", "w1", "p0", "p1")}
+    assert placed_on == {"w0": "other", "w1": "other", "p0": "default", "p1": "default"}

@@ -156,7 +156,7 @@ class Ungater:
                 continue  # refused as it stands: wait for a change
             try:
                 record = self.scheduler.submit(
-                    gang.documents(), owner=OWNER, topology=self.topology, kind=HINTS[key.membership]
+                    gang.documents(), owner=OWNER, default_topology=self.topology, kind=HINTS[key.membership]
                 )
             except (SpecError, NotFoundError) as exc:
                 self.refused[key] = versions
