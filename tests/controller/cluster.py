@@ -42,6 +42,13 @@ def node(i: int, *, ready: bool = True, taints: tuple[Taint, ...] = ()) -> dict[
     )
 
 
+def trainer(gpus: int) -> dict[str, Any]:
+    """The pods' one container: GPUs are an extended resource, so its limit equals its request
+    (the API server refuses a request without it)."""
+    gpu = {"nvidia.com/gpu": str(gpus)}
+    return {"name": "main", "image": "trainer", "resources": {"requests": gpu, "limits": dict(gpu)}}
+
+
 def kueue_pod(
     name: str, group: str = "g", total: int = 2, *, level: str = RACK, gpus: int = 8
 ) -> dict[str, Any]:
@@ -56,9 +63,7 @@ def kueue_pod(
         },
         spec={
             "schedulingGates": [{"name": GATE}],
-            "containers": [
-                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
-            ],
+            "containers": [trainer(gpus)],
         },
         phase="Pending",
     )
@@ -118,16 +123,17 @@ def kai_pod(name: str, group: str = "pg", *, gpus: int = 8) -> dict[str, Any]:
         annotations={"pod-group-name": group},
         spec={
             "schedulingGates": [{"name": GATE}],
-            "containers": [
-                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
-            ],
+            "containers": [trainer(gpus)],
         },
         phase="Pending",
     )
 
 
-def kube_podgroup(name: str = "workers", min_count: int | None = 3, *, key: str = RACK) -> dict[str, Any]:
-    """An upstream ``scheduling.k8s.io`` PodGroup (``min_count`` None: the basic policy)."""
+def kube_podgroup(
+    name: str = "workers", min_count: int | None = 3, *, key: str | None = RACK
+) -> dict[str, Any]:
+    """An upstream ``scheduling.k8s.io`` PodGroup (``min_count`` None: the basic policy; ``key``
+    None: no topology constraint)."""
     return PodGroup(PodGroupTemplate(name, min_count=min_count, key=key)).to_object()
 
 
@@ -155,9 +161,7 @@ def kube_pod(name: str, group: str = "workers", *, gpus: int = 8) -> dict[str, A
         spec={
             "schedulingGates": [{"name": GATE}],
             "schedulingGroup": scheduling_group(group),
-            "containers": [
-                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
-            ],
+            "containers": [trainer(gpus)],
         },
         phase="Pending",
     )

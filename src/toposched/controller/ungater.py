@@ -31,12 +31,14 @@ from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
 from toposched.controller.kubeapi import KubeApiError, Object, PatchType
+from toposched.controller.pinning import pinned
 from toposched.controller.podwrites import PodWrites
 from toposched.controller.records import PodRecord, placement_json, uid_of
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
 from toposched.engine import usage_of
 from toposched.model import ConflictError, Node, NotFoundError, SpecError, Topology
+from toposched.model.node import level_value
 from toposched.scheduler import EventType, PodStatus, Scheduler
 from toposched.store import EventRecord, WorkloadRecord, WorkloadState
 from toposched.wire.core import annotations_patch
@@ -305,6 +307,7 @@ class Ungater:
             return
         placement = placement_from_json(record.placement, gang=record.name)
         pods = []
+        chosen: dict[str, Node] = {}  # pod name -> its node
         for pod in placement.pods:
             slot = next((s for s in gated.values() if (s.pod_set, s.index) == (pod.group, pod.index)), None)
             node = nodes.get(pod.node or "")
@@ -312,10 +315,17 @@ class Ungater:
                 continue
             name = next(n for n, s in gated.items() if s == slot)
             pods.append(pod._replace(pod=name, domain=_domain(node, topology)))
+            chosen[name] = node
         patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
         by_name = {name_of(p): p for p in gang.pods}
         written = [
-            self.writes.patch(key, by_name[name], patch, now, PatchType.STRATEGIC)
+            self.writes.patch(
+                key,
+                by_name[name],
+                pinned(patch, by_name[name], chosen[name], topology),
+                now,
+                PatchType.STRATEGIC,
+            )
             for name, patch in sorted(patches.items())
         ]
         self.ungated += sum(written)
@@ -355,7 +365,10 @@ def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]
 
 
 def _domain(node: Node, topology: Topology) -> tuple[str, ...]:
-    return tuple(node.labels.get(level, node.name) for level in topology.levels)
+    """The node's value at each level, as the engine reads it (``NODE_LEVEL``: its hostname
+    label, else its name); a level the node has no label for (never so once it was placed
+    there) reads as the node's name."""
+    return tuple(level_value(node, level) or node.name for level in topology.levels)
 
 
 def _status(pod: Object) -> PodStatus:
