@@ -214,3 +214,35 @@ def test_a_gang_naming_its_topology_is_placed_on_it_and_one_naming_none_on_the_d
         ctl.step()
     placed_on = {n: getattr(record_of(pod(api, n)), "topology", None) for n in ("w0", "w1", "p0", "p1")}
     assert placed_on == {"w0": "other", "w1": "other", "p0": "default", "p1": "default"}
+
+
+def test_a_gang_naming_a_topology_the_cluster_has_not_yet_is_placed_once_it_appears() -> None:
+    api = cluster()
+    ctl = controller(api)
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="later"))
+    for name in ("w0", "w1"):
+        api.put(PODS, kai_pod(name, gpus=4))
+    for _ in range(2):
+        ctl.step()
+    refused = set(ctl.ungater.refused)
+    api.put(KUEUE_TOPOLOGIES, topology_object(Topology.create("later", TOPOLOGY.levels)))
+    for _ in range(3):
+        ctl.step()
+    assert {str(k) for k in refused} == {"kai:default/pg"}
+    assert not is_gated(pod(api, "w0")) and not is_gated(pod(api, "w1"))
+
+
+def test_a_gang_refused_for_its_podgroup_is_compiled_again_once_the_podgroup_changes() -> None:
+    api = cluster()
+    ctl = controller(api)
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="no-such-topology"))
+    for name in ("w0", "w1"):
+        api.put(PODS, kai_pod(name, gpus=4))
+    for _ in range(2):
+        ctl.step()
+    refused = set(ctl.ungater.refused)
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2))  # fixed; the pods and topologies are as they were
+    for _ in range(3):
+        ctl.step()
+    assert {str(k) for k in refused} == {"kai:default/pg"}
+    assert not is_gated(pod(api, "w0")) and not is_gated(pod(api, "w1"))

@@ -87,6 +87,16 @@ class GangPods:
         need = min_member(self.podgroup)
         return None if have >= need else f"{have} of minMember {need} pods exist"
 
+    def versions(self) -> tuple[str, ...]:
+        """The resourceVersions of everything the gang is compiled from: its pods and the objects
+        that group them (a gang refused as it stands is not compiled again until one changes)."""
+        heads = [o for o in (self.podgroup, self.workload) if o is not None]
+        trees = self.tree.objects() if self.tree is not None else []
+        return tuple(
+            f"{o.get('kind')}/{name_of(o)}@{(o.get('metadata') or {}).get('resourceVersion')}"
+            for o in (*heads, *trees, *self.pods)
+        )
+
     def documents(self, topology: Topology | None = None) -> list[Object]:
         """The input the front end compiles: the PodGroup (KAI or upstream; for 1.35 pods the
         Workload; for a tree its Workload, CompositePodGroups and PodGroups) and the pods as submitted, that is without the selector the controller added

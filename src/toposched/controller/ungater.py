@@ -71,7 +71,7 @@ class Ungater:
     expectations: Expectations
     topology: str | None = None  # the topology gangs use when their spec names none
     workloads: dict[GangKey, int] = field(default_factory=dict)
-    refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # spec errors, by pod versions
+    refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # by the versions refused
     ungated: int = 0  # pods ungated so far (metrics read it)
     failed: list[int] = field(default_factory=list)  # statuses of other failed writes, drained by metrics
     whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
@@ -153,7 +153,7 @@ class Ungater:
                 continue
             if not self.expectations.satisfied(key, cache, now):
                 continue
-            versions = tuple(str((p.get("metadata") or {}).get("resourceVersion")) for p in gang.pods)
+            versions = gang.versions()
             if self.refused.get(key) == versions:
                 continue  # refused as it stands: wait for a change
             try:
@@ -167,6 +167,11 @@ class Ungater:
             self.refused.pop(key, None)
             self.workloads[key] = record.id
             self.whole_at[key] = now
+
+    def topologies_changed(self) -> None:
+        """A topology appeared, changed or went: the gangs refused so far are compiled again (one
+        may have named a topology the cluster did not have yet)."""
+        self.refused.clear()
 
     def ungate(
         self,
