@@ -50,10 +50,20 @@ def stored(api: FakeKubeApi, resource: Resource) -> list[dict[str, Any]]:
     ]
 
 
-def service() -> Scheduler:
+def service(namespace: str = "osmo-workflows") -> Scheduler:
+    """The service's store after the OSMO example's pool and workflow were submitted, with the
+    pool's backend (and so its KAI Topology's name) in ``namespace``."""
     scheduler = Scheduler(MemoryStore(), ManualClock(1000.0))
-    scheduler.import_cluster(load_cluster((EXAMPLES / f"{CASE}.cluster.yaml").read_text(encoding="utf-8")))
-    pool = yaml.safe_load((EXAMPLES / f"{CASE}.pool.yaml").read_text(encoding="utf-8"))
+
+    def read(suffix: str) -> str:
+        return (
+            (EXAMPLES / f"{CASE}.{suffix}.yaml")
+            .read_text(encoding="utf-8")
+            .replace("osmo-workflows", namespace)
+        )
+
+    scheduler.import_cluster(load_cluster(read("cluster")))
+    pool = yaml.safe_load(read("pool"))
     scheduler.put_pool(pool["name"], topology_keys=pool["topology_keys"], backend=pool["backend"])
     workflow = parse_documents((EXAMPLES / f"{CASE}.workflow.yaml").read_text(encoding="utf-8"), source="wf")
     scheduler.submit(workflow, owner="alice")
