@@ -54,10 +54,16 @@ RACK_SIZE = 3
 class ControllerAccounts:
     """A kubeconfig per mode, acting as that mode's ServiceAccount of deploy/."""
 
+    plane: ControlPlane
     kubeconfigs: Mapping[Mode, Path]
 
     def __getitem__(self, mode: Mode) -> Path:
         return self.kubeconfigs[mode]
+
+    def fresh(self, mode: Mode, path: Path) -> Path:
+        """A kubeconfig at ``path`` with a token of its own for the mode's account, so the audit
+        log tells its requests from any other client's of the same account."""
+        return service_account_kubeconfig(self.plane, CONTROLLER_NAMESPACE, f"toposched-{mode}", path)
 
 
 def controller_accounts(plane: ControlPlane) -> ControllerAccounts:
@@ -66,7 +72,7 @@ def controller_accounts(plane: ControlPlane) -> ControllerAccounts:
     for mode in Mode:
         apply_manifest(plane, REPO / "deploy" / str(mode) / "rbac.yaml")
         kubeconfigs[mode] = service_account_kubeconfig(plane, CONTROLLER_NAMESPACE, f"toposched-{mode}")
-    return ControllerAccounts(kubeconfigs)
+    return ControllerAccounts(plane, kubeconfigs)
 
 
 @dataclass

@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.controller.real_audit import refused
 from tests.controller.real_cluster import CONTROLLER_NAMESPACE, HOST, ControllerAccounts, RealCluster
 from tests.controller.real_gangs import FRONT_ENDS, kueue_gang
 from tests.controller.test_sync import service
 from tests.realkube.accounts import apply_manifest, manifest_documents, service_account_kubeconfig
 from tests.realkube.binaries import REPO
+from tests.realkube.control_plane import ControlPlane
 
 from polling import wait_until
 from toposched.controller.app import Options, run
@@ -89,25 +91,21 @@ def holder(cluster: RealCluster) -> str:
         return ""
 
 
-def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
-    return [r.getMessage() for r in caplog.records if "403" in r.getMessage()]
-
-
 def test_the_ungater_places_a_gang_of_every_front_end_as_its_service_account(
-    real_cluster: RealCluster, controller_accounts: ControllerAccounts, caplog: pytest.LogCaptureFixture
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts, tmp_path: Path
 ) -> None:
-    caplog.set_level(logging.INFO, logger="toposched")
+    account = controller_accounts.fresh(Mode.UNGATER, tmp_path / "kubeconfig")
     real_cluster.add_racks(nodes=3 * len(FRONT_ENDS))  # a rack each
     gangs = {name: make(real_cluster, f"g{i}-") for i, (name, make) in enumerate(FRONT_ENDS.items())}
     names = [n for gang in gangs.values() for n in gang.names]
 
-    with running(controller_accounts[Mode.UNGATER], options(real_cluster)):
+    with running(account, options(real_cluster)):
         for gang in gangs.values():
             gang.create(real_cluster)
         wait_until(lambda: real_cluster.ungated(names), what="every gang is ungated", timeout=90)
         leader = holder(real_cluster)
 
-    assert refusals(caplog) == []
+    assert refused(real_cluster.plane, account) == []
     for name, gang in gangs.items():
         pods = [real_cluster.pod(n) for n in gang.names]
         assert len(real_cluster.racks_of(pods)) == 1, name
@@ -116,7 +114,7 @@ def test_the_ungater_places_a_gang_of_every_front_end_as_its_service_account(
 
 
 def test_a_missing_permission_fails_the_run(
-    real_cluster: RealCluster, real_apiserver: object, caplog: pytest.LogCaptureFixture, tmp_path: Path
+    real_cluster: RealCluster, real_apiserver: ControlPlane, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
     """The check above can fail: the same controller as an account whose rules lack one verb
     (patching pods) places the gang but records nothing, and says 403."""
@@ -130,29 +128,33 @@ def test_a_missing_permission_fails_the_run(
         documents.append(changed)
     manifest = tmp_path / "rbac.yaml"
     manifest.write_text(yaml.safe_dump_all(documents))
-    apply_manifest(real_apiserver, manifest)  # type: ignore[arg-type]
-    kubeconfig = service_account_kubeconfig(real_apiserver, CONTROLLER_NAMESPACE, account)  # type: ignore[arg-type]
+    apply_manifest(real_apiserver, manifest)
+    for kind in ("ClusterRole", "ClusterRoleBinding"):
+        real_cluster.forget_later(real_apiserver.resource_for("rbac.authorization.k8s.io/v1", kind), account)
+    kubeconfig = service_account_kubeconfig(real_apiserver, CONTROLLER_NAMESPACE, account)
     caplog.set_level(logging.INFO, logger="toposched")
     real_cluster.add_racks()
     gang = FRONT_ENDS["kueue-pod-group"](real_cluster, "")
 
     with running(kubeconfig, options(real_cluster)):
         gang.create(real_cluster)
-        wait_until(lambda: bool(refusals(caplog)), what="a write is refused", timeout=60)
+        wait_until(lambda: bool(refused(real_apiserver, kubeconfig)), what="a write is refused", timeout=60)
 
     assert not any(real_cluster.ungated([n]) for n in gang.names)
-    assert all("system:serviceaccount" in message and "patch" in message for message in refusals(caplog))
+    assert all(line.startswith("patch /pods ") for line in refused(real_apiserver, kubeconfig))
+    said = [r.getMessage() for r in caplog.records if "403" in r.getMessage()]
+    assert said and all(f'{account}" cannot patch resource "pods"' in message for message in said)
 
 
 def test_two_replicas_hand_the_lease_over_and_the_new_leader_carries_on(
-    real_cluster: RealCluster, controller_accounts: ControllerAccounts, caplog: pytest.LogCaptureFixture
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts, tmp_path: Path
 ) -> None:
-    caplog.set_level(logging.INFO, logger="toposched")
     real_cluster.add_racks()
     first, second = kueue_gang(real_cluster, "a-"), kueue_gang(real_cluster, "b-")
-    account = controller_accounts[Mode.UNGATER]
+    names = ("replica-a", "replica-b")
+    accounts = {n: controller_accounts.fresh(Mode.UNGATER, tmp_path / n) for n in names}
     quick = {"lease_duration": 3, "renew_deadline": 2.0, "retry_period": 0.5}
-    replicas = {n: Replica(account, options(real_cluster, n, **quick)) for n in ("replica-a", "replica-b")}
+    replicas = {n: Replica(accounts[n], options(real_cluster, n, **quick)) for n in names}
     try:
         wait_until(lambda: holder(real_cluster) in replicas, what="a replica leads", timeout=30)
         leader = holder(real_cluster)
@@ -174,18 +176,17 @@ def test_two_replicas_hand_the_lease_over_and_the_new_leader_carries_on(
         node = real_cluster.pod(name)["spec"]["nodeSelector"][HOST]
         gpus[node] = gpus.get(node, 0) + 4
     assert max(gpus.values()) <= 8, gpus
-    assert refusals(caplog) == []
+    assert [refused(real_cluster.plane, accounts[n]) for n in names] == [[], []]
 
 
 def test_the_sync_mode_applies_the_services_objects_and_a_restart_applies_them_unchanged(
-    real_cluster: RealCluster, controller_accounts: ControllerAccounts, caplog: pytest.LogCaptureFixture
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts, tmp_path: Path
 ) -> None:
-    caplog.set_level(logging.INFO, logger="toposched")
     scheduler = service(real_cluster.namespace)
     topology = f"osmo-pool-{real_cluster.namespace}-my-pool-topology"
     real_cluster.forget_later(KAI_TOPOLOGIES, topology)
     real_cluster.forget_later(GROVE_CLUSTER_TOPOLOGIES, topology)
-    account = controller_accounts[Mode.SYNC]
+    account = controller_accounts.fresh(Mode.SYNC, tmp_path / "kubeconfig")
     with running(account, options(real_cluster, mode=Mode.SYNC), store=scheduler.store):
         wait_until(
             lambda: len(written(real_cluster, topology)) == 3, what="the sync wrote its objects", timeout=60
@@ -199,7 +200,7 @@ def test_the_sync_mode_applies_the_services_objects_and_a_restart_applies_them_u
     api.close()
     after = written(real_cluster, topology)
 
-    assert refusals(caplog) == []
+    assert refused(real_cluster.plane, account) == []
     # The pool's KAI Topology is current, so OSMO's sync leaves it; everything else is applied.
     assert sorted(again.applied) == sorted(i for i in before if not i.startswith("topologies/"))
     assert (again.deleted, again.skipped) == ((), ())
