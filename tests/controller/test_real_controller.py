@@ -30,6 +30,7 @@ from toposched.controller.kubeapi import (
     KAI_TOPOLOGIES,
     LEASES,
     ApiNotFoundError,
+    KubeApiError,
     Object,
 )
 from toposched.controller.modes import Mode
@@ -224,3 +225,34 @@ def written(cluster: RealCluster, topology: str) -> dict[str, Object]:
     for podgroup in cluster.admin.list(KAI_PODGROUPS, cluster.namespace).items:
         found[f"podgroups/{cluster.namespace}/{podgroup['metadata']['name']}"] = podgroup
     return found
+
+
+def test_a_changed_pool_topology_is_deleted_and_written_again(
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts
+) -> None:
+    """A KAI Topology's levels are immutable (its CRD's validation rule): applying new ones is
+    refused, so the sync mode deletes the stale Topology and writes it again."""
+    scheduler = service(real_cluster.namespace)
+    name = f"osmo-pool-{real_cluster.namespace}-my-pool-topology"
+    real_cluster.forget_later(GROVE_CLUSTER_TOPOLOGIES, name)
+    stale = {
+        "metadata": {"name": name, "labels": {"osmo.namespace": real_cluster.namespace}},
+        "spec": {"levels": [{"nodeLabel": "topology.kubernetes.io/zone"}]},
+    }
+    real_cluster.create(KAI_TOPOLOGIES, stale)
+    api = connect(str(controller_accounts[Mode.SYNC]))
+    try:
+        fresh = {
+            **stale,
+            "spec": {"levels": [{"nodeLabel": "topology.kubernetes.io/zone"}, {"nodeLabel": "rack"}]},
+        }
+        with pytest.raises(KubeApiError) as refused_by_the_crd:
+            api.apply(KAI_TOPOLOGIES, fresh, field_manager="toposched", force=True)
+        report = SyncController(api, scheduler).step()
+    finally:
+        api.close()
+
+    assert refused_by_the_crd.value.status == 422
+    assert "nodeLabel structure is immutable" in str(refused_by_the_crd.value)
+    assert report.deleted == (f"topologies/{name}",)
+    assert len(real_cluster.admin.get(KAI_TOPOLOGIES, name)["spec"]["levels"]) == 4

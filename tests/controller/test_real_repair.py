@@ -93,9 +93,14 @@ def no_execute(cluster: RealCluster, i: int) -> None:
     cluster.set_node(i, taints=(Taint("maintenance", "", TaintEffect.NO_EXECUTE),))
 
 
+def deleted(cluster: RealCluster, i: int) -> None:
+    cluster.delete_node(i)  # its pods stay bound to it: no pod garbage collector runs here
+
+
 FAILURES: dict[str, tuple[Callable[[RealCluster, int], None], float]] = {
     "NotReady past the grace period": (not_ready, 31.0),
     "NoExecute taint": (no_execute, 0.0),
+    "deleted": (deleted, 0.0),
 }
 
 
@@ -193,3 +198,55 @@ def test_a_gang_waits_for_its_nodes_to_be_provisioned_and_ready(
     assert workload.state is WorkloadState.PENDING
     assert waiting == [True, True]
     assert {host_of(real_cluster, n) for n in names} == {real_cluster.node_name(0), real_cluster.node_name(1)}
+
+
+def test_a_short_not_ready_spell_changes_nothing(
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts
+) -> None:
+    real_cluster.add_racks()
+    clock = ManualClock(1000.0)
+    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
+    with ungater(account, real_cluster.namespace, topology, clock) as ctl:
+        where = running_gang(real_cluster, ctl, 2)
+        i = node_index(real_cluster, where["p0"])
+        not_ready(real_cluster, i)
+        ctl.step()
+        clock.advance(10.0)
+        real_cluster.set_node(i)  # Ready again within the grace period
+        reports = [ctl.step(), ctl.step()]
+        clock.advance(60.0)
+        reports += [ctl.step(), ctl.step()]
+
+    assert not any(r.cycle.replaced or r.cycle.evicted for r in reports)
+    assert all("deletionTimestamp" not in real_cluster.pod(n)["metadata"] for n in where)
+    assert {n: host_of(real_cluster, n) for n in where} == where
+
+
+def test_a_restart_in_the_middle_of_a_repair_starts_the_gang_over(
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts
+) -> None:
+    real_cluster.add_racks()
+    clock = ManualClock(1000.0)
+    account, namespace, topology = (
+        controller_accounts[Mode.UNGATER],
+        real_cluster.namespace,
+        real_cluster.topology().name,
+    )
+    with ungater(account, namespace, topology, clock) as first:
+        where = running_gang(real_cluster, first, 2)
+        deleted(real_cluster, node_index(real_cluster, where["p0"]))
+        settle(
+            first, lambda: "deletionTimestamp" in real_cluster.pod("p0")["metadata"], what="p0 is replaced"
+        )
+    real_cluster.finish("p0")  # the controller stops before p0's owner recreates it
+    with ungater(account, namespace, topology, clock) as again:
+        report = again.step()
+        settle(again, lambda: "deletionTimestamp" in real_cluster.pod("p1")["metadata"], what="p1 is evicted")
+        real_cluster.finish("p1")
+        for name in ("p0", "p1"):
+            real_cluster.create(PODS, kueue_pod(name, level=RACK))
+        clock.advance(120.0)
+        settle(again, lambda: real_cluster.ungated(["p0", "p1"]), what="the gang is placed afresh")
+
+    assert report.restored == ()
+    assert real_cluster.nodes() and len({host_of(real_cluster, n) for n in ("p0", "p1")}) == 2
