@@ -1,5 +1,7 @@
-"""``--mode ungater`` against the in-memory API: gangs are placed only when whole, each pod is
-recorded then ungated once, and a restart rebuilds the state from the pods."""
+"""``--mode ungater``'s own logic, on the in-memory ``FakeKubeApi``: gangs are placed only when
+whole, each pod is recorded then ungated once, a restart rebuilds the state from the pods, a
+refused gang is compiled again when what it is read from changes. The same on the real API
+server, as the ungater's ServiceAccount: ``test_real_ungater``, ``test_real_repair``."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """``--mode ungater`` for upstream Kubernetes gangs (``scheduling.k8s.io`` PodGroups): a gang is
 whole once its PodGroup exists with at least ``minCount`` pods, whichever appears first; it is
-placed, recorded and ungated as the Kueue and KAI gangs are, and a restart assigns no pod twice."""
+placed, recorded and ungated as the Kueue and KAI gangs are, and a restart assigns no pod twice; a
+pod on a node without a hostname label is pinned by the node's name. On the in-memory
+``FakeKubeApi`` (the ungater's own logic); on the real API server: ``test_real_ungater``,
+``test_real_pinning``."""
 
 from __future__ import annotations
 
