@@ -18,7 +18,7 @@ from toposched.controller.kubeapi import PODS, KubeApiError, Resource
 from toposched.controller.modes import Mode
 from toposched.controller.records import record_of
 from toposched.controller.ungating import UngaterController
-from toposched.model import Taint, TaintEffect
+from toposched.model import NotFoundError, Taint, TaintEffect
 from toposched.scheduler import ManualClock
 from toposched.store import WorkloadState
 
@@ -104,6 +104,15 @@ FAILURES: dict[str, tuple[Callable[[RealCluster, int], None], float]] = {
 }
 
 
+def failed_in(ctl: UngaterController, node: str) -> bool:
+    """Whether the scheduler has seen ``node`` fail (NotReady, tainted or gone)."""
+    try:
+        seen = ctl.scheduler.store.get_node(node)
+    except NotFoundError:
+        return True
+    return not seen.ready or bool(seen.taints)
+
+
 def node_index(cluster: RealCluster, name: str) -> int:
     return next(i for i in range(64) if cluster.node_name(i) == name)
 
@@ -120,7 +129,7 @@ def test_a_failed_node_is_replaced_inside_the_gangs_rack(
         rack = real_cluster.racks_of([real_cluster.pod("p0")])
         fail, grace = FAILURES[failure]
         fail(real_cluster, node_index(real_cluster, where["p0"]))
-        seen = [ctl.step(), ctl.step()]  # the failure reaches the scheduler
+        seen = settle(ctl, lambda: failed_in(ctl, where["p0"]), what="the scheduler sees the failure")
         clock.advance(grace)
         reports = seen + settle(
             ctl,
@@ -148,7 +157,7 @@ def test_a_gang_that_cannot_be_repaired_is_evicted_and_placed_again_when_recreat
         where = running_gang(real_cluster, ctl, 3)  # fills one rack: no spare node in it
         first_rack = real_cluster.racks_of([real_cluster.pod("p0")])
         not_ready(real_cluster, node_index(real_cluster, where["p0"]))
-        ctl.step()
+        settle(ctl, lambda: failed_in(ctl, where["p0"]), what="the scheduler sees the failure")
         clock.advance(31.0)
         reports = settle(
             ctl,
@@ -210,10 +219,10 @@ def test_a_short_not_ready_spell_changes_nothing(
         where = running_gang(real_cluster, ctl, 2)
         i = node_index(real_cluster, where["p0"])
         not_ready(real_cluster, i)
-        ctl.step()
+        reports = settle(ctl, lambda: failed_in(ctl, where["p0"]), what="the scheduler sees it NotReady")
         clock.advance(10.0)
         real_cluster.set_node(i)  # Ready again within the grace period
-        reports = [ctl.step(), ctl.step()]
+        reports += settle(ctl, lambda: not failed_in(ctl, where["p0"]), what="the scheduler sees it Ready")
         clock.advance(60.0)
         reports += [ctl.step(), ctl.step()]
 
