@@ -12,13 +12,16 @@ added to each of the pod's own required terms.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.controller.cluster import kube_pod, kube_podgroup
 from tests.controller.real_cluster import HOST, RUN, ControllerAccounts, RealCluster, allows
+from tests.controller.real_scheduler import running_scheduler
 from tests.controller.real_steps import settle, ungater
 
+from polling import wait_until
 from toposched.controller.keys import GATE
 from toposched.controller.kubeapi import KUBE_PODGROUPS, PODS, KubeApiError, Object, PatchType
 from toposched.controller.modes import Mode
@@ -41,23 +44,32 @@ def own_affinity(run: str) -> dict[str, Any]:
     }
 
 
-def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_bind_there(
-    real_cluster: RealCluster, controller_accounts: ControllerAccounts
+def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_bound_there(
+    real_cluster: RealCluster, controller_accounts: ControllerAccounts, tmp_path: Path
 ) -> None:
+    """kube-scheduler itself binds them: a hostname selector on such a node would leave them
+    Pending ("didn't match Pod's node affinity/selector")."""
     for i in range(2):
         real_cluster.add_node(i, hostname=False)
+    scheduler = f"{real_cluster.run}-scheduler"
     pods = [kube_pod(f"w{i}", gpus=8) for i in range(2)]
     for pod in pods:  # the test's own nodes (an unconstrained PodGroup may use any node)
-        pod["spec"]["nodeSelector"] = {RUN: real_cluster.run}
+        pod["spec"].update(nodeSelector={RUN: real_cluster.run}, schedulerName=scheduler)
     pods[1]["spec"]["affinity"] = own_affinity(real_cluster.run)
     for pod in pods:
         real_cluster.create(PODS, pod)
     real_cluster.create(KUBE_PODGROUPS, kube_podgroup(min_count=2, key=None))
     names = ["w0", "w1"]
     account, namespace = controller_accounts[Mode.UNGATER], real_cluster.namespace
-    with ungater(account, namespace, real_cluster.topology().name) as ctl:
-        settle(ctl, lambda: real_cluster.ungated(names), what="the PodGroup's pods are ungated")
-    recorded = {n: record_of(real_cluster.pod(n)) for n in names}
+    with running_scheduler(real_cluster.plane, scheduler, tmp_path):
+        with ungater(account, namespace, real_cluster.topology().name) as ctl:
+            settle(ctl, lambda: real_cluster.ungated(names), what="the PodGroup's pods are ungated")
+        recorded = {n: record_of(real_cluster.pod(n)) for n in names}
+        wait_until(
+            lambda: all(real_cluster.pod(n)["spec"].get("nodeName") for n in names),
+            what="kube-scheduler binds both pods",
+            timeout=60,
+        )
     with ungater(account, namespace, real_cluster.topology().name) as again:  # a restarted controller
         report = again.step()
         again.step()
@@ -68,7 +80,7 @@ def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_bind
     ]
     assert all(HOST not in p["spec"]["nodeSelector"] for p in ungated.values())
     assert len(terms["nodeSelectorTerms"]) == 2  # the pin is added to each of the pod's own terms
-    bound = {n: real_cluster.bind(n) for n in names}  # exactly one node admits each pod
+    bound = {n: p["spec"]["nodeName"] for n, p in ungated.items()}
     assert bound == {n: r.node for n, r in recorded.items() if r is not None}
     assert len(set(bound.values())) == 2
     assert report.restored == (f"kube:{namespace}/workers",)
