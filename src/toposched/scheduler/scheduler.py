@@ -100,14 +100,23 @@ class Scheduler:
         priority: int = 0,
         topology: str | None = None,
         kind: str | None = None,
+        default_topology: str | None = None,
     ) -> WorkloadRecord:
         """Validate a parsed spec (SpecError listing every problem) and queue it as pending; never
-        places. The topology is ``topology``, else the one the spec names, else the only one
-        defined (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority. Durable on
-        return (the store may commit it together with other submissions arriving at the same time).
+        places. The topology is ``topology``, else the one the spec names, else
+        ``default_topology``, else the only one defined (NotFoundError otherwise). ``priority`` 0
+        keeps the spec's own priority. Durable on return (the store may commit it together with
+        other submissions arriving at the same time).
         """
         return self.commit(
-            self.prepare(documents, owner=owner, priority=priority, topology=topology, kind=kind)
+            self.prepare(
+                documents,
+                owner=owner,
+                priority=priority,
+                topology=topology,
+                kind=kind,
+                default_topology=default_topology,
+            )
         )
 
     def prepare(
@@ -118,13 +127,14 @@ class Scheduler:
         priority: int = 0,
         topology: str | None = None,
         kind: str | None = None,
+        default_topology: str | None = None,
     ) -> Submission:
         """The validation half of ``submit`` (SpecError listing every problem); stores nothing.
         The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk.
         The spec is stored as JSON: the documents and the front end that read them; the
         topologies the spec itself brings are kept with the workload (``own_topologies``), never
         among the stored ones: one user's spec never changes what another's uses."""
-        chosen, compiled, stored = self._compile(documents, topology, kind)
+        chosen, compiled, stored = self._compile(documents, topology, kind, default_topology)
         gang = compiled.gang
         own = tuple(t for t in compiled.topologies if stored.get(t.name) != t)
         record = WorkloadRecord(
@@ -454,16 +464,16 @@ class Scheduler:
 
     # -- helpers ---------------------------------------------------------------------------------
     def _compile(
-        self, documents: Sequence[Any], topology: str | None, kind: str | None
+        self, documents: Sequence[Any], topology: str | None, kind: str | None, default_topology: str | None
     ) -> tuple[Topology, Compiled, dict[str, Topology]]:
         """The topology a submission uses and its gang: the requested topology, else the one the
-        spec names, else the only shared one (pool topologies are their pool's own); and the
-        stored topologies by name."""
+        spec names, else the caller's default, else the only shared one (pool topologies are
+        their pool's own); and the stored topologies by name."""
         state = self._state
         pool_records = state.store.list_pools()
         context = state.context(pool_records)
         known = shared_of(pool_records, context.topologies)
-        default = known[0].name if len(known) == 1 else None
+        default = default_topology or (known[0].name if len(known) == 1 else None)
         try:
             chosen, compiled = state.registry.compile_for(
                 documents, context, topology=topology, default=default, hint=kind
