@@ -98,6 +98,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE quotas (name TEXT PRIMARY KEY, data TEXT NOT NULL)",
         ),
     ),
+    Migration(
+        6,
+        "generations: which nodes and which workloads' bookings changed since a reader last looked",
+        (
+            "CREATE TABLE generations (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+            "INSERT INTO generations (name, value) VALUES ('nodes', 0), ('nodes_floor', 0), ('bookings', 0)",
+            "ALTER TABLE nodes ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX nodes_by_generation ON nodes (generation)",
+            "CREATE TABLE removed_nodes (name TEXT PRIMARY KEY, generation INTEGER NOT NULL)",
+            "ALTER TABLE workloads ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX workloads_by_generation ON workloads (generation)",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

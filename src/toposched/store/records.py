@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from toposched.model import Resources, Topology
+from toposched.model import Node, Resources, Topology
 
 Json = Any
 """A JSON-serialisable value. Kept as ``Any`` because JSON is recursive and has no closed type."""
@@ -127,3 +127,28 @@ class Note:
 
 
 Decision = Admission | Note
+
+
+@dataclass(frozen=True, slots=True)
+class NodeChanges:
+    """The nodes written or deleted since a generation (``Store.node_changes``). A node written
+    again with the same value is listed too: a reader compares with what it holds."""
+
+    generation: int  # what the next call passes as ``since``
+    nodes: tuple[Node, ...]  # written since; every stored node when ``full``
+    removed: tuple[str, ...]  # names deleted since (empty when ``full``)
+    full: bool  # the store cannot tell what changed since then: ``nodes`` is all there is
+
+
+@dataclass(frozen=True, slots=True)
+class BookingChanges:
+    """The workloads whose bookings changed since a generation (``Store.booking_changes``):
+    admitted, reassigned or freed (finished, cancelled, evicted, requeued). A reader that applies
+    them to what it held holds what the store holds."""
+
+    generation: int  # what the next call passes as ``since``
+    holding: tuple[WorkloadRecord, ...]  # changed ones that hold capacity now (all of them when ``full``)
+    reservations: Mapping[int, Mapping[str, Resources]] = field(hash=False)  # of ``holding``, per node
+    released: Mapping[int, WorkloadState | None] = field(hash=False)  # changed ones holding none now
+    # (their state now; None: no longer stored). Empty when ``full``.
+    full: bool

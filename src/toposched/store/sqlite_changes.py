@@ -1,0 +1,118 @@
+"""What changed in ``SqliteStore`` since a reader last looked: nodes and bookings by generation.
+
+Each write transaction that changes nodes (or a workload's bookings) takes the next generation of
+that table (``stamp``) and writes it on every row it changes; a deleted node leaves its name with
+the generation of its deletion in ``removed_nodes``. A reader that remembers the generation of
+its last read then reads only the rows written after it (through an index on ``generation``): a
+scheduling cycle costs what changed, not the size of the cluster. Deletion records are bounded:
+past ``MAX_REMOVED`` they are dropped and ``nodes_floor`` moves up, so a reader older than that
+reads every node again (as after a full replace).
+
+Every function runs inside a transaction its caller opened (``sqlite_connections``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+from toposched.model import Node, Resources
+from toposched.store.codecs import workload_from_row
+from toposched.store.records import BookingChanges, NodeChanges, WorkloadRecord, WorkloadState
+from toposched.store.sqlite_rows import WORKLOAD_COLUMNS, NodeReader, read_reservation
+
+MAX_REMOVED = 4096  # deletion records kept; past it, readers older than the newest read everything
+_HOLDING = tuple(str(s) for s in WorkloadState if s.holds_capacity)
+
+
+def _generation(db: sqlite3.Connection, name: str) -> int:
+    return int(db.execute("SELECT value FROM generations WHERE name = ?", (name,)).fetchone()[0])
+
+
+def nodes_replaced(db: sqlite3.Connection, generation: int) -> None:
+    """Every node is being replaced at ``generation``: readers older than it read them all."""
+    db.execute("DELETE FROM removed_nodes")
+    db.execute("UPDATE generations SET value = ? WHERE name = 'nodes_floor'", (generation,))
+
+
+def node_removed(db: sqlite3.Connection, name: str, generation: int) -> None:
+    """Record the deletion of node ``name`` (bounded: see ``MAX_REMOVED``)."""
+    db.execute("INSERT OR REPLACE INTO removed_nodes (name, generation) VALUES (?, ?)", (name, generation))
+    if db.execute("SELECT COUNT(*) FROM removed_nodes").fetchone()[0] > MAX_REMOVED:
+        nodes_replaced(db, generation)
+
+
+def node_changes(
+    db: sqlite3.Connection, since: int | None, decode: Callable[[str, str], Node]
+) -> NodeChanges:
+    """The nodes written and deleted after generation ``since`` (see ``Store.node_changes``);
+    ``decode`` turns a stored node's text into its value."""
+    now, floor = _generation(db, "nodes"), _generation(db, "nodes_floor")
+    if since is None or since < floor or since > now:
+        rows = db.execute("SELECT name, data FROM nodes ORDER BY name").fetchall()
+        return NodeChanges(now, tuple(decode(text, f"node {name!r}") for name, text in rows), (), True)
+    rows = db.execute("SELECT name, data FROM nodes WHERE generation > ? ORDER BY name", (since,)).fetchall()
+    removed = db.execute(
+        "SELECT name FROM removed_nodes WHERE generation > ? ORDER BY name", (since,)
+    ).fetchall()
+    nodes = tuple(decode(text, f"node {name!r}") for name, text in rows)
+    written = {node.name for node in nodes}  # deleted, then written again: stored now
+    return NodeChanges(now, nodes, tuple(r[0] for r in removed if r[0] not in written), False)
+
+
+def booking_changes(
+    db: sqlite3.Connection, since: int | None, columns: str, reservation: Callable[[str], Resources]
+) -> BookingChanges:
+    """The workloads whose bookings changed after generation ``since`` (see
+    ``Store.booking_changes``). ``columns`` are the workload columns ``workload_from_row`` reads;
+    ``reservation`` decodes one stored reservation."""
+    now = _generation(db, "bookings")
+    marks = ", ".join("?" for _ in _HOLDING)
+    full = since is None or since > now
+    if full:
+        rows = db.execute(
+            f"SELECT {columns} FROM workloads WHERE state IN ({marks}) ORDER BY sequence, id", _HOLDING
+        ).fetchall()
+        booked = db.execute("SELECT workload, node, resources FROM reservations ORDER BY workload, node")
+    else:
+        rows = db.execute(
+            f"SELECT {columns} FROM workloads WHERE generation > ? ORDER BY sequence, id", (since,)
+        ).fetchall()
+        booked = db.execute(
+            "SELECT workload, node, resources FROM reservations"
+            " WHERE workload IN (SELECT id FROM workloads WHERE generation > ?) ORDER BY workload, node",
+            (since,),
+        )
+    reservations: dict[int, dict[str, Resources]] = {}
+    for workload, node, text in booked:
+        reservations.setdefault(workload, {})[node] = reservation(text)
+    holding: list[WorkloadRecord] = []
+    released: dict[int, WorkloadState | None] = {}
+    for row in rows:
+        record = workload_from_row(row)
+        if record.state.holds_capacity:
+            holding.append(record)
+        else:
+            released[record.id] = record.state
+    return BookingChanges(
+        now, tuple(holding), {r.id: reservations.get(r.id, {}) for r in holding}, released, full
+    )
+
+
+class SqliteChanges:
+    """The change reads of the ``Store`` protocol, over ``SqliteStore``'s transactions."""
+
+    _tx: Callable[..., AbstractContextManager[sqlite3.Connection]]
+    _nodes: NodeReader
+
+    def node_changes(self, since: int | None = None) -> NodeChanges:
+        """The nodes written or deleted after generation ``since`` (see ``Store``), by this
+        store or another process: rows found through the index on their generation."""
+        with self._tx("reading node changes") as db:
+            return node_changes(db, since, self._nodes.decode)
+
+    def booking_changes(self, since: int | None = None) -> BookingChanges:
+        """The workloads whose bookings changed after generation ``since`` (see ``Store``)."""
+        with self._tx("reading booking changes") as db:
+            return booking_changes(db, since, WORKLOAD_COLUMNS, read_reservation)
