@@ -52,32 +52,32 @@ def node_changes(
     if since is None or since < floor or since > now:
         rows = db.execute("SELECT name, data FROM nodes ORDER BY name").fetchall()
         return NodeChanges(now, tuple(decode(text, f"node {name!r}") for name, text in rows), (), True)
-    rows = db.execute("SELECT name, data FROM nodes WHERE generation > ? ORDER BY name", (since,)).fetchall()
-    removed = db.execute(
-        "SELECT name FROM removed_nodes WHERE generation > ? ORDER BY name", (since,)
-    ).fetchall()
+    # No ORDER BY: it would make SQLite walk every row in that order instead of the generation
+    # index; the few rows found are sorted here.
+    rows = sorted(db.execute("SELECT name, data FROM nodes WHERE generation > ?", (since,)))
+    removed = sorted(
+        r[0] for r in db.execute("SELECT name FROM removed_nodes WHERE generation > ?", (since,))
+    )
     nodes = tuple(decode(text, f"node {name!r}") for name, text in rows)
     written = {node.name for node in nodes}  # deleted, then written again: stored now
-    return NodeChanges(now, nodes, tuple(r[0] for r in removed if r[0] not in written), False)
+    return NodeChanges(now, nodes, tuple(name for name in removed if name not in written), False)
 
 
-def booking_changes(
-    db: sqlite3.Connection, since: int | None, columns: str, reservation: Callable[[str], Resources]
-) -> BookingChanges:
+def booking_changes(db: sqlite3.Connection, since: int | None) -> BookingChanges:
     """The workloads whose bookings changed after generation ``since`` (see
-    ``Store.booking_changes``). ``columns`` are the workload columns ``workload_from_row`` reads;
-    ``reservation`` decodes one stored reservation."""
+    ``Store.booking_changes``)."""
     now = _generation(db, "bookings")
     marks = ", ".join("?" for _ in _HOLDING)
     full = since is None or since > now
     if full:
         rows = db.execute(
-            f"SELECT {columns} FROM workloads WHERE state IN ({marks}) ORDER BY sequence, id", _HOLDING
+            f"SELECT {WORKLOAD_COLUMNS} FROM workloads WHERE state IN ({marks}) ORDER BY sequence, id",
+            _HOLDING,
         ).fetchall()
         booked = db.execute("SELECT workload, node, resources FROM reservations ORDER BY workload, node")
     else:
         rows = db.execute(
-            f"SELECT {columns} FROM workloads WHERE generation > ? ORDER BY sequence, id", (since,)
+            f"SELECT {WORKLOAD_COLUMNS} FROM workloads WHERE generation > ?", (since,)
         ).fetchall()
         booked = db.execute(
             "SELECT workload, node, resources FROM reservations"
@@ -86,11 +86,10 @@ def booking_changes(
         )
     reservations: dict[int, dict[str, Resources]] = {}
     for workload, node, text in booked:
-        reservations.setdefault(workload, {})[node] = reservation(text)
+        reservations.setdefault(workload, {})[node] = read_reservation(text)
     holding: list[WorkloadRecord] = []
     released: dict[int, WorkloadState | None] = {}
-    for row in rows:
-        record = workload_from_row(row)
+    for record in sorted(map(workload_from_row, rows), key=lambda r: (r.sequence, r.id)):
         if record.state.holds_capacity:
             holding.append(record)
         else:
@@ -115,4 +114,4 @@ class SqliteChanges:
     def booking_changes(self, since: int | None = None) -> BookingChanges:
         """The workloads whose bookings changed after generation ``since`` (see ``Store``)."""
         with self._tx("reading booking changes") as db:
-            return booking_changes(db, since, WORKLOAD_COLUMNS, read_reservation)
+            return booking_changes(db, since)
