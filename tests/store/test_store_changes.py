@@ -136,7 +136,7 @@ def test_bookings_report_admissions_and_every_way_out(bare: Store) -> None:
     bare.put_nodes([gpu_node("n1"), gpu_node("n2")])
     ids = [bare.submit_workload(workload(f"w{i}")).id for i in range(4)]
     start = bare.booking_changes()
-    assert start.full and start.holding == ()
+    assert start.full and list(start.holding) == []
     for wid in ids:
         bare.admit(wid, {"pods": []}, {"n1": gpus(1)}, event())
     admitted = bare.booking_changes(start.generation)
@@ -154,7 +154,7 @@ def test_bookings_report_admissions_and_every_way_out(bare: Store) -> None:
         ids[2]: WorkloadState.PENDING,
     }
     assert [r.id for r in later.holding] == [ids[3]] and later.reservations[ids[3]] == {"n2": gpus(2)}
-    assert bare.booking_changes(later.generation).holding == ()
+    assert list(bare.booking_changes(later.generation).holding) == []
 
 
 def test_a_forgotten_workload_is_reported_released_without_a_state() -> None:

@@ -295,7 +295,9 @@ class Scheduler:
             state.store.append_event(state.event(EventType.CLUSTER_IMPORTED, message, data=data))
             state.tracker.external = external
             booked = state.store.reservations_by_workload()
-            view = CycleView.of(state.store.get_nodes(), external, booked, state.trees)
+            after = {} if replace else dict(before)  # the nodes as just stored, without reading them back
+            after.update((node.name, node) for node in cluster.nodes)
+            view = CycleView.of([after[name] for name in sorted(after)], external, booked)
             overbooked = tuple(f"node {n}: {why}" for n, why in sorted(view.overbooked().items()))
             state.notify()
             return ImportReport(

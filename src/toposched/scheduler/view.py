@@ -125,7 +125,7 @@ def refresh(
     for record in bookings.holding:
         snapshots.charge(record.id, bookings.reservations[record.id])
         holding.put(record, stored)
-    for workload in sorted(snapshots.touched - {*bookings.released, *(r.id for r in bookings.holding)}):
+    for workload in sorted(snapshots.touched - {*bookings.released, *bookings.reservations}):
         _read_again(store, workload, snapshots, holding, stored)
     snapshots.touched.clear()
     snapshots.generation = bookings.generation

@@ -7,7 +7,7 @@ caller can never change stored state by mutating a record it holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -144,11 +144,15 @@ class NodeChanges:
 class BookingChanges:
     """The workloads whose bookings changed since a generation (``Store.booking_changes``):
     admitted, reassigned or freed (finished, cancelled, evicted, requeued). A reader that applies
-    them to what it held holds what the store holds."""
+    them to what it held holds what the store holds.
+
+    ``holding``: the changed ones that hold capacity now (every one when ``full``), in arrival
+    order; a store may decode each record when it is read, so walk it once. ``reservations``:
+    what each of them has booked, per node, by workload id. ``released``: the changed ones that
+    hold none now, with their state (None: no longer stored); empty when ``full``."""
 
     generation: int  # what the next call passes as ``since``
-    holding: tuple[WorkloadRecord, ...]  # changed ones that hold capacity now (all of them when ``full``)
-    reservations: Mapping[int, Mapping[str, Resources]] = field(hash=False)  # of ``holding``, per node
-    released: Mapping[int, WorkloadState | None] = field(hash=False)  # changed ones holding none now
-    # (their state now; None: no longer stored). Empty when ``full``.
-    full: bool
+    holding: Sequence[WorkloadRecord] = field(hash=False)
+    reservations: Mapping[int, Mapping[str, Resources]] = field(hash=False)
+    released: Mapping[int, WorkloadState | None] = field(hash=False)
+    full: bool  # the store cannot tell what changed since then: ``holding`` is all there is

@@ -14,8 +14,9 @@ Every function runs inside a transaction its caller opened (``sqlite_connections
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from typing import Any, overload
 
 from toposched.model import Node, Resources
 from toposched.store.codecs import workload_from_row
@@ -24,6 +25,7 @@ from toposched.store.sqlite_rows import WORKLOAD_COLUMNS, NodeReader, read_reser
 
 MAX_REMOVED = 4096  # deletion records kept; past it, readers older than the newest read everything
 _HOLDING = tuple(str(s) for s in WorkloadState if s.holds_capacity)
+_STATE = WORKLOAD_COLUMNS.split(", ").index("state")  # where a row holds it
 
 
 def _generation(db: sqlite3.Connection, name: str) -> int:
@@ -87,16 +89,40 @@ def booking_changes(db: sqlite3.Connection, since: int | None) -> BookingChanges
     reservations: dict[int, dict[str, Resources]] = {}
     for workload, node, text in booked:
         reservations.setdefault(workload, {})[node] = read_reservation(text)
-    holding: list[WorkloadRecord] = []
-    released: dict[int, WorkloadState | None] = {}
-    for record in sorted(map(workload_from_row, rows), key=lambda r: (r.sequence, r.id)):
-        if record.state.holds_capacity:
-            holding.append(record)
-        else:
-            released[record.id] = record.state
+    rows.sort(key=lambda row: (row[1], row[0]))  # arrival order: sequence, id
+    holding = [row for row in rows if row[_STATE] in _HOLDING]
+    released = {r.id: r.state for r in map(workload_from_row, rows) if not r.state.holds_capacity}
     return BookingChanges(
-        now, tuple(holding), {r.id: reservations.get(r.id, {}) for r in holding}, released, full
+        now, RowRecords(holding), {row[0]: reservations.get(row[0], {}) for row in holding}, released, full
     )
+
+
+class RowRecords(Sequence[WorkloadRecord]):
+    """Workload rows read as records one at a time, when asked for: a change read after many
+    admissions holds their rows (text) only, not every decoded placement at once. Each access
+    decodes again; callers walk it once."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> WorkloadRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[WorkloadRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> WorkloadRecord | Sequence[WorkloadRecord]:
+        if isinstance(index, slice):
+            return RowRecords(self._rows[index])
+        return workload_from_row(self._rows[index])
+
+    def __iter__(self) -> Iterator[WorkloadRecord]:
+        return map(workload_from_row, self._rows)
 
 
 class SqliteChanges:
