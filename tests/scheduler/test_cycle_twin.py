@@ -119,7 +119,7 @@ def _check_kept(env: Env) -> None:
     for record in holding:
         for pod in record.placement["pods"]:
             on_node.setdefault(pod["node"], set()).add(record.id)
-    assert state.holding.on_node == on_node
+    assert {name: set(on) for name, on in state.holding.on_node.items()} == on_node
     assert state.holding.missing == {name for name in on_node if name not in state.nodes.by_name}
 
 
