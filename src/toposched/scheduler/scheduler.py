@@ -399,15 +399,7 @@ class Scheduler:
         store = state.store
         with state.cycling:
             with state.lock:  # what changed since the last cycle, written here or by someone else
-                view = refresh(
-                    store,
-                    state.tracker,
-                    state.clock.now(),
-                    state.nodes,
-                    state.snapshots,
-                    state.holding,
-                    state.trees,
-                )
+                view = refresh(state)
                 holding = list(view.booked)
             out = Outcome()
             heal(state, view, out)

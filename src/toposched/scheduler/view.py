@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from toposched.model import Node, NotFoundError, Resources, RunningPod, Topology
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
 from toposched.scheduler.known import HoldingIndex, KnownNodes
-from toposched.scheduler.tracker import Tracker
+from toposched.scheduler.state import State
 from toposched.snapshot import Snapshot
 from toposched.store import NodeChanges, Store
 
@@ -92,24 +92,19 @@ class CycleView:
         return self._known.suspect | self.overbooked().keys()
 
 
-def refresh(
-    store: Store,
-    tracker: Tracker,
-    now: float,
-    nodes: KnownNodes,
-    snapshots: SnapshotCache,
-    holding: HoldingIndex,
-    trees: TreeCache,
-) -> CycleView:
+def refresh(state: State) -> CycleView:
     """Bring what the loop keeps up to date with the store, reading only what changed since the
-    last cycle, and return the cycle's view. Changed nodes are observed by ``tracker`` at ``now``
-    (their NotReady and taint clocks start). Bookings the last cycle charged or gave back that the
-    store does not report (a write that failed) are read again, one by one."""
+    last cycle (also what another process wrote), and return the cycle's view. Changed nodes are
+    observed by the tracker now (their NotReady and taint clocks start). Bookings the last cycle
+    charged or gave back that the store does not report (a write that failed) are read again,
+    one by one. Call it under the state's lock."""
+    store, nodes, snapshots, holding = state.store, state.nodes, state.snapshots, state.holding
     changed, removed = nodes.apply(store.node_changes(nodes.generation))
+    now = state.clock.now()
     for node in changed:
-        tracker.observe_node(node, now)
+        state.tracker.observe_node(node, now)
     for name in removed:
-        tracker.observe(name, None, (), now)
+        state.tracker.observe(name, None, (), now)
     names = [node.name for node in changed]
     holding.nodes_gone(removed)
     holding.nodes_back(names)
@@ -129,7 +124,7 @@ def refresh(
         _read_again(store, workload, snapshots, holding, stored)
     snapshots.touched.clear()
     snapshots.generation = bookings.generation
-    return CycleView(nodes, tracker.external, snapshots, holding, trees)
+    return CycleView(nodes, state.tracker.external, snapshots, holding, state.trees)
 
 
 def _read_again(
