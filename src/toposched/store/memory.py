@@ -31,7 +31,7 @@ from toposched.model import (
 )
 from toposched.store import rules
 from toposched.store.codecs import copy_json
-from toposched.store.frozen import freeze
+from toposched.store.frozen import frozen_copy
 from toposched.store.memory_changes import ChangeLog, MemoryChanges
 from toposched.store.memory_pools import MemoryPools
 from toposched.store.memory_quotas import MemoryQuotas
@@ -492,7 +492,7 @@ class MemoryStore(MemoryQuotas, MemoryPools, MemoryChanges):
 
 def _kept(value: Json) -> Json:
     """What the store keeps of a caller's JSON: a checked, frozen deep copy (see ``frozen``)."""
-    return freeze(copy_json(value))
+    return frozen_copy(value)
 
 
 def _arrival(record: WorkloadRecord) -> tuple[int, int]:
