@@ -7,6 +7,7 @@ reads none, and every change is still seen, whoever wrote it.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from unittest import mock
@@ -104,3 +105,31 @@ def test_a_booking_the_last_cycle_could_not_store_is_given_back(store: Store) ->
         rebuilt.add_usage(str(workload), usage)
     for name, column in rebuilt.columns.items():
         assert np.array_equal(kept.snapshot.free[:, kept.snapshot.columns[name]], rebuilt.free[:, column])
+
+
+def test_a_row_damaged_by_another_program_long_after_admission_is_reported(tmp_path: Path) -> None:
+    db = tmp_path / "state.db"
+    env = Env(SqliteStore(db))
+    damaged = env.submit(job("damaged", 2))
+    env.sched.cycle()
+    env.sched.cycle()  # the admission is read back: nothing is left to read
+    with sqlite3.connect(db) as raw:
+        raw.execute("UPDATE workloads SET placement = '{not json' WHERE id = ?", (damaged,))
+    env.sched.cycle()
+    assert damaged in env.sched.health().broken
+    assert env.sched.get(damaged).explanation["broken"] is True
+    env.store.close()
+
+
+def test_a_node_deleted_by_another_program_is_seen(tmp_path: Path) -> None:
+    db = tmp_path / "state.db"
+    env = Env(SqliteStore(db))
+    wid = env.submit(job("train", 4))
+    env.sched.cycle()
+    env.sched.cycle()
+    victim = sorted(set(env.nodes_of(wid).values()))[0]
+    with sqlite3.connect(db) as raw:
+        raw.execute("DELETE FROM nodes WHERE name = ?", (victim,))
+    assert env.sched.cycle().replaced == (wid,)
+    assert victim not in env.nodes_of(wid).values()
+    env.store.close()

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from toposched.model import Node, Resources
 from toposched.store import MemoryStore, SqliteStore, Store, WorkloadState, sqlite_changes
+from toposched.store.codecs import dumps, node_to_json, resources_to_json
+from toposched.store.migrations import migrate
 
 from .conftest import event, gpu_node, gpus, workload
 from .test_store_properties import NODES, _apply
@@ -172,9 +174,15 @@ def test_a_generation_the_store_cannot_answer_for_reads_everything(bare: Store) 
     now = bare.node_changes()
     assert bare.node_changes(now.generation + 5).full  # not from this store
     assert bare.booking_changes(bare.booking_changes().generation + 5).full
-    bare.put_nodes([gpu_node("n3")], replace=True)
+
+
+def test_a_full_replace_reports_the_nodes_it_removed(bare: Store) -> None:
+    bare.put_nodes([gpu_node("n1"), gpu_node("n2")])
+    now = bare.node_changes()
+    bare.put_nodes([gpu_node("n2"), gpu_node("n3")], replace=True)
     replaced = bare.node_changes(now.generation)
-    assert replaced.full and [n.name for n in replaced.nodes] == ["n3"]
+    assert [n.name for n in replaced.nodes] in (["n2", "n3"], ["n3"])  # n2 rewritten as it was
+    assert replaced.removed == ("n1",)
 
 
 def test_deletions_past_the_bound_make_older_readers_read_everything(
@@ -207,21 +215,51 @@ def test_memory_store_deletions_past_the_bound_make_older_readers_read_everythin
 
 def test_a_file_from_before_generations_is_read_whole_then_by_change(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
-    with SqliteStore(path) as store:
-        store.put_nodes([gpu_node("n1"), gpu_node("n2")])
-        wid = store.submit_workload(workload()).id
-        store.admit(wid, {"pods": []}, {"n1": gpus(1)}, event())
     conn = sqlite3.connect(path, isolation_level=None)
-    conn.executescript(
-        "DROP INDEX nodes_by_generation; DROP INDEX workloads_by_generation; DROP TABLE generations;"
-        " DROP TABLE removed_nodes; ALTER TABLE nodes DROP COLUMN generation;"
-        " ALTER TABLE workloads DROP COLUMN generation; UPDATE schema_version SET version = 5;"
+    migrate(conn, target=5)  # as toposched wrote it before generations
+    for name in ("n1", "n2"):
+        conn.execute(
+            "INSERT INTO nodes (name, data) VALUES (?, ?)", (name, dumps(node_to_json(gpu_node(name))))
+        )
+    conn.execute(
+        "INSERT INTO workloads (sequence, name, kind, owner, spec, priority, topology, submitted_at, state,"
+        " placement) VALUES (1, 'w', 'Job', 'alice', '{}', 0, '', 0, 'admitted', ?)",
+        (dumps({"pods": [{"name": "w-0", "podSet": "main", "index": 0, "node": "n1"}]}),),
+    )
+    conn.execute(
+        "INSERT INTO reservations (workload, node, resources) VALUES (1, 'n1', ?)",
+        (dumps(resources_to_json(gpus(1))),),
     )
     conn.close()
     with SqliteStore(path) as store:
         assert store.migrated_from == 5
         nodes, bookings = store.node_changes(), store.booking_changes()
         assert [n.name for n in nodes.nodes] == ["n1", "n2"] and nodes.full
-        assert [r.id for r in bookings.holding] == [wid] and bookings.reservations[wid] == {"n1": gpus(1)}
+        assert [r.id for r in bookings.holding] == [1] and bookings.reservations[1] == {"n1": gpus(1)}
         store.update_node("n2", unschedulable=True)
         assert [n.name for n in store.node_changes(nodes.generation).nodes] == ["n2"]
+
+
+def test_rows_another_program_changes_are_reported(tmp_path: Path) -> None:
+    """Triggers stamp what is written without toposched: a node inserted, changed or deleted,
+    a workload's placement damaged."""
+    path = tmp_path / "state.db"
+    with SqliteStore(path) as store:
+        store.put_nodes([gpu_node("n1"), gpu_node("n2")])
+        wid = store.submit_workload(workload()).id
+        store.admit(wid, {"pods": []}, {"n1": gpus(1)}, event())
+        nodes, bookings = store.node_changes(), store.booking_changes()
+        with sqlite3.connect(path) as raw:
+            raw.execute(
+                "INSERT INTO nodes (name, data) VALUES ('n3', ?)", (dumps(node_to_json(gpu_node("n3"))),)
+            )
+            raw.execute(
+                "UPDATE nodes SET data = ? WHERE name = 'n2'", (dumps(node_to_json(gpu_node("n2", 4))),)
+            )
+            raw.execute("DELETE FROM nodes WHERE name = 'n1'")
+            raw.execute("UPDATE workloads SET placement = '{not json' WHERE id = ?", (wid,))
+        changed = store.node_changes(nodes.generation)
+        assert [n.name for n in changed.nodes] == ["n2", "n3"] and changed.removed == ("n1",)
+        assert changed.nodes[0].allocatable["nvidia.com/gpu"] == 4
+        (damaged,) = store.booking_changes(bookings.generation).holding
+        assert damaged.id == wid and "not valid JSON" in damaged.damage

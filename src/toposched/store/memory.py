@@ -91,11 +91,11 @@ class MemoryStore(MemoryQuotas, MemoryPools, MemoryChanges):
         """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
         batch = {node.name: node for node in nodes}
         with self._changing():
-            if replace:
-                self._nodes.clear()
-                self._node_log.restart()
+            gone = [name for name in self._nodes if name not in batch] if replace else []
+            for name in gone:
+                del self._nodes[name]
             self._nodes.update(batch)
-            for name in batch:
+            for name in (*gone, *batch):
                 self._node_log.touch(name, len(self._nodes))
 
     def get_nodes(self) -> list[Node]:

@@ -15,6 +15,7 @@ commit without waiting for a writer's fsync, so a request's read never queues be
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -108,9 +109,12 @@ class SqliteStore(SqliteQuotas, SqlitePools, SqliteChanges):
         rows = [(node.name, dumps(node_to_json(node))) for node in nodes]
         with self._tx("storing nodes", write=True) as db:
             generation = stamp(db, "nodes")
-            if replace:
-                db.execute("DELETE FROM nodes")
-                changes.nodes_replaced(db, generation)
+            if replace:  # only the nodes not listed: the others are written over below
+                db.execute(
+                    "DELETE FROM nodes WHERE name NOT IN (SELECT value FROM json_each(?))",
+                    (json.dumps([name for name, _ in rows]),),
+                )
+                changes.bound_removed(db)
             db.executemany(
                 "INSERT OR REPLACE INTO nodes (name, data, generation) VALUES (?, ?, ?)",
                 [(name, data, generation) for name, data in rows],
@@ -153,7 +157,7 @@ class SqliteStore(SqliteQuotas, SqlitePools, SqliteChanges):
         with self._tx("deleting a node", write=True) as db:
             if db.execute("DELETE FROM nodes WHERE name = ?", (name,)).rowcount == 0:
                 raise NotFoundError("node", name)
-            changes.node_removed(db, name, stamp(db, "nodes"))
+            changes.bound_removed(db)
 
     # -- topologies ----------------------------------------------------------------------------
     def put_topology(self, topology: Topology) -> None:

@@ -1,12 +1,13 @@
 """What changed in ``SqliteStore`` since a reader last looked: nodes and bookings by generation.
 
 Each write transaction that changes nodes (or a workload's bookings) takes the next generation of
-that table (``stamp``) and writes it on every row it changes; a deleted node leaves its name with
-the generation of its deletion in ``removed_nodes``. A reader that remembers the generation of
-its last read then reads only the rows written after it (through an index on ``generation``): a
-scheduling cycle costs what changed, not the size of the cluster. Deletion records are bounded:
-past ``MAX_REMOVED`` they are dropped and ``nodes_floor`` moves up, so a reader older than that
-reads every node again (as after a full replace).
+that table (``sqlite_rows.stamp``) and writes it on every row it changes; triggers (migration 6)
+stamp the rows another program changes, and a deleted node leaves its name with the generation of
+its deletion in ``removed_nodes``. A reader that remembers the generation of its last read then
+reads only the rows written after it (through an index on ``generation``): a scheduling cycle
+costs what changed, not the size of the cluster. Deletion records are bounded: past
+``MAX_REMOVED`` they are dropped and ``nodes_floor`` moves up, so a reader older than that reads
+every node again.
 
 Every function runs inside a transaction its caller opened (``sqlite_connections``).
 """
@@ -32,17 +33,15 @@ def _generation(db: sqlite3.Connection, name: str) -> int:
     return int(db.execute("SELECT value FROM generations WHERE name = ?", (name,)).fetchone()[0])
 
 
-def nodes_replaced(db: sqlite3.Connection, generation: int) -> None:
-    """Every node is being replaced at ``generation``: readers older than it read them all."""
-    db.execute("DELETE FROM removed_nodes")
-    db.execute("UPDATE generations SET value = ? WHERE name = 'nodes_floor'", (generation,))
-
-
-def node_removed(db: sqlite3.Connection, name: str, generation: int) -> None:
-    """Record the deletion of node ``name`` (bounded: see ``MAX_REMOVED``)."""
-    db.execute("INSERT OR REPLACE INTO removed_nodes (name, generation) VALUES (?, ?)", (name, generation))
+def bound_removed(db: sqlite3.Connection) -> None:
+    """After deleting nodes: past ``MAX_REMOVED`` deletion records, drop them all and move the
+    floor up to now, so readers older than now read every node again."""
     if db.execute("SELECT COUNT(*) FROM removed_nodes").fetchone()[0] > MAX_REMOVED:
-        nodes_replaced(db, generation)
+        db.execute("DELETE FROM removed_nodes")
+        db.execute(
+            "UPDATE generations SET value = (SELECT value FROM generations WHERE name = 'nodes')"
+            " WHERE name = 'nodes_floor'"
+        )
 
 
 def node_changes(
