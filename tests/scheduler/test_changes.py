@@ -15,8 +15,8 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from toposched.model import Node
-from toposched.scheduler import admission
+from toposched.model import Node, Taint, TaintEffect
+from toposched.scheduler import PodStatus, admission
 from toposched.snapshot import Snapshot
 from toposched.store import MemoryStore, SqliteStore, Store, WorkloadState
 from toposched.store.sqlite_rows import NodeReader
@@ -133,3 +133,34 @@ def test_a_node_deleted_by_another_program_is_seen(tmp_path: Path) -> None:
     assert env.sched.cycle().replaced == (wid,)
     assert victim not in env.nodes_of(wid).values()
     env.store.close()
+
+
+def test_gangs_on_noschedule_nodes_with_their_pods_running_are_not_looked_at() -> None:
+    """GPU nodes often carry a NoSchedule taint to keep other pods off: it fails no gang whose
+    pods there run, so an idle cycle reads none of them."""
+    env = Env()
+    taint = Taint("nvidia.com/gpu", "present", TaintEffect.NO_SCHEDULE)
+    wid = env.submit(job("train", 4, tolerations=["{key: nvidia.com/gpu, operator: Exists}"]))
+    env.sched.cycle()
+    for name in sorted({n.name for n in env.store.get_nodes()}):
+        env.sched.set_node_taints(name, [taint])
+    env.sched.cycle()
+    with mock.patch.object(env.store, "get_workload", wraps=env.store.get_workload) as read:
+        assert env.sched.cycle().replaced == ()
+    assert read.call_count == 0
+    assert env.sched.get(wid).state is WorkloadState.ADMITTED
+
+
+def test_a_gang_whose_pods_stopped_on_a_noschedule_node_fails_there() -> None:
+    env = Env()
+    wid = env.submit(job("train", 4))
+    env.sched.cycle()
+    env.sched.cycle()
+    victim = sorted(set(env.nodes_of(wid).values()))[0]
+    env.sched.set_node_taints(victim, [Taint("maintenance", "", TaintEffect.NO_SCHEDULE)])
+    assert env.sched.cycle().replaced == ()  # its pods there still run
+    for pod, node in env.nodes_of(wid).items():
+        if node == victim:
+            env.sched.set_pod_status(wid, pod, PodStatus.FAILED)
+    assert env.sched.cycle().replaced == (wid,)
+    assert victim not in env.nodes_of(wid).values()

@@ -2,8 +2,9 @@
 between cycles and decisions stored a run at a time change no admission, placement, explanation
 or event.
 
-The twin asks the engine for every gang and reads every node and booking afresh every cycle, while
-the fast cycle reads only what the store says changed; both run the same random sequence of
+The twin asks the engine for every gang, reads every node and booking afresh every cycle and
+looks at every gang holding capacity for failed nodes, while the fast cycle reads only what the
+store says changed and looks only at the gangs that may have failed; both run the same random sequence of
 submissions, cycles, cancellations and node changes (through the scheduler, or written to the
 store directly, as another process would). The kept snapshots also equal snapshots rebuilt from
 the store after every cycle, and what the fast loop keeps equals what the store holds.
@@ -26,10 +27,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import BLOCK, HOST, RACK
-from toposched.model import Cluster, Resources, ToposchedError
+from toposched.model import Cluster, Resources, Taint, TaintEffect, ToposchedError
+from toposched.scheduler import PodStatus
 from toposched.scheduler.kept import SnapshotCache, topology_key
 from toposched.scheduler.known import HoldingIndex, KnownNodes
 from toposched.scheduler.shapes import Refusals
+from toposched.scheduler.view import CycleView
 from toposched.snapshot import Snapshot
 from toposched.store import SqliteStore, Store, WorkloadState
 
@@ -52,6 +55,8 @@ operation = st.one_of(
     st.tuples(st.just("direct-cordon"), st.sampled_from(sorted(RACKS)), st.booleans()),
     st.tuples(st.just("shrink"), st.sampled_from(sorted(RACKS)), st.integers(0, 2)),
     st.tuples(st.just("delete"), st.sampled_from(sorted(RACKS))),
+    st.tuples(st.just("taint"), st.sampled_from(sorted(RACKS)), st.sampled_from([None, *TaintEffect])),
+    st.tuples(st.just("pod"), st.integers(0, 30), st.sampled_from(list(PodStatus))),
     st.tuples(st.just("time"), st.sampled_from([1, 10, 60])),
 )
 
@@ -89,6 +94,16 @@ def _run(env: Env, op: tuple[object, ...], counter: list[int]) -> object:
         case ("delete", str(name)):
             env.sched.delete_node(name)
             return None
+        case ("taint", str(name), effect):
+            taints = [] if effect is None else [Taint("maintenance", "", TaintEffect(effect))]
+            env.sched.set_node_taints(name, taints)
+            return None
+        case ("pod", int(index), PodStatus() as status):  # one pod of a gang holding capacity
+            pods = [(w.id, p["name"]) for w in env.sched.list() if w.placement for p in w.placement["pods"]]
+            if pods:
+                workload, pod = pods[index % len(pods)]
+                env.sched.set_pod_status(workload, pod, status)
+            return None
         case ("time", int(seconds)):
             env.clock.advance(seconds)
             return None
@@ -99,8 +114,17 @@ def _twin_step(twin: Env, op: tuple[object, ...], counter: list[int]) -> object:
     """The readable path: every gang placed by the engine, every snapshot built afresh."""
     state = twin.sched._state
     state.snapshots, state.nodes, state.holding = SnapshotCache(), KnownNodes(), HoldingIndex()
-    with mock.patch.object(Refusals, "get", return_value=None):
+    with (
+        mock.patch.object(Refusals, "get", return_value=None),
+        mock.patch.object(CycleView, "to_check", _every_gang),
+    ):
         return _run(twin, op, counter)
+
+
+def _every_gang(view: CycleView, stopped: object) -> list[int]:
+    """Every gang holding capacity, in arrival order: what the twin looks at for failed nodes."""
+    order = view.holding.sequence
+    return sorted(order, key=lambda w: (order[w], w))
 
 
 def _log(env: Env) -> list[tuple[str, int | None, str]]:

@@ -13,13 +13,19 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from toposched.emit.result import pod_nodes
-from toposched.model import Node
+from toposched.model import Node, TaintEffect
 from toposched.store import NodeChanges, WorkloadRecord
 
 
 def suspect(node: Node) -> bool:
-    """A node whose gangs may have failed on it: not ready, tainted or cordoned."""
-    return not node.ready or bool(node.taints) or node.unschedulable
+    """A node that may fail any gang on it: not ready, or tainted ``NoExecute``."""
+    return not node.ready or any(t.effect is TaintEffect.NO_EXECUTE for t in node.taints)
+
+
+def closed(node: Node) -> bool:
+    """A node that fails only the gangs with no pod running on it: cordoned, or tainted
+    ``NoSchedule`` (GPU nodes often are, to keep other pods off; see ``health``)."""
+    return node.unschedulable or any(t.effect is TaintEffect.NO_SCHEDULE for t in node.taints)
 
 
 class KnownNodes:
@@ -28,6 +34,7 @@ class KnownNodes:
     def __init__(self) -> None:
         self.by_name: dict[str, Node] = {}
         self.suspect: set[str] = set()
+        self.closed: set[str] = set()
         self.generation: int | None = None  # None: nothing read yet, the next read is a full one
         self._members: tuple[Node, ...] | None = ()  # sorted by name; None: to be sorted again
 
@@ -42,13 +49,15 @@ class KnownNodes:
         for name in removed:
             del self.by_name[name]
             self.suspect.discard(name)
+            self.closed.discard(name)
         changed = [node for node in changes.nodes if self.by_name.get(node.name) != node]
         for node in changed:
             self.by_name[node.name] = node
-            if suspect(node):
-                self.suspect.add(node.name)
-            else:
-                self.suspect.discard(node.name)
+            for kept, belongs in ((self.suspect, suspect(node)), (self.closed, closed(node))):
+                if belongs:
+                    kept.add(node.name)
+                else:
+                    kept.discard(node.name)
         if changed or removed:
             self._members = None
         self.generation = changes.generation
@@ -149,10 +158,15 @@ class HoldingIndex:
         """Nodes stored (again)."""
         self.missing.difference_update(names)
 
-    def to_check(self, nodes: Iterable[str]) -> list[int]:
-        """The workloads with pods on any of ``nodes`` or on a missing node, and those whose
-        placement cannot be read, in arrival order."""
+    def to_check(self, nodes: Iterable[str], also: Iterable[int] = ()) -> list[int]:
+        """The workloads with pods on any of ``nodes`` or on a missing node, those whose
+        placement cannot be read, and ``also``, in arrival order."""
         found = set(self.damaged) | self.misshapen
+        found.update(also)
         for name in (*nodes, *self.missing):
             found.update(self.on_node.get(name, ()))
         return sorted(found, key=lambda w: (self.sequence.get(w, w), w))
+
+    def nodes_of(self, workload: int) -> tuple[str, ...]:
+        """The nodes of a workload's pods (none for one unknown or unreadable)."""
+        return self._nodes_of.get(workload, ())

@@ -43,13 +43,14 @@ from toposched.store import WorkloadRecord, WorkloadState
 
 
 def heal(state: State, view: CycleView, out: Outcome) -> None:
-    """Steps 1-2 for the gangs holding capacity that may have failed: those with pods on a node
-    that is deleted, not Ready, tainted, cordoned or booked beyond its capacity, and those whose
-    stored placement cannot be read (``view.holding`` knows them without reading any placement;
-    the others cannot have a failed node and are not looked at). Each runs under the lock on a
-    fresh read, so a gang cancelled before is skipped (one cancelled during it makes the store
-    refuse the eviction or replacement)."""
-    for workload in view.holding.to_check(view.suspect_nodes()):
+    """Steps 1-2 for the gangs holding capacity that may have failed (``CycleView.to_check``:
+    the view knows where every gang's pods are without reading any placement; the others cannot
+    have a failed node and are not looked at). Each runs under the lock on a fresh read, so a
+    gang cancelled before is skipped (one cancelled during it makes the store refuse the
+    eviction or replacement)."""
+    with state.lock:  # API threads report pod statuses under it
+        to_check = view.to_check(list(state.tracker.stopped()))
+    for workload in to_check:
         damage = view.holding.damaged.get(workload)
         if damage:
             with state.lock:  # its pods cannot be known: keep its booking, report it, skip it

@@ -77,6 +77,7 @@ class Tracker:
         self.pods: dict[int, dict[str, PodStatus]] = {}
         self.external: tuple[RunningPod, ...] = ()
         self._taints_of: dict[str, set[str]] = {}  # the taints of ``taints`` by node
+        self._stopped: dict[int, set[str]] = {}  # per workload, its pods known not to be running
 
     # -- nodes ---------------------------------------------------------------------------------
     def observe(self, name: str, ready: bool | None, taints: Iterable[str], at: float) -> None:
@@ -113,15 +114,33 @@ class Tracker:
 
     def set_status(self, workload: int, pod: str, status: PodStatus) -> None:
         self.pods.setdefault(workload, {})[pod] = status
+        if status is PodStatus.RUNNING:
+            self._running_again(workload, (pod,))
+        else:
+            self._stopped.setdefault(workload, set()).add(pod)
 
     def clear(self, workload: int, pods: Iterable[str] | None = None) -> None:
         """Forget statuses: all of a workload's, or only those of ``pods`` (moved pods)."""
         if pods is None:
             self.pods.pop(workload, None)
+            self._stopped.pop(workload, None)
             return
         known = self.pods.get(workload, {})
-        for pod in pods:
+        gone = list(pods)
+        for pod in gone:
             known.pop(pod, None)
+        self._running_again(workload, gone)
+
+    def stopped(self) -> Iterable[int]:
+        """The workloads with a pod known not to be running (failed, terminating, pending)."""
+        return self._stopped.keys()
+
+    def _running_again(self, workload: int, pods: Iterable[str]) -> None:
+        stopped = self._stopped.get(workload)
+        if stopped is not None:
+            stopped.difference_update(pods)
+            if not stopped:
+                del self._stopped[workload]
 
     # -- restart -------------------------------------------------------------------------------
     def replay(self, events: Iterable[EventRecord]) -> None:

@@ -9,7 +9,7 @@ in which nothing changed reads no node and no booking, whatever the size of the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from toposched.model import Node, NotFoundError, Resources, RunningPod, Topology
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
@@ -86,10 +86,14 @@ class CycleView:
         smaller), each with what is over: their gangs count as failed on them."""
         return self._cache.over(self.nodes, self._external)
 
-    def suspect_nodes(self) -> set[str]:
-        """Nodes whose gangs may have failed on them: not ready, tainted, cordoned or overbooked
-        (deleted nodes are the index's ``missing``)."""
-        return self._known.suspect | self.overbooked().keys()
+    def to_check(self, stopped: Iterable[int]) -> list[int]:
+        """The gangs holding capacity that may have a failed node, in arrival order: those with
+        pods on a node that is deleted, not ready, tainted ``NoExecute`` or overbooked; those
+        of ``stopped`` (with a pod known not to be running) on a cordoned or ``NoSchedule``
+        node, the only ones such a node can fail; and those whose placement cannot be read."""
+        closed = self._known.closed
+        idle = [w for w in stopped if any(name in closed for name in self.holding.nodes_of(w))]
+        return self.holding.to_check(self._known.suspect | self.overbooked().keys(), idle)
 
 
 def refresh(state: State) -> CycleView:
