@@ -52,7 +52,7 @@ from toposched.scheduler.types import (
     SchedulerConfig,
     Submission,
 )
-from toposched.scheduler.view import CycleView
+from toposched.scheduler.view import CycleView, refresh
 from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
 
 log = logging.getLogger(__name__)
@@ -305,7 +305,9 @@ class Scheduler:
             state.store.append_event(state.event(EventType.CLUSTER_IMPORTED, message, data=data))
             state.tracker.external = external
             booked = state.store.reservations_by_workload()
-            view = CycleView(state.store.get_nodes(), external, booked, state.trees)
+            after = {} if replace else dict(before)  # the nodes as just stored, without reading them back
+            after.update((node.name, node) for node in cluster.nodes)
+            view = CycleView.of([after[name] for name in sorted(after)], external, booked)
             overbooked = tuple(f"node {n}: {why}" for n, why in sorted(view.overbooked().items()))
             state.notify()
             return ImportReport(
@@ -406,20 +408,14 @@ class Scheduler:
         state = self._state
         store = state.store
         with state.cycling:
-            with state.lock:
-                nodes = store.get_nodes()
-                now = state.clock.now()
-                for node in nodes:
-                    state.tracker.observe_node(node, now)  # picks up changes written by someone else
-                holding = store.list_workloads(states=HOLDING)
-                reserved = store.reservations_by_workload()
-                booked = {w.id: reserved.get(w.id, {}) for w in holding}
-                view = CycleView(nodes, state.tracker.external, booked, state.trees, state.snapshots)
+            with state.lock:  # what changed since the last cycle, written here or by someone else
+                view = refresh(state)
+                holding = list(view.booked)
             out = Outcome()
-            heal(state, view, out, holding)
+            heal(state, view, out)
             pending = store.queue((WorkloadState.PENDING,))  # after heal: evicted gangs too
             with state.lock:
-                state.prune([w.id for w in holding] + [w.id for w in pending])
+                state.prune(holding + [w.id for w in pending])
             admit(state, view, out, pending)
             state.health.last_cycle_at = state.clock.now()
         return CycleReport(
