@@ -10,7 +10,10 @@ and explains why the rest wait.
 For each store (SQLite in a temporary directory, in memory) a fresh scheduler imports the
 cluster, runs one cycle over a Job no node can hold (what the scheduler keeps between cycles is
 then built, so the measured cycle is a steady-state one), is given the whole queue (already
-compiled, as the service's submit leaves it), and one ``Scheduler.cycle()`` is timed.
+compiled, as the service's submit leaves it), and one ``Scheduler.cycle()`` is timed. Then the
+empty cycle: with the admitted gangs booked and the rest waiting out their backoff, a cycle in
+which nothing changed (median of three); its cost should follow what changed, not the size of
+the cluster. Each size (``--nodes``, 10k, 25k and 100k by default) is run in turn.
 
 The floor is the engine alone: the same gangs in the same order (priority, then arrival), each
 placed with the scheduler's search settings on one prebuilt snapshot, charged when placed. The
@@ -25,7 +28,7 @@ one-GPU pods required in a block and cut into 16-pod rack slices, which no block
 holds (its racks have room for fewer whole slices than it asks for). The complete search, on with
 the scheduler's defaults, once ran to its whole step budget on it in every cycle.
 
-Run: python bench/cycle.py [--nodes 10000] [--gangs 1000] [--runs 3] [--quick] [--infeasible]
+Run: python bench/cycle.py [--nodes 10000,25000,100000] [--gangs 1000] [--runs 3] [--quick] [--infeasible]
 """
 
 from __future__ import annotations
@@ -127,6 +130,7 @@ class CycleRun:
     wall: float
     admitted: int
     pods: int
+    empty: float  # CPU seconds of a cycle in which nothing changed, afterwards
     names: frozenset[str]  # the Jobs admitted
 
 
@@ -153,8 +157,13 @@ def run_cycle(store: Store, the_cluster: Cluster, submissions: list[Submission])
     sizes = {s.record.name: s.gang.size for s in submissions}
     names = frozenset(sched.get(w).name for w in report.admitted)
     pods = sum(sizes[name] for name in names)
+    empty = []
+    for _ in range(3):  # the clock stands still: the waiting gangs stay in their backoff
+        start = time.process_time()
+        sched.cycle()
+        empty.append(time.process_time() - start)
     store.close()
-    return CycleRun(cpu, wall, len(report.admitted), pods, names)
+    return CycleRun(cpu, wall, len(report.admitted), pods, statistics.median(empty), names)
 
 
 def engine_only(the_cluster: Cluster, submissions: list[Submission]) -> tuple[float, int]:
@@ -186,27 +195,33 @@ def engine_only(the_cluster: Cluster, submissions: list[Submission]) -> tuple[fl
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=10_000)
+    parser.add_argument("--nodes", default="10000,25000,100000", help="cluster sizes, comma-separated")
     parser.add_argument("--gangs", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="512 nodes, 40 gangs, one run")
     parser.add_argument("--infeasible", action="store_true", help="add the sliced 512-pod Job no block holds")
     args = parser.parse_args()
     if args.quick:
-        args.nodes, args.gangs, args.runs = 512, 40, 1
-    the_cluster = cluster(args.nodes)
-    submissions = prepared(the_cluster, queue(args.gangs, infeasible=args.infeasible))
+        args.nodes, args.gangs, args.runs = "512", 40, 1
+    for size in (int(n) for n in args.nodes.split(",")):
+        report(size, args.gangs, args.runs, args.infeasible)
+
+
+def report(size: int, gangs: int, runs: int, infeasible: bool) -> None:
+    """One size: the floor, then a cycle over the queue and an empty cycle per store."""
+    the_cluster = cluster(size)
+    submissions = prepared(the_cluster, queue(gangs, infeasible=infeasible))
     demand = sum(s.gang.size for s in submissions)
-    free = args.nodes * 4 - sum(p.requests[GPU] for p in the_cluster.pods)
+    free = size * 4 - sum(p.requests[GPU] for p in the_cluster.pods)
     print(
-        f"{args.nodes} nodes ({free} of {args.nodes * 4} GPUs free); "
-        f"{len(submissions)} pending Kueue Jobs asking for {demand} pods; {args.runs} run(s)"
+        f"{size} nodes ({free} of {size * 4} GPUs free); "
+        f"{len(submissions)} pending Kueue Jobs asking for {demand} pods; {runs} run(s)"
     )
     floors: list[float] = []
     cycles: dict[str, list[CycleRun]] = {"sqlite": [], "memory": []}
     placed = 0
     with tempfile.TemporaryDirectory() as workdir:
-        for run in range(args.runs):
+        for run in range(runs):
             floor, placed = engine_only(the_cluster, submissions)
             floors.append(floor)
             store = SqliteStore(Path(workdir) / f"cycle-{run}.db")
@@ -214,17 +229,20 @@ def main() -> None:
             cycles["memory"].append(run_cycle(MemoryStore(), the_cluster, submissions))
     floor = statistics.median(floors)
     print(f"  engine only (floor)  {floor:7.3f} s CPU   {placed} gangs placed")
-    for name, runs in cycles.items():
-        cpu = statistics.median(r.cpu for r in runs)
-        wall = statistics.median(r.wall for r in runs)
-        last = runs[-1]
+    for name, done in cycles.items():
+        cpu = statistics.median(r.cpu for r in done)
+        wall = statistics.median(r.wall for r in done)
+        last = done[-1]
         print(
             f"  cycle, {name:<7}      {cpu:7.3f} s CPU ({wall:.3f} s wall)   "
             f"{last.admitted} gangs / {last.pods} pods admitted   "
             f"{last.pods / cpu:6.0f} pods/s CPU ({last.pods / wall:.0f} wall)   x{cpu / floor:5.2f} floor"
         )
-        if args.infeasible:
+        if infeasible:
             print(f"    sliced-512 {'admitted' if 'sliced-512' in last.names else 'refused'}")
+    for name, done in cycles.items():
+        empty = statistics.median(r.empty for r in done)
+        print(f"  empty cycle, {name:<7} {empty * 1000:7.1f} ms CPU")
 
 
 if __name__ == "__main__":

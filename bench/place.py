@@ -15,6 +15,11 @@ snapshot in one session ("warm", as gangs tried one after another in a schedulin
 every run (outside the timing): one pod's usage added to 64 nodes, or taken back, so the capacity
 alternates between two states: the first placement after a commit.
 
+The "commit" figure is what the loop does with a placement once it is chosen: what it takes per
+node (``usage_of``), charged on the snapshot (``Snapshot.add_usage``), and the document stored
+on the workload (``placement_to_json``), for a fresh placement (its per-pod records not built
+yet), given back after each run outside the timing; printed with its ratio to the placement.
+
 The "floor" is one vectorised pass over the same arrays: per-node pod capacity for the pod shape
 plus per-level sums. Each placement is timed in CPU time, run for run alternately with the floor
 (so load from other processes cancels), and printed as the median and median / floor: how much
@@ -34,7 +39,8 @@ from functools import partial
 
 import numpy as np
 
-from toposched.engine import PlacementOptions, open_session
+from toposched.emit.result import placement_to_json
+from toposched.engine import PlacementOptions, PlacementSession, open_session, usage_of
 from toposched.model import (
     HOSTNAME,
     Gang,
@@ -167,6 +173,21 @@ def touch(snapshot: Snapshot) -> None:
     snapshot.add_usage("bench-cold", {snapshot.tree.node_names[int(r)]: POD for r in rows})
 
 
+def commit_ms(session: PlacementSession, g: Gang, snapshot: Snapshot, policy: Policy, runs: int) -> float:
+    """Median CPU time (ms) of committing a fresh placement of ``g`` (see the module's doc)."""
+    times = []
+    for _ in range(runs):
+        result = session.place(g, snapshot, policy=policy, probe=False)
+        if not isinstance(result, Placement):
+            return float("nan")
+        start = time.process_time()
+        snapshot.add_usage("bench-commit", usage_of(result, g))
+        placement_to_json(result)
+        times.append(time.process_time() - start)
+        snapshot.remove_usage("bench-commit")
+    return statistics.median(times) * 1000
+
+
 def floor_pass(snapshot: Snapshot) -> None:
     """Per-node capacity for the pod shape and per-level sums: the least any placement does."""
     level_sums(snapshot.tree, fits_count(snapshot.free, snapshot.columns, POD))
@@ -193,9 +214,10 @@ def report(size: int, runs: int) -> None:
         place = partial(session.place, g, snapshot, policy=policy, probe=False)
         ms, floor = interleaved_ms(place, lambda: floor_pass(snapshot), n)
         cold, cold_floor = interleaved_ms(place, lambda: floor_pass(snapshot), n, lambda: touch(snapshot))
+        commit = commit_ms(session, g, snapshot, policy, n)
         print(
             f"  {policy.value:<7} {g.name:<26} {g.size:5d} pods {ms:8.3f} ms  x{ms / floor:5.1f} floor  ({status})"
-            f"  cold {cold:8.3f} ms x{cold / cold_floor:5.1f}"
+            f"  cold {cold:8.3f} ms x{cold / cold_floor:5.1f}  commit {commit:7.3f} ms x{commit / cold:5.1f} cold"
         )
 
 

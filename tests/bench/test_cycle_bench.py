@@ -1,9 +1,10 @@
 """bench/cycle.py keeps working: its quick mode runs one cycle per store and prints each with
-its pods per second and its ratio to the engine-only floor. Times are not asserted (they depend
-on the machine)."""
+its pods per second and its ratio to the engine-only floor, then the empty cycle per store.
+Times are not asserted (they depend on the machine)."""
 
 from __future__ import annotations
 
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ def test_quick_mode_prints_a_cycle_per_store_against_the_floor(
     assert "512 nodes" in out
     assert "40 pending Kueue Jobs" in out
     assert "engine only (floor)" in out
+    for store in ("sqlite", "memory"):
+        assert re.search(rf"empty cycle, {store} +[\d.]+ ms CPU", out), out
     for store in ("sqlite", "memory"):
         line = next(line for line in out.splitlines() if f"cycle, {store}" in line)
         assert "pods admitted" in line

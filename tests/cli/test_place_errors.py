@@ -243,7 +243,11 @@ CASES = [
     ),
     pytest.param(
         case(
-            *BASE, "--topology", "{topology.yaml}", want="spec.levels[1]", **{"topology.yaml": BAD_TOPOLOGY}
+            *BASE,
+            "--topology",
+            "{topology.yaml}",
+            want="spec.levels: Invalid value: must be unique",
+            **{"topology.yaml": BAD_TOPOLOGY},
         ),
         id="topology file lists a level twice",
     ),

@@ -42,6 +42,13 @@ def node(i: int, *, ready: bool = True, taints: tuple[Taint, ...] = ()) -> dict[
     )
 
 
+def trainer(gpus: int) -> dict[str, Any]:
+    """The pods' one container: GPUs are an extended resource, so its limit equals its request
+    (the API server refuses a request without it)."""
+    gpu = {"nvidia.com/gpu": str(gpus)}
+    return {"name": "main", "image": "trainer", "resources": {"requests": gpu, "limits": dict(gpu)}}
+
+
 def kueue_pod(
     name: str, group: str = "g", total: int = 2, *, level: str = RACK, gpus: int = 8
 ) -> dict[str, Any]:
@@ -56,9 +63,7 @@ def kueue_pod(
         },
         spec={
             "schedulingGates": [{"name": GATE}],
-            "containers": [
-                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
-            ],
+            "containers": [trainer(gpus)],
         },
         phase="Pending",
     )
@@ -72,10 +77,13 @@ def cluster(nodes: int = 6) -> FakeKubeApi:
     return api
 
 
-def controller(api: FakeKubeApi, clock: ManualClock | None = None, **config: Any) -> UngaterController:
+def controller(
+    api: FakeKubeApi, clock: ManualClock | None = None, *, topology: str | None = None, **config: Any
+) -> UngaterController:
+    """An ungater on ``api`` (``topology``: its ``--topology``, the default of gangs naming none)."""
     clock = clock or ManualClock(1000.0)
     scheduler = Scheduler(MemoryStore(history=False), clock, SchedulerConfig(**config))  # as app.py
-    return UngaterController(api, scheduler, clock)
+    return UngaterController(api, scheduler, clock, topology=topology)
 
 
 def pod(api: FakeKubeApi, name: str) -> dict[str, Any]:
@@ -91,7 +99,9 @@ def bind(api: FakeKubeApi, name: str, *, phase: str = "Running") -> None:
     api.put(PODS, current)
 
 
-def kai_podgroup(name: str = "pg", min_member: int = 2, *, level: str = RACK) -> dict[str, Any]:
+def kai_podgroup(
+    name: str = "pg", min_member: int = 2, *, level: str = RACK, topology: str = TOPOLOGY.name
+) -> dict[str, Any]:
     return {
         "apiVersion": "scheduling.run.ai/v2alpha2",
         "kind": "PodGroup",
@@ -99,7 +109,7 @@ def kai_podgroup(name: str = "pg", min_member: int = 2, *, level: str = RACK) ->
         "spec": {
             "minMember": min_member,
             "queue": "default-queue",
-            "topologyConstraint": {"topology": TOPOLOGY.name, "requiredTopologyLevel": level},
+            "topologyConstraint": {"topology": topology, "requiredTopologyLevel": level},
         },
     }
 
@@ -113,16 +123,17 @@ def kai_pod(name: str, group: str = "pg", *, gpus: int = 8) -> dict[str, Any]:
         annotations={"pod-group-name": group},
         spec={
             "schedulingGates": [{"name": GATE}],
-            "containers": [
-                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
-            ],
+            "containers": [trainer(gpus)],
         },
         phase="Pending",
     )
 
 
-def kube_podgroup(name: str = "workers", min_count: int | None = 3, *, key: str = RACK) -> dict[str, Any]:
-    """An upstream ``scheduling.k8s.io`` PodGroup (``min_count`` None: the basic policy)."""
+def kube_podgroup(
+    name: str = "workers", min_count: int | None = 3, *, key: str | None = RACK
+) -> dict[str, Any]:
+    """An upstream ``scheduling.k8s.io`` PodGroup (``min_count`` None: the basic policy; ``key``
+    None: no topology constraint)."""
     return PodGroup(PodGroupTemplate(name, min_count=min_count, key=key)).to_object()
 
 
@@ -150,9 +161,7 @@ def kube_pod(name: str, group: str = "workers", *, gpus: int = 8) -> dict[str, A
         spec={
             "schedulingGates": [{"name": GATE}],
             "schedulingGroup": scheduling_group(group),
-            "containers": [
-                {"name": "main", "image": "trainer", "resources": {"requests": {"nvidia.com/gpu": str(gpus)}}}
-            ],
+            "containers": [trainer(gpus)],
         },
         phase="Pending",
     )

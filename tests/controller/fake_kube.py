@@ -1,15 +1,21 @@
 """``FakeKubeApi``: a test double of ``KubeApi`` that keeps objects in memory.
 
-Not a Kubernetes implementation: just enough of one for the reconcilers' tests. Every write bumps
-one resourceVersion counter and queues a watch event; ``watch`` hands out the queued events after
-the given version (once: the stream then ends, as a watch timing out would). Tests can inject a
-410 on the next watch (``expire_watch``), conflicts on the next writes (``conflicts``) and
-bookmarks (``bookmark``). A patch carrying ``metadata.resourceVersion`` and a delete with
-preconditions are conditional, as on the API server; writes take and ignore a ``timeout`` (they
-are instant). Strategic merge patches are applied for the shapes the controller sends
-(``nodeSelector`` merged key by key, ``schedulingGates`` entries deleted by ``$patch: delete``,
-annotations merged, ``null`` deleting a key). An object stored without a ``metadata.uid`` gets
-a new one, as the API server gives every object it creates.
+For fast unit tests of the reconcilers' own logic (whole gangs, records, restarts, metrics,
+memory over thousands of gangs) and of the error paths a real API server cannot be made to
+produce on demand: a watch that breaks half way, a 410 or a conflict at a moment of the test's
+choosing (``expire_watch``, ``conflicts``), a bookmark (``bookmark``), a partitioned or slow
+replica. It is not a Kubernetes implementation: what the API server does (validation, RBAC,
+server-side apply, strategic merge, watches, conflicts, graceful deletion) is tested on the real
+one (``real_apiserver``, the ``test_real_*`` and ``test_rest_*`` files).
+
+Every write bumps one resourceVersion counter and queues a watch event; ``watch`` hands out the
+queued events after the given version (once: the stream then ends, as a watch timing out would).
+A patch carrying ``metadata.resourceVersion`` and a delete with preconditions are conditional;
+writes take and ignore a ``timeout`` (they are instant); a delete removes the object at once
+(the API server keeps a bound pod until its kubelet confirms). Strategic merge patches are applied
+for the shapes the controller sends (``nodeSelector`` merged key by key, ``schedulingGates``
+entries deleted by ``$patch: delete``, annotations merged, ``null`` deleting a key). An object
+stored without a ``metadata.uid`` gets a new one.
 """
 
 from __future__ import annotations

@@ -1,12 +1,11 @@
-"""Test double: the patch formats of the Kubernetes API, simplified to what the controller sends.
+"""Test double: the patch formats of the Kubernetes API, simplified to what the ungater sends
+(what the real API server does with them is tested on it).
 
 - JSON merge patch (RFC 7386): complete.
 - Strategic merge patch: SIMPLIFIED. A merge patch, except that lists of maps the controller
   touches are merged by their key (``schedulingGates``, ``containers``, ``conditions`` ... see
   ``MERGE_KEYS``) and ``{"$patch": "delete", key: value}`` removes an element. No ``$retainKeys``,
   no ``$setElementOrder``, no ``$deleteFromPrimitiveList``: a patch using them is rejected (422).
-- JSON patch (RFC 6902): ``add``, ``remove``, ``replace``, ``test``; ``move`` and ``copy`` are
-  rejected (422) because the controller does not send them.
 """
 
 from __future__ import annotations
@@ -78,48 +77,3 @@ def _merge_list(current: list[Any], patch: list[Any], merge_key: str) -> list[An
         else:
             merged[index] = strategic_merge_patch(merged[index], item)
     return merged
-
-
-def json_patch(target: Any, operations: Any) -> Any:
-    """RFC 6902 ``add``/``remove``/``replace``/``test`` on a copy of ``target``."""
-    if not isinstance(operations, list):
-        raise PatchError("a JSON patch is a list of operations")
-    document = copy.deepcopy(target)
-    for operation in operations:
-        op, path = operation.get("op"), operation.get("path", "")
-        if op not in ("add", "remove", "replace", "test"):
-            raise PatchError(f"JSON patch op {op!r} is not supported by the test double")
-        parent, last = _resolve(document, path)
-        if op == "test":
-            if _get(parent, last) != operation.get("value"):
-                raise PatchError(f"JSON patch test failed at {path}")
-        elif op == "remove":
-            _get(parent, last)  # must exist
-            del parent[int(last) if isinstance(parent, list) else last]
-        elif op == "replace":
-            _get(parent, last)
-            parent[int(last) if isinstance(parent, list) else last] = operation.get("value")
-        elif isinstance(parent, list):
-            parent.insert(len(parent) if last == "-" else int(last), operation.get("value"))
-        else:
-            parent[last] = operation.get("value")
-    return document
-
-
-def _resolve(document: Any, path: str) -> tuple[Any, str]:
-    if not path.startswith("/"):
-        raise PatchError(f"JSON patch path {path!r} must start with /")
-    tokens = [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
-    node = document
-    for token in tokens[:-1]:
-        node = _get(node, token)
-    if not isinstance(node, dict | list):
-        raise PatchError(f"JSON patch path {path!r} does not lead into an object or a list")
-    return node, tokens[-1]
-
-
-def _get(node: Any, token: str) -> Any:
-    try:
-        return node[int(token)] if isinstance(node, list) else node[token]
-    except (KeyError, IndexError, ValueError, TypeError) as exc:
-        raise PatchError(f"JSON patch path element {token!r} does not exist") from exc

@@ -8,18 +8,14 @@ import json
 import re
 import socket
 import struct
-from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import yaml
 from tests.controller.kube_test_store import Event, StatusError
 
 from toposched.controller.kubeapi import Object, Resource
-
-APPLY = "application/apply-patch+yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +63,6 @@ class Request:
     @property
     def user(self) -> str:
         return self.authorization.removeprefix("Bearer ").strip()
-
-    @property
-    def manager(self) -> str:
-        """The field manager of an update: the query's, else the user agent's product (as the API server does)."""
-        return self.query.get("fieldManager") or self.user_agent.split("/")[0] or "unknown"
 
 
 def parse_request(handler: BaseHTTPRequestHandler, method: str, served: tuple[Resource, ...]) -> Request:
@@ -121,8 +112,8 @@ def decode_body(raw: bytes, content_type: str) -> Any:
     if not raw:
         return None
     try:
-        return yaml.safe_load(raw) if content_type.startswith(APPLY) else json.loads(raw)
-    except (ValueError, yaml.YAMLError) as exc:
+        return json.loads(raw)
+    except ValueError as exc:
         raise StatusError(400, "BadRequest", f"the body cannot be decoded: {exc}") from exc
 
 
@@ -143,28 +134,6 @@ def check_body(body: Any, resource: Resource, namespace: str | None, name: str |
         resource.api_version,
     ):
         raise StatusError(400, "BadRequest", f"the object is not a {resource.api_version} {resource.kind}")
-
-
-def label_selector(text: str) -> Callable[[Object], bool]:
-    """Equality-based label selectors: ``a=b``, ``a==b``, ``a!=b``, ``a``, ``!a``, comma-separated."""
-    terms = [term.strip() for term in text.split(",") if term.strip()]
-
-    def matches(obj: Object) -> bool:
-        labels = obj.get("metadata", {}).get("labels") or {}
-        for term in terms:
-            if "!=" in term:
-                key, value = term.split("!=", 1)
-                ok = labels.get(key.strip()) != value.strip()
-            elif "=" in term:
-                key, value = term.replace("==", "=").split("=", 1)
-                ok = labels.get(key.strip()) == value.strip()
-            else:
-                ok = (term[1:] not in labels) if term.startswith("!") else term in labels
-            if not ok:
-                return False
-        return True
-
-    return matches
 
 
 def send_json(handler: BaseHTTPRequestHandler, code: int, payload: Object) -> None:

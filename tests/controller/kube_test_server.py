@@ -1,26 +1,22 @@
 """TEST DOUBLE of the Kubernetes API server: never run it against anything real.
 
-A stdlib HTTP server on 127.0.0.1 (one thread per connection) that answers exactly the REST calls
-the controller makes, so ``RestKubeApi`` and the official client library underneath it send real
-requests and read real responses: list (with ``resourceVersion`` and ``labelSelector``), watch (a
-chunked stream of JSON lines with bookmarks; 410 Gone as an HTTP status or an in-stream ERROR),
-get, create, replace (409 on a stale ``resourceVersion``), patch (merge, simplified strategic, JSON
-patch: see ``kube_test_patches``), server-side apply (simplified: see ``kube_test_store``) and
-delete, for Nodes, Pods, Leases, the topology CRDs and upstream PodGroups, Workloads and CompositePodGroups. Anything
-else is 404, as on a cluster where that API is not installed.
+Kept only for the controller's error paths a real API server cannot be made to produce on demand:
+an injected status on one call (``fail_next``: a 500, or an HTTP 410 on a watch, which a server
+with its watch cache on never answers), a server slow for every client or for one (``latency``,
+``slow`` by bearer token) with the request deadline honoured as the API server does (a write whose
+``timeout`` passed since it was received is answered 504 and not applied), watch connections reset
+before any answer (``broken``), a bookmark at a moment of the test's choosing (``bookmark``), and
+what these tests read back: every request as RBAC sees it (``calls``) and an audit record of every
+write applied (``writes``, with the Lease's history in ``lease_holders``). Everything else about
+the API server (validation, admission, RBAC, server-side apply, strategic merge, watches and their
+410, conflicts) is tested on the real one (``real_apiserver``).
 
-Every request is recorded as a ``Call`` (the RBAC verb, group, resource, namespace) so tests can
-compare what the code did with the RBAC rules in deploy/; an apply that creates its object is
-recorded as a ``patch`` and a ``create``, the two checks the API server makes. Tests steer it with ``add`` (seed an
-object), ``bookmark``, ``expire`` (compact: watches get 410) and ``fail_next`` (inject a status).
-
-Like an API server it keeps an audit record of every write it applied (``writes``: the
-resourceVersion it got, the caller's bearer token as the user), so a test can tell who wrote what
-and, from the Lease's own history (``lease_holders``), who held a Lease when each write landed. It
-can be slow (``latency``, and ``slow`` per user): a request waits that long before it is served,
-and a write whose ``timeout`` parameter has passed since it was received is answered 504 and not
-applied, as the API server's request deadline does. A delete honours its ``preconditions``.
-``broken`` kinds have their watches' connections reset before any answer.
+A stdlib HTTP server on 127.0.0.1 (one thread per connection) that answers the REST calls the
+ungater makes, so ``RestKubeApi`` and the official client library underneath it send real
+requests and read real responses: list, watch (a chunked stream of JSON lines), get, create,
+replace (409 on a stale ``resourceVersion``), merge and strategic merge patch (simplified: see
+``kube_test_patches``) and delete (honouring its preconditions), for the kinds the controller
+reads. Anything else is 404, as on a cluster where that API is not installed.
 """
 
 from __future__ import annotations
@@ -32,22 +28,20 @@ from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from tests.controller.kube_test_patches import PatchError, json_patch, merge_patch, strategic_merge_patch
+from tests.controller.kube_test_patches import PatchError, merge_patch, strategic_merge_patch
 from tests.controller.kube_test_requests import (
-    APPLY,
     Call,
     Request,
     Write,
     check_body,
     decode_body,
     duration,
-    label_selector,
     parse_request,
     reset_connection,
     send_json,
     write_chunk,
 )
-from tests.controller.kube_test_store import Event, ObjectStore, StatusError, status_object
+from tests.controller.kube_test_store import ObjectStore, StatusError, status_object
 
 from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
@@ -82,7 +76,6 @@ RESOURCES = (
 _PATCHERS: dict[str, Callable[[Any, Any], Any]] = {
     PatchType.MERGE.value: merge_patch,
     PatchType.STRATEGIC.value: strategic_merge_patch,
-    PatchType.JSON.value: json_patch,
 }
 
 
@@ -94,7 +87,6 @@ class KubeTestServer:
         self.resources = resources
         self.store = ObjectStore()
         self._calls: list[Call] = []
-        self.authorizations: list[str] = []  # the Authorization header of each request ("" if none)
         self._failures: list[tuple[str, Resource, int]] = []
         self.writes: list[Write] = []  # the audit record of applied writes, in order
         self.latency = 0.0  # seconds every request waits before it is served
@@ -133,7 +125,6 @@ class KubeTestServer:
             resource,
             namespace,
             {"apiVersion": resource.api_version, "kind": resource.kind, **obj},
-            manager="",
         )
 
     def add_node(self, name: str, labels: Mapping[str, str], *, ready: bool = True, gpus: int = 8) -> Object:
@@ -176,7 +167,7 @@ class KubeTestServer:
         self, resource: Resource, name: str, change: Callable[[Object], Object], namespace: str = "default"
     ) -> Object:
         """Change an object as another client would (a node going NotReady, a pod starting)."""
-        return self.store.update(resource, namespace if resource.namespaced else "", name, change, manager="")
+        return self.store.update(resource, namespace if resource.namespaced else "", name, change)
 
     def remove(self, resource: Resource, name: str, namespace: str = "default") -> None:
         """Delete an object as another client would (a node leaving the cluster)."""
@@ -184,9 +175,6 @@ class KubeTestServer:
 
     def bookmark(self, resource: Resource) -> None:
         self.store.bookmark(resource)
-
-    def expire(self, resource: Resource) -> None:
-        self.store.expire(resource)
 
     def fail_next(self, verb: str, resource: Resource, status: int) -> None:
         """The next ``verb`` on ``resource`` answers ``status`` (a watch: before the stream starts)."""
@@ -248,7 +236,6 @@ class KubeTestServer:
         )
         with self._lock:
             self._calls.append(call)
-            self.authorizations.append(request.authorization)
 
     def _wait(self, request: Request, received: float) -> None:
         """The latency, then the request deadline: a write not served within its ``timeout``
@@ -294,9 +281,7 @@ class KubeTestServer:
         name = request.name or ""
         match request.verb:
             case "list":
-                items, version = store.list(
-                    resource, request.namespace, label_selector(request.query.get("labelSelector", ""))
-                )
+                items, version = store.list(resource, request.namespace, lambda _: True)
                 if not resource.group:  # core list items come without apiVersion and kind
                     items = [
                         {k: v for k, v in item.items() if k not in ("apiVersion", "kind")} for item in items
@@ -312,18 +297,14 @@ class KubeTestServer:
                 return store.get(resource, namespace, name)
             case "create":
                 check_body(body, resource, request.namespace, None)
-                return self._audit(request, store.create(resource, namespace, body, request.manager))
+                return self._audit(request, store.create(resource, namespace, body))
             case "update":
                 check_body(body, resource, request.namespace, name)
-                return self._audit(
-                    request, store.update(resource, namespace, name, lambda _: body, request.manager)
-                )
+                return self._audit(request, store.update(resource, namespace, name, lambda _: body))
             case "delete":
                 wanted = (body or {}).get("preconditions") or {}
                 self._audit(request, store.delete(resource, namespace, name, wanted))
                 return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
-        if request.content_type.split(";")[0] == APPLY:
-            return self._audit(request, self._apply(request, body))
         patcher = _PATCHERS.get(request.content_type.split(";")[0])
         if patcher is None:
             raise StatusError(
@@ -333,20 +314,7 @@ class KubeTestServer:
             )
         return self._audit(
             request,
-            store.update(resource, namespace, name, lambda current: patcher(current, body), request.manager),
-        )
-
-    def _apply(self, request: Request, body: Any) -> Object:
-        manager = request.query.get("fieldManager")
-        if not manager:
-            raise StatusError(422, "Invalid", "fieldManager: Required value: is required for apply patch")
-        check_body(body, request.resource, request.namespace, request.name)
-        force = request.query.get("force") == "true"
-        if not self.store.exists(request.resource, request.namespace or "", request.name or ""):
-            # the API server authorizes an apply that creates its object as a create as well
-            self._record(dataclasses.replace(request, method="POST"))
-        return self.store.apply(
-            request.resource, request.namespace or "", request.name or "", body, manager, force
+            store.update(resource, namespace, name, lambda current: patcher(current, body)),
         )
 
     def _watch(self, handler: BaseHTTPRequestHandler, request: Request) -> None:
@@ -354,21 +322,13 @@ class KubeTestServer:
         bookmarks = request.query.get("allowWatchBookmarks") == "true"
         deadline = time.monotonic() + float(request.query.get("timeoutSeconds") or 60)
         with store.changed:
-            try:
-                position = store.watch_position(resource, int(request.query.get("resourceVersion") or 0))
-            except StatusError as error:
-                position, expired = (
-                    -1,
-                    Event(0, "ERROR", "", status_object(error.code, error.reason, error.message)),
-                )
+            position = store.watch_position(resource, int(request.query.get("resourceVersion") or 0))
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Transfer-Encoding", "chunked")
         handler.end_headers()
         try:
-            if position < 0:  # the real API server answers 200 and reports the expiry in the stream
-                write_chunk(handler, expired)
-            while position >= 0 and not self._closing.is_set():
+            while not self._closing.is_set():
                 with store.changed:
                     events = store.events_from(resource, position)
                     if not events:
@@ -388,9 +348,6 @@ class KubeTestServer:
                     ):
                         continue
                     write_chunk(handler, event)
-                    if event.type == "ERROR":
-                        position = -1
-                        break
             handler.wfile.write(b"0\r\n\r\n")  # the stream ends; the connection stays open, as
         except (BrokenPipeError, ConnectionResetError):  # the API server's does, for the next request
             handler.close_connection = True  # the client stopped watching

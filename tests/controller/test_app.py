@@ -1,5 +1,7 @@
-"""The assembled controller: steps only while leading, renews the lease while a pass runs, starts
-afresh in each term, releases the lease on stop; the sync mode needs the service's store."""
+"""The assembled controller's loop on the in-memory double, with stand-in reconcilers: it steps
+only while leading, renews the lease while a long pass runs (a pass made slow on purpose) and
+starts afresh in each term; the sync mode needs the service's store. The whole controller, on the
+real API server with its lease released on stop, is in ``test_real_controller``."""
 
 from __future__ import annotations
 
@@ -13,9 +15,8 @@ from tests.controller.cluster import cluster, kueue_pod, pod
 from tests.controller.fake_kube import FakeKubeApi
 
 from polling import wait_until
-from toposched.controller.app import Options, reconciler_factory, run
+from toposched.controller.app import Options, reconciler_factory
 from toposched.controller.fencing import FencedKubeApi
-from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import LEASES, PODS, KubeApi
 from toposched.controller.leader import LeaderElector, lead
 from toposched.controller.metrics import ControllerMetrics
@@ -101,24 +102,6 @@ def test_the_lease_is_renewed_while_a_long_pass_runs() -> None:
         wait_until(lambda: len(built[0].steps if built else []) >= 2, what="two long passes", timeout=30)
     assert len(built) == 1  # one term throughout
     assert pod(api, "p0")["metadata"]["labels"]["step"] in ("2", "3")  # the writes went through
-
-
-def test_the_controller_ungates_while_it_leads_and_releases_the_lease_on_stop() -> None:
-    api = cluster()
-    for name in ("p0", "p1"):
-        api.put(PODS, kueue_pod(name))
-    stop = threading.Event()
-    options = Options(identity="replica-a", metrics_port=0, interval=0.01)
-    runner = threading.Thread(target=run, args=(api, options, stop))
-    runner.start()
-    try:
-        wait_until(
-            lambda: not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1")), what="the gang is ungated"
-        )
-    finally:
-        stop.set()
-        runner.join(timeout=30)
-    assert parse_lease(api.obj(LEASES, "toposched-ungater", "toposched-system")).holder == ""
 
 
 def test_the_sync_mode_needs_the_service_store() -> None:

@@ -1,6 +1,7 @@
 """A watch that keeps failing is retried alone, with backoff, while the other watches and the
 pass go on; a gang whose writes fail waits while the other gangs go on; expected failures (a
-reset connection, 410, a server error, timeouts) are one log line."""
+reset connection, 410, a server error, timeouts) are one log line. Error paths a real API server
+cannot be made to produce on demand, so on the doubles (``FakeKubeApi``, ``KubeTestServer``)."""
 
 from __future__ import annotations
 

@@ -1,27 +1,19 @@
-"""Lease fencing, end to end: two ``toposched controller`` processes against a slow API server,
-while gangs come and go; the leader is paused (SIGSTOP, later SIGCONT) or its requests are made
-slower than its lease, over and over. No write may land while the writer does not hold the lease.
+"""Lease fencing against a slow API server, end to end: two ``toposched controller`` processes
+while gangs come and go; every request of the leader is made slower than its lease, over and
+over. No write may land while the writer does not hold the lease.
 
-The check reads the server's own records, not the replicas': the audit record of every write it
-applied (its resourceVersion and the caller) and the Lease's history (each holder and the
-resourceVersion it got). As resourceVersions order every change of the server, the holder when
-a write landed is the holder of the Lease's last version before it.
+On the API server double: it can be made slow for one client (``slow``, by bearer token), and it
+honours a write's deadline (its ``timeout``, counted from when the request was received) as the API
+server does; a real server cannot be made slow for one client. The other way a leader loses its
+lease, paused while another takes over, runs on the real API server (``test_real_fencing``).
 
-The replicas reach the server through a kubeconfig each (a bearer token per replica), so the same
-test can be pointed at a real API server with token authentication: its audit log gives the
-writes (user, verb, object, the resourceVersion in the response) and the Lease's versions, and a
-delaying proxy in front of it slows one replica. Here it runs against the test double, which
-serves with latency, can slow one user down and honours a write's deadline as the API server does.
+The check (``fencing_check``) reads the server's own record, not the replicas': every write it
+applied (its resourceVersion and the caller) and the Lease's history.
 """
 
 from __future__ import annotations
 
-import itertools
-import os
 import random
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -30,54 +22,17 @@ from typing import Any
 
 import pytest
 from tests.controller.cluster import TOPOLOGY, kueue_pod, node
-from tests.controller.kube_test_server import KubeTestServer, Write
+from tests.controller.fencing_check import Replica, handovers, writes_by_non_holders
+from tests.controller.kube_test_server import KubeTestServer
 from tests.controller.kubeconfig import write_kubeconfig
 
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import KUEUE_TOPOLOGIES, LEASES, NODES, PODS, Object
 from toposched.wire.kueue import topology_object
 
-ROOT = Path(__file__).resolve().parents[2]
 LEASE = ("toposched-ungater", "toposched-system")
 REPLICAS = ("a", "b")  # each replica's identity, and its bearer token
-HANDOVERS = 24
-LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD = 2, 1.2, 0.2
-
-
-class Replica:
-    """One ``toposched controller`` process."""
-
-    def __init__(self, name: str, kubeconfig: Path, log: Path) -> None:
-        self.name, self.log = name, log
-        command = [
-            sys.executable,
-            "-c",
-            "from toposched.cli.main import app; app(prog_name='toposched')",
-            "controller",
-            f"--kubeconfig={kubeconfig}",
-            f"--identity={name}",
-            "--metrics-port=0",
-            "--interval=0.05",
-            f"--lease-duration={LEASE_DURATION}",
-            f"--renew-deadline={RENEW_DEADLINE}",
-            f"--retry-period={RETRY_PERIOD}",
-        ]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
-        with log.open("w") as out:
-            self.process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
-
-    def signal(self, number: int) -> None:
-        if self.process.poll() is None:
-            os.kill(self.process.pid, number)
-
-    def stop(self) -> None:
-        self.signal(signal.SIGCONT)
-        self.signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+HANDOVERS = 12
 
 
 class Churn(threading.Thread):
@@ -145,26 +100,6 @@ def taken_over(server: KubeTestServer, new: str, old: str) -> None:
     wait_for(lambda: holder(server) == new, f"{new} takes over from {old}")
 
 
-def writes_by_non_holders(writes: list[Write], history: list[tuple[int, str]]) -> tuple[list[str], int]:
-    """Each replica write the server applied while the writer did not hold the lease (by the
-    Lease's ``history``: each version's resourceVersion and holder), and how many there were."""
-    found, checked = [], 0
-    for write in writes:
-        if write.resource == "leases" or write.user not in REPLICAS:
-            continue
-        checked += 1
-        before = [who for version, who in history if version < write.resource_version]
-        held_by = before[-1] if before else ""
-        if held_by != write.user:
-            found.append(f"{write} landed while the lease was held by {held_by!r}")
-    return found, checked
-
-
-def handovers(server: KubeTestServer) -> int:
-    holders = [who for _, who in server.lease_holders(*LEASE) if who]
-    return sum(1 for first, second in itertools.pairwise(holders) if first != second)
-
-
 @pytest.fixture
 def replicas(tmp_path: Path) -> Iterator[tuple[KubeTestServer, dict[str, Replica]]]:
     server = KubeTestServer().start()
@@ -195,28 +130,22 @@ def test_no_write_lands_from_a_replica_that_does_not_hold_the_lease(
     rng = random.Random(22)
     try:
         wait_for(lambda: holder(server) in REPLICAS, "a replica holds the lease")
-        while handovers(server) < HANDOVERS:
+        while handovers(server.lease_holders(*LEASE)) < HANDOVERS:
             old = holder(server)
             other = next(n for n in REPLICAS if n != old)
             time.sleep(rng.uniform(0.5, 1.5))  # somewhere in the leader's work
-            if handovers(server) % 2 == 0:  # the leader stops, and wakes up after a takeover
-                processes[old].signal(signal.SIGSTOP)
-                taken_over(server, other, f"the paused {old}")
-                time.sleep(3.0)  # the new leader acts meanwhile
-                processes[old].signal(signal.SIGCONT)
-            else:  # every request of the leader is slower than its lease
-                server.slow[old] = 3.0
-                taken_over(server, other, f"the slowed {old}")
-                time.sleep(3.0)
-                server.slow.pop(old)
+            server.slow[old] = 3.0  # every request of the leader is slower than its lease
+            taken_over(server, other, f"the slowed {old}")
+            time.sleep(3.0)  # the new leader acts meanwhile
+            server.slow.pop(old)
             for replica in processes.values():
-                assert replica.process.poll() is None, replica.log.read_text()[-3000:]
+                assert replica.alive(), replica.log.read_text()[-3000:]
     finally:
         churn.stop.set()
         churn.join()
-    violations, checked = writes_by_non_holders(server.writes, server.lease_holders(*LEASE))
+    violations, checked = writes_by_non_holders(server.writes, server.lease_holders(*LEASE), REPLICAS)
     assert violations == [], "\n".join(violations[:20])
-    assert handovers(server) >= HANDOVERS
+    assert handovers(server.lease_holders(*LEASE)) >= HANDOVERS
     by_replica = {n: sum(1 for w in server.writes if w.user == n and w.resource == "pods") for n in REPLICAS}
     assert checked > 100 and min(by_replica.values()) > 20, by_replica  # both wrote, often
     assert churn.made > 40  # gangs kept coming, and were placed

@@ -1,21 +1,31 @@
 """Leader election through a Lease: acquire, renew, give up, hand over; never two leaders; the
-fence refuses the writes of a replica that may no longer write and bounds the others."""
+fence refuses the writes of a replica that may no longer write and bounds the others.
+
+Acquiring, renewing, taking over and releasing run on the real API server, as the ungater's
+ServiceAccount (the Lease's get, create and update its RBAC grants), with a manual clock: the
+server's conflicts on a stale resourceVersion or an existing name decide which replica wins. On
+the in-memory double: a replica cut off from the server, or slower than its lease, and what the
+fence lets through (no server decides that).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from tests.controller.fake_kube import FakeKubeApi
+from tests.controller.real_cluster import CONTROLLER_NAMESPACE, ControllerAccounts, RealCluster
 
 from toposched.controller.fencing import FencedKubeApi, NotLeaderError
 from toposched.controller.kubeapi import LEASES, PODS, KubeApi, KubeApiError
 from toposched.controller.leader import LeaderElector
+from toposched.controller.modes import Mode
+from toposched.controller.rest import RestKubeApi, connect
 from toposched.model import SpecError
 from toposched.scheduler import ManualClock
 from toposched.wire.core import pod_object
-from toposched.wire.lease import parse_lease
+from toposched.wire.lease import LeaseRecord, parse_lease
 
 
 class Partitioned(FakeKubeApi):
@@ -31,9 +41,11 @@ class Partitioned(FakeKubeApi):
         return super().get(*args, **kwargs)  # type: ignore[arg-type]
 
 
-def electors(api: FakeKubeApi, clock: ManualClock) -> tuple[LeaderElector, LeaderElector]:
-    a = LeaderElector(api, "toposched", "toposched-system", "a", clock)
-    b = LeaderElector(api, "toposched", "toposched-system", "b", clock)
+def electors(
+    api: KubeApi, clock: ManualClock, name: str = "toposched"
+) -> tuple[LeaderElector, LeaderElector]:
+    a = LeaderElector(api, name, "toposched-system", "a", clock)
+    b = LeaderElector(api, name, "toposched-system", "b", clock)
     return a, b
 
 
@@ -41,29 +53,64 @@ def holder(api: FakeKubeApi) -> str:
     return parse_lease(api.obj(LEASES, "toposched", "toposched-system")).holder
 
 
-def test_the_first_replica_acquires_and_renews_while_the_other_waits() -> None:
-    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
-    a, b = electors(api, clock)
-    assert a.tick() and not b.tick()
-    for _ in range(10):
+@pytest.fixture
+def lease_api(controller_accounts: ControllerAccounts) -> Iterator[RestKubeApi]:
+    api = connect(str(controller_accounts[Mode.UNGATER]))
+    yield api
+    api.close()
+
+
+def real_lease(api: KubeApi, cluster: RealCluster) -> LeaseRecord:
+    return parse_lease(api.get(LEASES, cluster.lease, CONTROLLER_NAMESPACE))
+
+
+def test_the_first_replica_acquires_and_renews_while_the_other_waits(
+    real_cluster: RealCluster, lease_api: RestKubeApi
+) -> None:
+    clock = ManualClock(1_000_000.0)
+    a, b = electors(lease_api, clock, real_cluster.lease)
+    first = (a.tick(), b.tick())
+    turns = []
+    for _ in range(5):
         clock.advance(5.0)
-        assert a.tick()
-        assert not b.tick()
-    assert holder(api) == "a"
+        turns.append((a.tick(), b.tick()))
+
+    assert first == (True, False)
+    assert turns == [(True, False)] * 5
+    assert real_lease(lease_api, real_cluster).holder == "a"
 
 
-def test_the_lease_is_taken_over_once_its_holder_stops_renewing() -> None:
-    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
-    a, b = electors(api, clock)
+def test_the_lease_is_taken_over_once_its_holder_stops_renewing(
+    real_cluster: RealCluster, lease_api: RestKubeApi
+) -> None:
+    clock = ManualClock(1_000_000.0)
+    a, b = electors(lease_api, clock, real_cluster.lease)
     a.tick()
     b.tick()
     clock.advance(14.0)
-    assert not b.tick()  # not expired yet by b's own observation
+    early = b.tick()  # not expired yet by b's own observation
     clock.advance(2.0)
-    assert b.tick()
-    assert holder(api) == "b"
-    assert parse_lease(api.obj(LEASES, "toposched", "toposched-system")).transitions == 1
+    taken = b.tick()
+
+    assert (early, taken) == (False, True)
+    assert (real_lease(lease_api, real_cluster).holder, real_lease(lease_api, real_cluster).transitions) == (
+        "b",
+        1,
+    )
     assert not a.tick()  # a sees b's fresh record and stops
+
+
+def test_a_released_lease_is_taken_over_at_once(real_cluster: RealCluster, lease_api: RestKubeApi) -> None:
+    clock = ManualClock(1_000_000.0)
+    a, b = electors(lease_api, clock, real_cluster.lease)
+    a.tick()
+    b.tick()
+    a.release()
+    clock.advance(2.0)
+
+    assert not a.leading()
+    assert b.tick()
+    assert real_lease(lease_api, real_cluster).holder == "b"
 
 
 def test_a_partitioned_leader_gives_up_before_anyone_else_can_start() -> None:
@@ -82,17 +129,6 @@ def test_a_partitioned_leader_gives_up_before_anyone_else_can_start() -> None:
     assert all(len(now) <= 1 for now in leaders)
     assert leaders[-1] == {"b"}
     assert {"a"} in leaders  # a kept leading through short outages
-
-
-def test_a_released_lease_is_taken_over_at_once() -> None:
-    api, clock = FakeKubeApi(), ManualClock(1_000_000.0)
-    a, b = electors(api, clock)
-    a.tick()
-    b.tick()
-    a.release()
-    assert not a.leading()
-    clock.advance(2.0)
-    assert b.tick()
 
 
 def test_a_renew_deadline_longer_than_the_lease_is_refused() -> None:

@@ -1,4 +1,5 @@
-"""``/metrics`` and ``/healthz``: the four metrics the issue names, served over HTTP."""
+"""``/metrics`` and ``/healthz``: the four metrics the issue names, served over HTTP (the
+ungater's counts on ``FakeKubeApi``)."""
 
 from __future__ import annotations
 

@@ -1,100 +1,121 @@
-"""Server-side apply through RestKubeApi: the field manager is sent and recorded, another
-manager's fields conflict unless forced, and a field no longer applied is removed."""
+"""Server-side apply through RestKubeApi on the real API server: the field manager is recorded,
+another manager's field conflicts unless forced, a value both apply is shared, a field no longer
+applied is removed, a stale resourceVersion conflicts, and an apply that creates its object needs
+RBAC's ``create`` as well as ``patch`` (why deploy/ grants both)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from tests.controller.kube_test_server import Call, KubeTestServer
+from tests.controller.real_cluster import RealCluster
+from tests.realkube.accounts import service_account_kubeconfig
 
-from toposched.controller.kubeapi import KAI_PODGROUPS, KAI_TOPOLOGIES, ApiConflictError
-from toposched.controller.rest import APPLY_PATCH, RestKubeApi
+from toposched.controller.kubeapi import KAI_PODGROUPS, ApiConflictError, KubeApiError, Object, Resource
+from toposched.controller.rest import connect
+
+ROLES = Resource("rbac.authorization.k8s.io", "v1", "roles", "Role")
+ROLE_BINDINGS = Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding")
+SERVICE_ACCOUNTS = Resource("", "v1", "serviceaccounts", "ServiceAccount")
 
 
-def topology(*labels: str, **metadata: Any) -> dict[str, Any]:
+def podgroup(cluster: RealCluster, min_member: int = 2, **metadata: Any) -> dict[str, Any]:
     return {
-        "metadata": {"name": "pool-a", **metadata},
-        "spec": {"levels": [{"nodeLabel": label} for label in labels]},
+        "metadata": {"name": "gang", "namespace": cluster.namespace, **metadata},
+        "spec": {"minMember": min_member, "queue": "q"},
     }
 
 
-def managers(obj: dict[str, Any]) -> dict[str, str]:
+def managers(obj: Object) -> dict[str, str]:
     return {entry["manager"]: entry["operation"] for entry in obj["metadata"].get("managedFields", [])}
 
 
-def test_apply_creates_the_object_as_its_field_manager(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    applied = kube_api.apply(
-        KAI_TOPOLOGIES, topology("rack", "kubernetes.io/hostname"), field_manager="toposched"
-    )
+def test_apply_creates_the_object_in_its_namespace_as_its_field_manager(real_cluster: RealCluster) -> None:
+    applied = real_cluster.admin.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="toposched")
 
-    assert applied["spec"]["levels"] == [{"nodeLabel": "rack"}, {"nodeLabel": "kubernetes.io/hostname"}]
+    assert (applied["apiVersion"], applied["kind"]) == ("scheduling.run.ai/v2alpha2", "PodGroup")
+    assert applied["metadata"]["namespace"] == real_cluster.namespace
+    assert applied["spec"] == {"minMember": 2, "queue": "q"}
     assert managers(applied) == {"toposched": "Apply"}
-    assert kube_test_server.calls == [  # an apply that creates is authorized as a create too
-        Call("patch", "kai.scheduler", "topologies", None, "pool-a", APPLY_PATCH, "toposched"),
-        Call("create", "kai.scheduler", "topologies", None, "pool-a", None, "toposched"),
-    ]
 
 
-def test_applying_again_updates_and_drops_what_is_no_longer_applied(kube_api: RestKubeApi) -> None:
-    kube_api.apply(KAI_TOPOLOGIES, topology("rack", labels={"pool": "a"}), field_manager="toposched")
+def test_an_apply_that_creates_its_object_needs_create_as_well_as_patch(real_cluster: RealCluster) -> None:
+    namespace, admin = real_cluster.namespace, real_cluster.admin
+    admin.create(SERVICE_ACCOUNTS, {"metadata": {"name": "patcher", "namespace": namespace}})
+    rule = {"apiGroups": ["scheduling.run.ai"], "resources": ["podgroups"], "verbs": ["patch"]}
+    admin.create(ROLES, {"metadata": {"name": "patcher", "namespace": namespace}, "rules": [rule]})
+    admin.create(
+        ROLE_BINDINGS,
+        {
+            "metadata": {"name": "patcher", "namespace": namespace},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "patcher"},
+            "subjects": [{"kind": "ServiceAccount", "name": "patcher", "namespace": namespace}],
+        },
+    )
+    patcher = connect(str(service_account_kubeconfig(real_cluster.plane, namespace, "patcher")))
+    try:
+        with pytest.raises(KubeApiError) as refused:
+            patcher.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="toposched")
+        admin.create(KAI_PODGROUPS, podgroup(real_cluster))
+        labelled = podgroup(real_cluster, labels={"pool": "a"})
+        updated = patcher.apply(KAI_PODGROUPS, labelled, field_manager="toposched")
+    finally:
+        patcher.close()
 
-    again = kube_api.apply(KAI_TOPOLOGIES, topology("block", "rack"), field_manager="toposched")
+    assert refused.value.status == 403
+    assert 'cannot create resource "podgroups"' in str(refused.value)
+    assert updated["metadata"]["labels"] == {"pool": "a"}
 
-    assert again["spec"]["levels"] == [{"nodeLabel": "block"}, {"nodeLabel": "rack"}]
+
+def test_applying_again_updates_and_drops_what_is_no_longer_applied(real_cluster: RealCluster) -> None:
+    api = real_cluster.admin
+    api.apply(KAI_PODGROUPS, podgroup(real_cluster, labels={"pool": "a"}), field_manager="toposched")
+
+    again = api.apply(KAI_PODGROUPS, podgroup(real_cluster, 4), field_manager="toposched")
+
+    assert again["spec"]["minMember"] == 4
     assert "labels" not in again["metadata"]
 
 
-def test_a_field_another_manager_owns_conflicts_unless_forced(kube_api: RestKubeApi) -> None:
-    kube_api.apply(KAI_TOPOLOGIES, topology("rack"), field_manager="kai-operator")
+def test_a_field_another_manager_owns_conflicts_unless_forced(real_cluster: RealCluster) -> None:
+    api = real_cluster.admin
+    api.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="kai-operator")
 
     with pytest.raises(
-        ApiConflictError, match=r'apply topologies/pool-a as toposched: .*"kai-operator".*spec\.levels'
+        ApiConflictError, match=r'apply podgroups/gang as toposched: .*"kai-operator".*\.spec\.minMember'
     ):
-        kube_api.apply(KAI_TOPOLOGIES, topology("block"), field_manager="toposched")
-    forced = kube_api.apply(KAI_TOPOLOGIES, topology("block"), field_manager="toposched", force=True)
+        api.apply(KAI_PODGROUPS, podgroup(real_cluster, 3), field_manager="toposched")
+    forced = api.apply(KAI_PODGROUPS, podgroup(real_cluster, 3), field_manager="toposched", force=True)
 
-    assert forced["spec"]["levels"] == [{"nodeLabel": "block"}]
-    assert managers(forced) == {"toposched": "Apply"}
+    assert forced["spec"]["minMember"] == 3
+    assert managers(forced) == {"toposched": "Apply", "kai-operator": "Apply"}  # it keeps spec.queue
 
 
-def test_the_same_value_is_shared_without_conflict(kube_api: RestKubeApi) -> None:
-    kube_api.apply(KAI_TOPOLOGIES, topology("rack"), field_manager="kai-operator")
+def test_the_same_value_is_shared_without_conflict(real_cluster: RealCluster) -> None:
+    api = real_cluster.admin
+    api.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="kai-operator")
 
-    shared = kube_api.apply(KAI_TOPOLOGIES, topology("rack"), field_manager="toposched")
+    shared = api.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="toposched")
 
     assert managers(shared) == {"kai-operator": "Apply", "toposched": "Apply"}
 
 
-def test_a_field_changed_by_an_update_conflicts_with_the_applier(kube_api: RestKubeApi) -> None:
-    kube_api.apply(KAI_TOPOLOGIES, topology("rack"), field_manager="toposched")
-    kube_api.patch(KAI_TOPOLOGIES, "pool-a", {"spec": {"levels": [{"nodeLabel": "zone"}]}})
+def test_a_field_changed_by_an_update_conflicts_with_the_applier(real_cluster: RealCluster) -> None:
+    api = real_cluster.admin
+    api.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="toposched")
+    api.patch(
+        KAI_PODGROUPS, "gang", {"spec": {"minMember": 5}}, real_cluster.namespace, field_manager="kubectl"
+    )
 
-    with pytest.raises(ApiConflictError, match=r"spec\.levels"):
-        kube_api.apply(KAI_TOPOLOGIES, topology("rack"), field_manager="toposched")
-
-
-def test_apply_with_a_stale_resource_version_is_a_conflict(kube_api: RestKubeApi) -> None:
-    first = kube_api.apply(KAI_TOPOLOGIES, topology("rack"), field_manager="toposched")
-    kube_api.apply(KAI_TOPOLOGIES, topology("block"), field_manager="toposched")
-
-    with pytest.raises(ApiConflictError, match="modified"):
-        kube_api.apply(
-            KAI_TOPOLOGIES,
-            topology("zone", resourceVersion=first["metadata"]["resourceVersion"]),
-            field_manager="toposched",
-        )
+    with pytest.raises(ApiConflictError, match=r'"kubectl".*\.spec\.minMember'):
+        api.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="toposched")
 
 
-def test_apply_places_a_namespaced_object_in_its_namespace(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    group = {"metadata": {"name": "gang", "namespace": "team-a"}, "spec": {"minMember": 2, "queue": "q"}}
+def test_apply_with_a_stale_resource_version_is_a_conflict(real_cluster: RealCluster) -> None:
+    api = real_cluster.admin
+    first = api.apply(KAI_PODGROUPS, podgroup(real_cluster), field_manager="toposched")
+    api.apply(KAI_PODGROUPS, podgroup(real_cluster, 3), field_manager="toposched")
 
-    kube_api.apply(KAI_PODGROUPS, group, field_manager="toposched")
-
-    stored = kube_test_server.object(KAI_PODGROUPS, "gang", "team-a")
-    assert (stored["apiVersion"], stored["kind"]) == ("scheduling.run.ai/v2alpha2", "PodGroup")
-    assert {call.namespace for call in kube_test_server.calls} == {"team-a"}
+    stale = podgroup(real_cluster, 4, resourceVersion=first["metadata"]["resourceVersion"])
+    with pytest.raises(ApiConflictError, match="has been modified"):
+        api.apply(KAI_PODGROUPS, stale, field_manager="toposched")

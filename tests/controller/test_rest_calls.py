@@ -1,4 +1,11 @@
-"""RestKubeApi over HTTP against the API server test double: each call, its request and its errors."""
+"""RestKubeApi's calls and their errors.
+
+On the real API server (``real_cluster``, as the admin unless a test says otherwise): list, get,
+create, replace, delete and the three patch types, each with the answer and the typed error the
+server gives. On the test double, only what a real server cannot be made to do on demand: answer
+500 to one call. Without any server: a port nobody listens on, one that never answers, and
+kubeconfig files that are missing or absent.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 from kubernetes.client import Configuration
-from tests.controller.kube_test_server import Call, KubeTestServer
+from tests.controller.cluster import kube_pod
+from tests.controller.kube_test_server import KubeTestServer
+from tests.controller.real_cluster import RUN, ControllerAccounts, RealCluster
 
 from toposched.controller.kubeapi import (
     GROVE_CLUSTER_TOPOLOGIES,
@@ -20,141 +28,165 @@ from toposched.controller.kubeapi import (
     ApiConflictError,
     ApiNotFoundError,
     KubeApiError,
+    Object,
     PatchType,
+    Resource,
 )
+from toposched.controller.modes import Mode
 from toposched.controller.rest import RestKubeApi, connect
 from toposched.model import ToposchedError
 
 GATE = "toposched.io/topology"
+SELF_SUBJECT_REVIEWS = Resource(
+    "authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview", namespaced=False
+)
 
 
-def lease(name: str, holder: str) -> dict[str, object]:
-    return {"metadata": {"name": name, "namespace": "toposched-system"}, "spec": {"holderIdentity": holder}}
+def lease(cluster: RealCluster, holder: str, name: str = "toposched") -> dict[str, object]:
+    return {"metadata": {"name": name, "namespace": cluster.namespace}, "spec": {"holderIdentity": holder}}
 
 
-def test_list_returns_items_with_kind_and_the_version_to_watch_from(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    kube_test_server.add_node("n1", {"rack": "r1"})
-    kube_test_server.add_node("n2", {"rack": "r2"})
+def pod(cluster: RealCluster, name: str, gates: tuple[str, ...] = (GATE,), **metadata: object) -> Object:
+    made = kube_pod(name, gpus=1)
+    made["spec"]["schedulingGates"] = [{"name": gate} for gate in gates]
+    made["metadata"].update(metadata)
+    return cluster.create(PODS, made)
 
-    listing = kube_api.list(NODES)
 
-    assert [item["metadata"]["name"] for item in listing.items] == ["n1", "n2"]
+def test_list_returns_items_with_kind_and_the_version_to_watch_from(real_cluster: RealCluster) -> None:
+    for i in range(2):
+        real_cluster.add_node(i)
+
+    listing = real_cluster.admin.list(NODES)
+    later = real_cluster.admin.list(NODES)
+
+    mine = [item for item in listing.items if item["metadata"]["labels"].get(RUN) == real_cluster.run]
+    assert [item["metadata"]["name"] for item in mine] == [real_cluster.node_name(i) for i in range(2)]
     assert {(item["apiVersion"], item["kind"]) for item in listing.items} == {("v1", "Node")}
-    assert listing.resource_version == str(kube_test_server.store.resource_version)
+    assert int(listing.resource_version) >= max(int(i["metadata"]["resourceVersion"]) for i in mine)
+    assert later.resource_version >= listing.resource_version
 
 
-def test_list_sends_the_label_selector_and_the_namespace(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    kube_test_server.add_pod("a", labels={"app": "train"})
-    kube_test_server.add_pod("b", labels={"app": "serve"})
-    kube_test_server.add_pod("c", namespace="other", labels={"app": "train"})
+def test_list_sends_the_label_selector_and_the_namespace(real_cluster: RealCluster) -> None:
+    pod(real_cluster, "a", labels={"app": "train"})
+    pod(real_cluster, "b", labels={"app": "serve"})
 
-    names = [p["metadata"]["name"] for p in kube_api.list(PODS, "default", label_selector="app=train").items]
+    names = [
+        p["metadata"]["name"]
+        for p in real_cluster.admin.list(PODS, real_cluster.namespace, label_selector="app=train").items
+    ]
+    elsewhere = real_cluster.admin.list(PODS, "default", label_selector="app=train").items
 
     assert names == ["a"]
-    assert kube_test_server.calls[-1] == Call("list", "", "pods", "default")
+    assert elsewhere == ()
 
 
-def test_get_create_replace_and_delete_round_trip_a_lease(kube_api: RestKubeApi) -> None:
-    created = kube_api.create(LEASES, lease("toposched", "replica-a"))
+def test_get_create_replace_and_delete_round_trip_a_lease(real_cluster: RealCluster) -> None:
+    api, namespace = real_cluster.admin, real_cluster.namespace
+    created = api.create(LEASES, lease(real_cluster, "replica-a"))
     created["spec"]["holderIdentity"] = "replica-b"
 
-    replaced = kube_api.replace(LEASES, created)
-    fetched = kube_api.get(LEASES, "toposched", "toposched-system")
-    kube_api.delete(LEASES, "toposched", "toposched-system")
+    replaced = api.replace(LEASES, created)
+    fetched = api.get(LEASES, "toposched", namespace)
+    api.delete(LEASES, "toposched", namespace)
 
     assert fetched["spec"]["holderIdentity"] == "replica-b"
     assert int(replaced["metadata"]["resourceVersion"]) > int(created["metadata"]["resourceVersion"])
     with pytest.raises(ApiNotFoundError, match="get leases/toposched"):
-        kube_api.get(LEASES, "toposched", "toposched-system")
+        api.get(LEASES, "toposched", namespace)
 
 
-def test_replace_with_a_stale_resource_version_is_a_conflict(kube_api: RestKubeApi) -> None:
-    first = kube_api.create(LEASES, lease("toposched", "replica-a"))
-    kube_api.replace(LEASES, {**first, "spec": {"holderIdentity": "replica-b"}})
+def test_replace_with_a_stale_resource_version_is_a_conflict(real_cluster: RealCluster) -> None:
+    api = real_cluster.admin
+    first = api.create(LEASES, lease(real_cluster, "replica-a"))
+    api.replace(LEASES, {**first, "spec": {"holderIdentity": "replica-b"}})
 
-    with pytest.raises(ApiConflictError, match="replace leases/toposched"):
-        kube_api.replace(LEASES, {**first, "spec": {"holderIdentity": "replica-c"}})
+    with pytest.raises(ApiConflictError, match=r"replace leases/toposched: .*has been modified"):
+        api.replace(LEASES, {**first, "spec": {"holderIdentity": "replica-c"}})
 
 
-def test_create_of_an_existing_object_is_a_conflict(kube_api: RestKubeApi) -> None:
-    kube_api.create(LEASES, lease("toposched", "replica-a"))
+def test_create_of_an_existing_object_is_a_conflict(real_cluster: RealCluster) -> None:
+    real_cluster.admin.create(LEASES, lease(real_cluster, "replica-a"))
 
     with pytest.raises(ApiConflictError, match="already exists"):
-        kube_api.create(LEASES, lease("toposched", "replica-b"))
+        real_cluster.admin.create(LEASES, lease(real_cluster, "replica-b"))
 
 
-def test_strategic_patch_removes_the_gate_and_sets_the_node_selector(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    kube_test_server.add_pod("worker-0", gates=(GATE, "other.io/gate"))
+def test_strategic_patch_removes_the_gate_alone_and_sets_the_node_selector(real_cluster: RealCluster) -> None:
+    pod(real_cluster, "worker-0", gates=(GATE, "other.io/gate"))
     patch = {
         "spec": {"nodeSelector": {"rack": "r1"}, "schedulingGates": [{"$patch": "delete", "name": GATE}]}
     }
 
-    pod = kube_api.patch(PODS, "worker-0", patch, "default", patch_type=PatchType.STRATEGIC)
+    patched = real_cluster.admin.patch(
+        PODS, "worker-0", patch, real_cluster.namespace, patch_type=PatchType.STRATEGIC
+    )
 
-    assert pod["spec"]["nodeSelector"] == {"rack": "r1"}
-    assert pod["spec"]["schedulingGates"] == [{"name": "other.io/gate"}]
-    assert kube_test_server.calls[-1].content_type == PatchType.STRATEGIC.value
+    assert patched["spec"]["nodeSelector"] == {"rack": "r1"}
+    assert patched["spec"]["schedulingGates"] == [{"name": "other.io/gate"}]
 
 
-def test_json_patch_removes_the_gate_and_sets_the_node_selector(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    kube_test_server.add_pod("worker-0")
+def test_json_patch_removes_the_gate_and_sets_the_node_selector(real_cluster: RealCluster) -> None:
+    pod(real_cluster, "worker-0")
     patch = [
         {"op": "test", "path": "/spec/schedulingGates/0/name", "value": GATE},
         {"op": "remove", "path": "/spec/schedulingGates/0"},
         {"op": "add", "path": "/spec/nodeSelector", "value": {"rack": "r1"}},
     ]
 
-    pod = kube_api.patch(PODS, "worker-0", patch, "default", patch_type=PatchType.JSON)
-
-    assert pod["spec"]["nodeSelector"] == {"rack": "r1"}
-    assert "schedulingGates" not in pod["spec"]
-    assert kube_test_server.calls[-1].content_type == PatchType.JSON.value
-
-
-def test_merge_patch_records_an_annotation(kube_test_server: KubeTestServer, kube_api: RestKubeApi) -> None:
-    kube_test_server.add_pod("worker-0", annotations={"keep": "me"})
-
-    pod = kube_api.patch(
-        PODS, "worker-0", {"metadata": {"annotations": {"toposched.io/domain": "r1"}}}, "default"
+    patched = real_cluster.admin.patch(
+        PODS, "worker-0", patch, real_cluster.namespace, patch_type=PatchType.JSON
     )
 
-    assert pod["metadata"]["annotations"] == {"keep": "me", "toposched.io/domain": "r1"}
-    assert kube_test_server.calls[-1].content_type == PatchType.MERGE.value
+    assert patched["spec"]["nodeSelector"] == {"rack": "r1"}
+    assert "schedulingGates" not in patched["spec"]
 
 
-def test_a_node_selector_on_an_ungated_pod_is_refused_as_by_the_api_server(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    kube_test_server.add_pod("worker-0", gates=())
+def test_merge_patch_records_an_annotation_beside_the_others(real_cluster: RealCluster) -> None:
+    pod(real_cluster, "worker-0", annotations={"keep": "me"})
 
-    with pytest.raises(KubeApiError, match="nodeSelector") as error:
-        kube_api.patch(PODS, "worker-0", {"spec": {"nodeSelector": {"rack": "r1"}}}, "default")
+    patched = real_cluster.admin.patch(
+        PODS, "worker-0", {"metadata": {"annotations": {"toposched.io/domain": "r1"}}}, real_cluster.namespace
+    )
 
-    assert error.value.status == 422
+    assert patched["metadata"]["annotations"] == {"keep": "me", "toposched.io/domain": "r1"}
 
 
-def test_namespaced_custom_objects_are_created_in_their_namespace(
-    kube_test_server: KubeTestServer, kube_api: RestKubeApi
-) -> None:
-    group = {"metadata": {"name": "gang", "namespace": "team-a"}, "spec": {"minMember": 4}}
+def test_namespaced_custom_objects_are_created_in_their_namespace(real_cluster: RealCluster) -> None:
+    group = {"metadata": {"name": "gang", "namespace": real_cluster.namespace}, "spec": {"minMember": 4}}
 
-    kube_api.create(KAI_PODGROUPS, group)
+    created = real_cluster.admin.create(KAI_PODGROUPS, group)
 
-    assert kube_test_server.calls[-1] == Call("create", "scheduling.run.ai", "podgroups", "team-a")
-    assert kube_test_server.object(KAI_PODGROUPS, "gang", "team-a")["spec"] == {"minMember": 4}
+    assert created["metadata"]["namespace"] == real_cluster.namespace
+    assert real_cluster.admin.get(KAI_PODGROUPS, "gang", real_cluster.namespace)["spec"]["minMember"] == 4
+
+
+def test_a_kind_the_cluster_does_not_serve_is_not_found(real_cluster: RealCluster) -> None:
+    unserved = Resource("widgets.example.com", "v1", "widgets", "Widget", namespaced=False)
+
+    with pytest.raises(ApiNotFoundError, match="list widgets"):
+        real_cluster.admin.list(unserved)
+
+
+def test_connect_reads_a_kubeconfig_and_calls_as_its_user(controller_accounts: ControllerAccounts) -> None:
+    api = connect(str(controller_accounts[Mode.UNGATER]))
+    try:
+        review = api.create(SELF_SUBJECT_REVIEWS, {"metadata": {}})
+        with pytest.raises(KubeApiError) as refused:
+            api.list(LEASES)  # the ungater may read Leases in its own namespace only
+    finally:
+        api.close()
+
+    assert (
+        review["status"]["userInfo"]["username"] == "system:serviceaccount:toposched-system:toposched-ungater"
+    )
+    assert refused.value.status == 403
 
 
 def test_a_server_error_names_the_call_and_keeps_the_status(
     kube_test_server: KubeTestServer, kube_api: RestKubeApi
 ) -> None:
+    """On the double: a real server cannot be made to answer 500 to one call."""
     kube_test_server.fail_next("get", GROVE_CLUSTER_TOPOLOGIES, 500)
 
     with pytest.raises(KubeApiError, match=r"^500: get clustertopologies/default: .*injected") as error:
@@ -190,28 +222,6 @@ def test_a_server_that_never_answers_times_out_as_a_kube_api_error(silent_port: 
         api.get(NODES, "n1")
 
 
-def test_connect_reads_a_kubeconfig(kube_test_server: KubeTestServer, tmp_path: Path) -> None:
-    kubeconfig = tmp_path / "config"
-    kubeconfig.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "clusters": [{"name": "test", "cluster": {"server": kube_test_server.url}}],
-                "users": [{"name": "test", "user": {"token": "secret-token"}}],
-                "contexts": [{"name": "test", "context": {"cluster": "test", "user": "test"}}],
-                "current-context": "test",
-            }
-        )
-    )
-    kube_test_server.add_node("n1", {})
-
-    api = connect(str(kubeconfig))
-
-    assert [n["metadata"]["name"] for n in api.list(NODES).items] == ["n1"]
-    assert kube_test_server.authorizations == ["Bearer secret-token"]
-
-
 def test_connect_without_a_kubeconfig_outside_a_cluster_says_what_to_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -224,14 +234,3 @@ def test_connect_without_a_kubeconfig_outside_a_cluster_says_what_to_pass(
 def test_connect_with_a_missing_kubeconfig_names_it(tmp_path: Path) -> None:
     with pytest.raises(ToposchedError, match="missing-config"):
         connect(str(tmp_path / "missing-config"))
-
-
-def test_a_kind_the_cluster_does_not_serve_is_not_found() -> None:
-    server = KubeTestServer(resources=(NODES, PODS)).start()
-    api = RestKubeApi(Configuration(host=server.url))
-    try:
-        with pytest.raises(ApiNotFoundError, match="list clustertopologies"):
-            api.list(GROVE_CLUSTER_TOPOLOGIES)
-    finally:
-        api.close()
-        server.stop()

@@ -1,5 +1,6 @@
 """Conflicted writes: an apply is retried with a bounded, jittered backoff (the sleep is
-injected); a pod write conditional on what was read is not repeated but decided again."""
+injected); a pod write conditional on what was read is not repeated but decided again. Conflicts at
+the test's command, on ``FakeKubeApi``; the server's own conflicts are in ``test_real_writes``."""
 
 from __future__ import annotations
 

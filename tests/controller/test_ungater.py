@@ -1,5 +1,7 @@
-"""``--mode ungater`` against the in-memory API: gangs are placed only when whole, each pod is
-recorded then ungated once, and a restart rebuilds the state from the pods."""
+"""``--mode ungater``'s own logic, on the in-memory ``FakeKubeApi``: gangs are placed only when
+whole, each pod is recorded then ungated once, a restart rebuilds the state from the pods, a
+refused gang is compiled again when what it is read from changes. The same on the real API
+server, as the ungater's ServiceAccount: ``test_real_ungater``, ``test_real_repair``."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import contextlib
 from tests.controller.cluster import (
     HOST,
     RACK,
+    TOPOLOGY,
     bind,
     cluster,
     controller,
@@ -19,10 +22,12 @@ from tests.controller.cluster import (
 from tests.controller.fake_kube import FakeKubeApi
 
 from toposched.controller.keys import ASSIGNMENT, GATE, is_gated
-from toposched.controller.kubeapi import KAI_PODGROUPS, PODS, KubeApiError
+from toposched.controller.kubeapi import KAI_PODGROUPS, KUEUE_TOPOLOGIES, PODS, KubeApiError
 from toposched.controller.records import record_of
+from toposched.model import Topology
 from toposched.store import WorkloadState
 from toposched.wire.core import pod_object
+from toposched.wire.kueue import topology_object
 
 
 def patches(api: FakeKubeApi) -> int:
@@ -196,3 +201,50 @@ def test_a_gang_that_does_not_compile_is_not_retried_until_its_pods_change() -> 
     for _ in range(3):
         ctl.step()
     assert not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1"))
+
+
+def test_a_gang_naming_its_topology_is_placed_on_it_and_one_naming_none_on_the_default() -> None:
+    api = cluster()  # Kueue Topology "default"
+    api.put(KUEUE_TOPOLOGIES, topology_object(Topology.create("other", TOPOLOGY.levels)))
+    ctl = controller(api, topology="default")  # --topology default
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="other"))
+    for name in ("w0", "w1"):
+        api.put(PODS, kai_pod(name, gpus=4))
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name, gpus=4))
+    for _ in range(3):
+        ctl.step()
+    placed_on = {n: getattr(record_of(pod(api, n)), "topology", None) for n in ("w0", "w1", "p0", "p1")}
+    assert placed_on == {"w0": "other", "w1": "other", "p0": "default", "p1": "default"}
+
+
+def test_a_gang_naming_a_topology_the_cluster_has_not_yet_is_placed_once_it_appears() -> None:
+    api = cluster()
+    ctl = controller(api)
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="later"))
+    for name in ("w0", "w1"):
+        api.put(PODS, kai_pod(name, gpus=4))
+    for _ in range(2):
+        ctl.step()
+    refused = set(ctl.ungater.refused)
+    api.put(KUEUE_TOPOLOGIES, topology_object(Topology.create("later", TOPOLOGY.levels)))
+    for _ in range(3):
+        ctl.step()
+    assert {str(k) for k in refused} == {"kai:default/pg"}
+    assert not is_gated(pod(api, "w0")) and not is_gated(pod(api, "w1"))
+
+
+def test_a_gang_refused_for_its_podgroup_is_compiled_again_once_the_podgroup_changes() -> None:
+    api = cluster()
+    ctl = controller(api)
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="no-such-topology"))
+    for name in ("w0", "w1"):
+        api.put(PODS, kai_pod(name, gpus=4))
+    for _ in range(2):
+        ctl.step()
+    refused = set(ctl.ungater.refused)
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2))  # fixed; the pods and topologies are as they were
+    for _ in range(3):
+        ctl.step()
+    assert {str(k) for k in refused} == {"kai:default/pg"}
+    assert not is_gated(pod(api, "w0")) and not is_gated(pod(api, "w1"))

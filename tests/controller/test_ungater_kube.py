@@ -1,17 +1,23 @@
 """``--mode ungater`` for upstream Kubernetes gangs (``scheduling.k8s.io`` PodGroups): a gang is
 whole once its PodGroup exists with at least ``minCount`` pods, whichever appears first; it is
-placed, recorded and ungated as the Kueue and KAI gangs are, and a restart assigns no pod twice."""
+placed, recorded and ungated as the Kueue and KAI gangs are, and a restart assigns no pod twice; a
+pod on a node without a hostname label is pinned by the node's name. On the in-memory
+``FakeKubeApi`` (the ungater's own logic); on the real API server: ``test_real_ungater``,
+``test_real_pinning``."""
 
 from __future__ import annotations
 
 import contextlib
 
-from tests.controller.cluster import HOST, RACK, bind, cluster, controller, kube_pod, kube_podgroup, pod
+from tests.controller.cluster import HOST, RACK, bind, cluster, controller, kube_pod, kube_podgroup, node, pod
+from tests.controller.fake_kube import FakeKubeApi
 from tests.controller.test_ungater import FailingAfter, patches
 
+from toposched.controller.gangs import GroupObjects, group_pods
 from toposched.controller.keys import is_gated
-from toposched.controller.kubeapi import KUBE_PODGROUPS, KUBE_WORKLOADS, PODS, KubeApiError
+from toposched.controller.kubeapi import KUBE_PODGROUPS, KUBE_WORKLOADS, NODES, PODS, KubeApiError
 from toposched.controller.records import record_of
+from toposched.frontends.kube.gang import all_nodes
 from toposched.store import WorkloadState
 from toposched.wire.scheduling import PodGroupTemplate, Workload
 
@@ -115,3 +121,41 @@ def test_a_restart_in_the_middle_of_ungating_a_podgroup_never_assigns_a_pod_twic
         assert pod(api, name)["spec"]["nodeSelector"][HOST] == record.node
     (workload,) = second.scheduler.list()
     assert workload.state in (WorkloadState.ADMITTED, WorkloadState.RUNNING)
+
+
+def test_a_pod_on_a_node_without_a_hostname_label_is_pinned_by_the_nodes_name() -> None:
+    api = FakeKubeApi()
+    for i in range(2):
+        plain = node(i)
+        del plain["metadata"]["labels"][HOST]  # every node is a candidate: the node level is its name
+        api.put(NODES, plain)
+    for name in ("w0", "w1"):
+        api.put(PODS, kube_pod(name))
+    api.put(KUBE_PODGROUPS, kube_podgroup(min_count=2, key=None))
+    ctl = controller(api, topology="default")  # named, but not in the cluster: the gang brings its own
+    for _ in range(3):
+        ctl.step()
+    pods = {n: pod(api, n) for n in ("w0", "w1")}
+    again = controller(api)
+    report = again.step()
+    (gang,) = group_pods(
+        again.pods.objects.values(), GroupObjects(kube_podgroups=again.kube_podgroups.objects)
+    ).values()
+
+    assert not any(is_gated(p) for p in pods.values())
+    assert all(HOST not in p["spec"].get("nodeSelector", {}) for p in pods.values())
+    pins = {
+        n: p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        for n, p in pods.items()
+    }
+    assert pins == {
+        n: {
+            "nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [r.node]}]}
+            ]
+        }
+        for n, p in pods.items()
+        if (r := record_of(p)) is not None
+    }
+    assert report.restored == ("kube:default/workers",)
+    assert all("affinity" not in d.get("spec", {}) for d in gang.documents(all_nodes()) if d["kind"] == "Pod")

@@ -1,7 +1,9 @@
 """``--mode ungater`` for CompositePodGroup trees (``scheduling.k8s.io/v1alpha3``): the pods of
 every PodGroup under one root CompositePodGroup are one gang, whole once the root exists, each
 PodGroup has its ``minCount`` pods and each gang CompositePodGroup its ``minGroupCount``
-children; it is placed as one unit, recorded and ungated, and a restart assigns no pod twice."""
+children; it is placed as one unit, recorded and ungated, and a restart assigns no pod twice. On
+the in-memory ``FakeKubeApi`` (the ungater's own logic); on the real API server:
+``test_real_ungater``."""
 
 from __future__ import annotations
 

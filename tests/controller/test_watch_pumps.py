@@ -1,5 +1,6 @@
 """A step's watch calls wait side by side, and what one step took from its watches is acted on
-even when another watch of that step failed."""
+even when another watch of that step failed. On ``FakeKubeApi``, whose watches meet or fail at the
+test's command."""
 
 from __future__ import annotations
 

@@ -69,12 +69,12 @@ def _ok(**override: Any) -> dict[str, Any]:
 REJECTIONS = [
     ("not-a-mapping", ["levels"], "topologyAssignment", "is a mapping"),
     ("levels-missing", {"domains": []}, "topologyAssignment.levels", "missing"),
-    ("levels-empty", _ok(levels=[], domains=[]), "topologyAssignment.levels", "1 to 8 levels, got 0"),
+    ("levels-empty", _ok(levels=[], domains=[]), "topologyAssignment.levels", "1 to 16 levels, got 0"),
     (
-        "levels-nine",
-        _ok(levels=[f"l{i}" for i in range(9)], domains=[]),
+        "levels-seventeen",
+        _ok(levels=[f"l{i}" for i in range(17)], domains=[]),
         "topologyAssignment.levels",
-        "got 9",
+        "got 17",
     ),
     (
         "level-bad-key",

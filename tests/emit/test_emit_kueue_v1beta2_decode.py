@@ -46,10 +46,10 @@ REJECTIONS: list[tuple[str, object, str, str]] = [
     ("not-a-mapping", "levels: []", "topologyAssignment", "is a mapping"),
     ("levels-missing", edit(lambda o: o.pop("levels")), "topologyAssignment.levels", "missing"),
     (
-        "levels-nine",
-        edit(lambda o: o.update(levels=[f"l{i}" for i in range(9)])),
+        "levels-seventeen",
+        edit(lambda o: o.update(levels=[f"l{i}" for i in range(17)])),
         "topologyAssignment.levels",
-        "got 9",
+        "got 17",
     ),
     ("slices-not-list", edit(lambda o: o.update(slices={"a": 1})), "topologyAssignment.slices", "not a list"),
     (

@@ -240,8 +240,8 @@ def _nested(value: Any, depth: int) -> Any:
 def _change(draw: st.DrawFn, documents: list[Any]) -> list[Any]:
     """One change at one place of ``documents`` (changed in place, and returned)."""
     places = _locations(documents)
-    if not places:
-        return [draw(st.sampled_from(ODD_VALUES))]
+    if not places:  # a copy: later changes edit documents in place, never ODD_VALUES
+        return [copy.deepcopy(draw(st.sampled_from(ODD_VALUES)))]
     path = places[draw(st.integers(0, len(places) - 1))]
     parent, key = _parent(documents, path), path[-1]
     what = draw(

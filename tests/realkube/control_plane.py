@@ -3,7 +3,8 @@ temporary folder removed on stop.
 
 The API server authenticates clients by certificate (the admin is in ``system:masters``) and
 service-account token, authorizes with RBAC and Node, and serves the ``scheduling.k8s.io``
-versions and feature gates of upstream gang scheduling (see ``FEATURE_GATES``).
+versions and feature gates of upstream gang scheduling (see ``FEATURE_GATES``). It keeps an audit
+log of what ServiceAccounts ask of it (``audit_log``, read by ``tests.realkube.audit``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from tests.realkube.audit import write_policy
 from tests.realkube.binaries import Binaries
 from tests.realkube.pki import Pki, make_pki
 from tests.realkube.processes import ControlPlaneError, Process, free_port
@@ -61,6 +63,11 @@ class ControlPlane:
     kubeconfig: Path
     processes: list[Process]
     _resources: dict[tuple[str, str], Resource] = field(default_factory=dict)
+
+    @property
+    def audit_log(self) -> Path:
+        """What ServiceAccounts asked of the API server (``tests.realkube.audit``)."""
+        return self.folder / "audit.log"
 
     def admin_api(self) -> RestKubeApi:
         """The project's REST client, as the cluster admin (close it when done)."""
@@ -214,6 +221,8 @@ def _apiserver_argv(binaries: Binaries, pki: Pki, etcd_url: str, port: int, fold
         "--allow-privileged=true",
         f"--runtime-config={','.join(f'{version}=true' for version in RUNTIME_CONFIG)}",
         f"--feature-gates={','.join(f'{gate}=true' for gate in FEATURE_GATES)}",
+        f"--audit-policy-file={write_policy(folder)}",
+        f"--audit-log-path={folder / 'audit.log'}",
     ]
 
 

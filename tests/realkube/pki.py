@@ -102,6 +102,19 @@ def issue_client_cert(folder: Path, ca: KeyPair, user: str, groups: tuple[str, .
     )
 
 
+def issue_serving_cert(folder: Path, ca: KeyPair, name: str) -> KeyPair:
+    """A serving certificate for 127.0.0.1 and localhost named ``name``, signed by ``ca``: for a
+    webhook server the API server calls on loopback."""
+    ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
+    ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey):
+        raise TypeError(f"{ca.key}: the CA key is neither EC nor RSA")
+    names = x509.SubjectAlternativeName(
+        [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    )
+    return _leaf(folder, f"serving-{name}", ca_cert, ca_key, name, (), ExtendedKeyUsageOID.SERVER_AUTH, names)
+
+
 def _leaf(
     folder: Path,
     stem: str,

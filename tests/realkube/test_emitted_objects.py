@@ -256,14 +256,16 @@ def kube_conditions(
         return []
     writer.ensure_namespace(namespace, pods=False)
     gang, topology = source.gang, source.topology
-    for obj in compile_to_kube(gang, topology, api_version=version).objects:
+    objects = compile_to_kube(gang, topology, api_version=version).objects
+    for obj in objects:
         if obj["kind"] != "Pod":
             created = writer.apply_once(
                 f"{source.id} --to kube", in_namespace(obj, namespace), manager="toposched"
             )
             if created.refused:
                 return [created]
-    statuses = status_objects(gang, topology, result, source.cluster.nodes, at=ATTEMPT, api_version=version)
+    groups = [obj for obj in objects if obj["kind"] == "PodGroup"]
+    statuses = status_objects(groups, gang, result, source.cluster.nodes, at=ATTEMPT)
     return [
         writer.apply_twice(
             f"{source.id} status_objects({version})", in_namespace(obj, namespace), subresource="status"

@@ -2,9 +2,12 @@
 between cycles and decisions stored a run at a time change no admission, placement, explanation
 or event.
 
-The twin asks the engine for every gang and builds its snapshots afresh every cycle; both run the
-same random sequence of submissions, cycles, cancellations and node changes. The kept snapshots
-also equal snapshots rebuilt from the store after every cycle.
+The twin asks the engine for every gang, reads every node and booking afresh every cycle and
+looks at every gang holding capacity for failed nodes, while the fast cycle reads only what the
+store says changed and looks only at the gangs that may have failed; both run the same random sequence of
+submissions, cycles, cancellations and node changes (through the scheduler, or written to the
+store directly, as another process would). The kept snapshots also equal snapshots rebuilt from
+the store after every cycle, and what the fast loop keeps equals what the store holds.
 
 b1 ── r1 ── x1 x2 x3     (2 GPUs each)
    ├─ r2 ── x4 x5
@@ -13,7 +16,9 @@ b1 ── r1 ── x1 x2 x3     (2 GPUs each)
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -22,10 +27,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import BLOCK, HOST, RACK
-from toposched.model import Resources, ToposchedError
+from toposched.model import Cluster, Resources, Taint, TaintEffect, ToposchedError
+from toposched.scheduler import PodStatus
 from toposched.scheduler.kept import SnapshotCache, topology_key
+from toposched.scheduler.known import HoldingIndex, KnownNodes
 from toposched.scheduler.shapes import Refusals
+from toposched.scheduler.view import CycleView
 from toposched.snapshot import Snapshot
+from toposched.store import SqliteStore, Store, WorkloadState
 
 from .conftest import TOPOLOGY, Env, cluster_nodes, job
 
@@ -43,12 +52,17 @@ operation = st.one_of(
     st.just(("cycle",)),
     st.tuples(st.just("cancel"), st.integers(0, 30)),
     st.tuples(st.just("cordon"), st.sampled_from(sorted(RACKS)), st.booleans()),
+    st.tuples(st.just("direct-cordon"), st.sampled_from(sorted(RACKS)), st.booleans()),
+    st.tuples(st.just("shrink"), st.sampled_from(sorted(RACKS)), st.integers(0, 2)),
+    st.tuples(st.just("delete"), st.sampled_from(sorted(RACKS))),
+    st.tuples(st.just("taint"), st.sampled_from(sorted(RACKS)), st.sampled_from([None, *TaintEffect])),
+    st.tuples(st.just("pod"), st.integers(0, 30), st.sampled_from(list(PodStatus))),
     st.tuples(st.just("time"), st.sampled_from([1, 10, 60])),
 )
 
 
-def _env() -> Env:
-    env = Env(seed=False)
+def _env(store: Store | None = None) -> Env:
+    env = Env(store, seed=False)
     env.store.put_nodes(cluster_nodes(RACKS))
     env.store.put_topology(TOPOLOGY)
     return env
@@ -71,6 +85,25 @@ def _run(env: Env, op: tuple[object, ...], counter: list[int]) -> object:
         case ("cordon", str(name), bool(on)):
             env.sched.cordon(name, on)
             return None
+        case ("direct-cordon", str(name), bool(on)):  # written by someone else
+            env.store.update_node(name, unschedulable=on)
+            return None
+        case ("shrink", str(name), int(gpus)):  # re-imported with fewer GPUs (or back to 2)
+            env.sched.import_cluster(Cluster.create(cluster_nodes({name: RACKS[name]}, gpus=gpus), [], []))
+            return None
+        case ("delete", str(name)):
+            env.sched.delete_node(name)
+            return None
+        case ("taint", str(name), effect):
+            taints = [] if effect is None else [Taint("maintenance", "", TaintEffect(effect))]
+            env.sched.set_node_taints(name, taints)
+            return None
+        case ("pod", int(index), PodStatus() as status):  # one pod of a gang holding capacity
+            pods = [(w.id, p["name"]) for w in env.sched.list() if w.placement for p in w.placement["pods"]]
+            if pods:
+                workload, pod = pods[index % len(pods)]
+                env.sched.set_pod_status(workload, pod, status)
+            return None
         case ("time", int(seconds)):
             env.clock.advance(seconds)
             return None
@@ -79,13 +112,39 @@ def _run(env: Env, op: tuple[object, ...], counter: list[int]) -> object:
 
 def _twin_step(twin: Env, op: tuple[object, ...], counter: list[int]) -> object:
     """The readable path: every gang placed by the engine, every snapshot built afresh."""
-    twin.sched._state.snapshots = SnapshotCache()
-    with mock.patch.object(Refusals, "get", return_value=None):
+    state = twin.sched._state
+    state.snapshots, state.nodes, state.holding = SnapshotCache(), KnownNodes(), HoldingIndex()
+    with (
+        mock.patch.object(Refusals, "get", return_value=None),
+        mock.patch.object(CycleView, "to_check", _every_gang),
+    ):
         return _run(twin, op, counter)
+
+
+def _every_gang(view: CycleView, stopped: object) -> list[int]:
+    """Every gang holding capacity, in arrival order: what the twin looks at for failed nodes."""
+    order = view.holding.sequence
+    return sorted(order, key=lambda w: (order[w], w))
 
 
 def _log(env: Env) -> list[tuple[str, int | None, str]]:
     return [(e.type, e.workload, e.message) for e in env.store.list_events()]
+
+
+def _check_kept(env: Env) -> None:
+    """What the loop keeps equals what the store holds: its nodes, its bookings, and where the
+    pods of each gang holding capacity are."""
+    state = env.sched._state
+    assert list(state.nodes.members) == env.store.get_nodes()
+    holding = env.store.list_workloads(states=[WorkloadState.ADMITTED, WorkloadState.RUNNING])
+    reserved = env.store.reservations_by_workload()
+    assert dict(state.snapshots.booked) == {w.id: reserved.get(w.id, {}) for w in holding}
+    on_node: dict[str, set[int]] = {}
+    for record in holding:
+        for pod in record.placement["pods"]:
+            on_node.setdefault(pod["node"], set()).add(record.id)
+    assert {name: set(on) for name, on in state.holding.on_node.items()} == on_node
+    assert state.holding.missing == {name for name in on_node if name not in state.nodes.by_name}
 
 
 def _check_kept_snapshots(env: Env) -> None:
@@ -114,7 +173,21 @@ def _assert_same_free(kept: Snapshot, rebuilt: Snapshot) -> None:
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(operation, min_size=1, max_size=20))
 def test_the_fast_cycle_admits_and_places_like_its_twin(ops: list[tuple[object, ...]]) -> None:
-    fast, twin = _env(), _env()
+    _compare(_env(), _env(), ops)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(operation, min_size=1, max_size=20))
+def test_the_fast_cycle_on_sqlite_admits_and_places_like_its_twin(ops: list[tuple[object, ...]]) -> None:
+    """The same over SQLite, whose change reads are its own (generations in the file)."""
+    with tempfile.TemporaryDirectory() as folder:
+        fast, twin = _env(SqliteStore(Path(folder) / "fast.db")), _env(SqliteStore(Path(folder) / "twin.db"))
+        _compare(fast, twin, ops)
+        fast.store.close()
+        twin.store.close()
+
+
+def _compare(fast: Env, twin: Env, ops: list[tuple[object, ...]]) -> None:
     fast_names, twin_names = [0], [0]
     for op in [*ops, ("cycle",)]:
         outcomes = []
@@ -130,6 +203,7 @@ def test_the_fast_cycle_admits_and_places_like_its_twin(ops: list[tuple[object, 
                 (w.state, w.placement, w.explanation) for w in twin_records
             ]
             assert _log(fast) == _log(twin)
+            _check_kept(fast)
             _check_kept_snapshots(fast)
 
 

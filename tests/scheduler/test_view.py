@@ -23,10 +23,10 @@ def test_nodes_over_their_capacity_are_named_with_what_is_over() -> None:
     external = [running("a", "x1", gpu=3), running("b", "x2", gpu=1)]
     booked = {7: {"x2": Resources({GPU: 2, "pods": 1}), "x3": Resources({GPU: 1, "pods": 1})}}
     cache = SnapshotCache()
-    assert CycleView(_nodes(4), external, booked, snapshots=cache).overbooked() == {}
-    shrunk = CycleView(_nodes(2), external, booked, snapshots=cache).overbooked()  # re-imported smaller
+    assert CycleView.of(_nodes(4), external, booked, snapshots=cache).overbooked() == {}
+    shrunk = CycleView.of(_nodes(2), external, booked, snapshots=cache).overbooked()  # re-imported smaller
     assert shrunk == {"x1": f"{GPU} 3 booked > 2", "x2": f"{GPU} 3 booked > 2"}
-    released = CycleView(_nodes(2), external, {}, snapshots=cache).overbooked()
+    released = CycleView.of(_nodes(2), external, {}, snapshots=cache).overbooked()
     assert released == {"x1": f"{GPU} 3 booked > 2"}  # the external pods alone
 
 
@@ -72,11 +72,11 @@ def test_kept_totals_are_always_the_sum_of_the_bookings(steps: list[tuple[str, i
 
 def test_a_view_keeps_the_totals_in_step_when_it_charges_and_releases() -> None:
     cache = SnapshotCache()
-    view = CycleView(_nodes(2), [], {7: {"x1": Resources({GPU: 2})}}, snapshots=cache)
+    view = CycleView.of(_nodes(2), [], {7: {"x1": Resources({GPU: 2})}}, snapshots=cache)
     view.charge(8, {"x1": Resources({GPU: 1})})
     assert view.overbooked() == {"x1": f"{GPU} 3 booked > 2"}
     view.release(7)
     assert view.overbooked() == {}
-    assert CycleView(_nodes(2), [], {7: {"x1": Resources({GPU: 3})}}, snapshots=cache).overbooked() == {
+    assert CycleView.of(_nodes(2), [], {7: {"x1": Resources({GPU: 3})}}, snapshots=cache).overbooked() == {
         "x1": f"{GPU} 3 booked > 2"
     }

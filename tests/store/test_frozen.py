@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toposched.store import MemoryStore
-from toposched.store.frozen import FrozenDict, FrozenList, freeze, thaw
+from toposched.store import MemoryStore, WorkloadState
+from toposched.store.codecs import copy_json
+from toposched.store.frozen import FrozenDict, FrozenList, freeze, frozen_copy, thaw
 
 from .conftest import event, workload
 
@@ -31,6 +32,35 @@ def test_frozen_value_equals_and_serialises_like_the_plain_one(value: Any) -> No
     assert json.dumps(frozen, sort_keys=True) == json.dumps(value, sort_keys=True)
     assert thaw(frozen) == value
     assert pickle.loads(pickle.dumps(frozen)) == value
+
+
+# What a caller may hand the store: JSON, plus what only the JSON text makes JSON (tuples, keys
+# that are numbers or booleans, floats, string and int subclasses such as enums).
+LOOSE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=5)
+    | st.sampled_from(list(WorkloadState)),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+        | st.dictionaries(st.integers(-3, 3), inner, max_size=3)
+    ),
+    max_leaves=20,
+)
+
+
+@given(JSON | LOOSE)
+def test_a_frozen_copy_is_what_the_json_round_trip_gives(value: Any) -> None:
+    """The one-pass copy of plain JSON (``JSON``), and the round trip for the rest, give the
+    same value, keys in the same order."""
+    copied, round_trip = frozen_copy(value), freeze(copy_json(value))
+    assert copied == round_trip
+    assert json.dumps(copied) == json.dumps(round_trip)  # key order too
+    assert type(copied) is type(round_trip)
 
 
 CHANGES: list[Callable[[Any], object]] = [

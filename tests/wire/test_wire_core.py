@@ -15,9 +15,11 @@ from toposched.wire.core import (
     PLACEHOLDER_IMAGE,
     list_object,
     node_object,
+    pinned_affinity,
     pod_object,
     pod_spec_object,
     toleration_for,
+    unpinned_affinity,
 )
 
 GPU = "nvidia.com/gpu"
@@ -102,3 +104,61 @@ def test_a_job_template_restarts_as_the_input_says_when_a_job_may(written: str |
     spec = {"containers": [{"name": "c", "image": "i"}]} | ({"restartPolicy": written} if written else {})
     job = job_object("j", "ns", 2, spec)
     assert job["spec"]["template"]["spec"]["restartPolicy"] == kept
+
+
+def by_name(node: str) -> dict[str, object]:
+    return {"key": "metadata.name", "operator": "In", "values": [node]}
+
+
+RACK_TERM = {"matchExpressions": [{"key": "rack", "operator": "In", "values": ["r1"]}]}
+OWN_AFFINITIES = {
+    "none": None,
+    "preferred only": {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": RACK_TERM}]
+        }
+    },
+    "two terms": {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [RACK_TERM, {"matchFields": [by_name("n9")]}]
+            }
+        },
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []},
+    },
+    "already on that node": {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchFields": [by_name("n1")]}]
+            }
+        }
+    },
+}
+
+
+@pytest.mark.parametrize("own", OWN_AFFINITIES)
+def test_a_pin_by_name_narrows_each_term_and_comes_off_again(own: str) -> None:
+    affinity = OWN_AFFINITIES[own]
+
+    pinned = pinned_affinity(affinity, "n1")
+
+    terms = pinned["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms and all(term["matchFields"][-1] == by_name("n1") for term in terms)
+    assert {k: v for k, v in pinned.items() if k != "nodeAffinity"} == {
+        k: v for k, v in (affinity or {}).items() if k != "nodeAffinity"
+    }
+    assert unpinned_affinity(pinned, "n1") == affinity
+
+
+def test_an_empty_term_matches_no_node_and_is_left_as_it_is() -> None:
+    affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{}, RACK_TERM]}
+        }
+    }
+
+    pinned = pinned_affinity(affinity, "n1")
+
+    terms = pinned["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{}, {**RACK_TERM, "matchFields": [by_name("n1")]}]
+    assert unpinned_affinity(pinned, "n1") == affinity

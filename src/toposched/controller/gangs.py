@@ -33,6 +33,7 @@ from toposched.controller.keys import (
     name_of,
 )
 from toposched.controller.kubeapi import Object
+from toposched.controller.pinning import unpin
 from toposched.controller.records import PodRecord, record_of
 from toposched.model import HOSTNAME, Topology
 from toposched.wire.scheduling import read_pod_group, read_pod_link, read_workload
@@ -85,6 +86,16 @@ class GangPods:
             return f"PodGroup {self.key.namespace}/{self.key.name} does not exist yet"
         need = min_member(self.podgroup)
         return None if have >= need else f"{have} of minMember {need} pods exist"
+
+    def versions(self) -> tuple[str, ...]:
+        """The resourceVersions of everything the gang is compiled from: its pods and the objects
+        that group them (a gang refused as it stands is not compiled again until one changes)."""
+        heads = [o for o in (self.podgroup, self.workload) if o is not None]
+        trees = self.tree.objects() if self.tree is not None else []
+        return tuple(
+            f"{o.get('kind')}/{name_of(o)}@{(o.get('metadata') or {}).get('resourceVersion')}"
+            for o in (*heads, *trees, *self.pods)
+        )
 
     def documents(self, topology: Topology | None = None) -> list[Object]:
         """The input the front end compiles: the PodGroup (KAI or upstream; for 1.35 pods the
@@ -183,16 +194,22 @@ def group_pods(pods: Iterable[Object], objects: GroupObjects) -> dict[GangKey, G
 
 def original_pod(pod: Object, topology: Topology | None) -> Object:
     """The pod without what the controller wrote: its selector keys on ``topology``'s levels
-    (hostname alone on hostname topologies), its node binding and status."""
+    (hostname alone on hostname topologies) or its pin on the recorded node's name
+    (``pinning``), its node binding and status."""
     out = copy.deepcopy(pod)
     out.pop("status", None)
     spec = out.get("spec") or {}
     spec.pop("nodeName", None)
+    record = record_of(pod)
+    if topology is None or record is None:
+        return out
     selector = spec.get("nodeSelector")
-    if topology is not None and isinstance(selector, dict) and record_of(pod) is not None:
+    if isinstance(selector, dict):
         added = [HOSTNAME] if topology.hostname_is_lowest else list(topology.levels)
         for key in added:
             selector.pop(key, None)
         if not selector:
             del spec["nodeSelector"]
+    if topology.hostname_is_lowest and isinstance(spec.get("affinity"), dict):
+        unpin(spec, record.node)
     return out

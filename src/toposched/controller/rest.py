@@ -134,7 +134,7 @@ class RestKubeApi:
         return self._call(
             "POST",
             resource.path(namespace),
-            body=dict(obj),
+            body=_typed(resource, obj),
             call=f"create {resource.plural}/{name}",
             deadline=timeout,
         )
@@ -143,7 +143,11 @@ class RestKubeApi:
         name = str(obj.get("metadata", {}).get("name", ""))
         path = resource.path(_namespace(resource, obj), name)
         return self._call(
-            "PUT", path, body=dict(obj), call=f"replace {resource.plural}/{name}", deadline=timeout
+            "PUT",
+            path,
+            body=_typed(resource, obj),
+            call=f"replace {resource.plural}/{name}",
+            deadline=timeout,
         )
 
     def patch(
@@ -178,12 +182,11 @@ class RestKubeApi:
     ) -> Object:
         name = str(obj.get("metadata", {}).get("name", ""))
         query = {"fieldManager": field_manager, "force": "true" if force else "false"}
-        body = {"apiVersion": resource.api_version, "kind": resource.kind, **obj}
         return self._call(
             "PATCH",
             resource.path(_namespace(resource, obj), name),
             query,
-            body=body,
+            body=_typed(resource, obj),
             content_type=APPLY_PATCH,
             call=f"apply {resource.plural}/{name} as {field_manager}",
             deadline=timeout,
@@ -316,6 +319,12 @@ def _namespace(resource: Resource, obj: Mapping[str, Any]) -> str | None:
         return None
     namespace = obj.get("metadata", {}).get("namespace")
     return str(namespace) if namespace else "default"
+
+
+def _typed(resource: Resource, obj: Mapping[str, Any]) -> Object:
+    """A body to send: the API server reads a custom resource's kind from the body, so every
+    object names its ``apiVersion`` and ``kind`` (the resource's, where it names none)."""
+    return {"apiVersion": resource.api_version, "kind": resource.kind, **obj}
 
 
 def _with_kind(resource: Resource, obj: Mapping[str, Any]) -> Object:

@@ -31,11 +31,13 @@ from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
 from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
 from toposched.controller.kubeapi import KubeApiError, Object, PatchType
+from toposched.controller.pinning import pinned
 from toposched.controller.podwrites import PodWrites
 from toposched.controller.records import PodRecord, placement_of, uid_of
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
 from toposched.model import ConflictError, Node, NotFoundError, Search, SpecError, Topology
+from toposched.model.node import level_value
 from toposched.scheduler import PodStatus, Scheduler
 from toposched.store import WorkloadRecord, WorkloadState
 from toposched.wire.core import annotations_patch
@@ -68,7 +70,7 @@ class Ungater:
     expectations: Expectations
     topology: str | None = None  # the topology gangs use when their spec names none
     workloads: dict[GangKey, int] = field(default_factory=dict)
-    refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # spec errors, by pod versions
+    refused: dict[GangKey, tuple[str, ...]] = field(default_factory=dict)  # by the versions refused
     ungated: int = 0  # pods ungated so far (metrics read it)
     failed: list[int] = field(default_factory=list)  # statuses of other failed writes, drained by metrics
     whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
@@ -142,12 +144,12 @@ class Ungater:
                 continue
             if not self.expectations.satisfied(key, cache, now):
                 continue
-            versions = tuple(str((p.get("metadata") or {}).get("resourceVersion")) for p in gang.pods)
+            versions = gang.versions()
             if self.refused.get(key) == versions:
                 continue  # refused as it stands: wait for a change
             try:
                 record = self.scheduler.submit(
-                    gang.documents(), owner=OWNER, topology=self.topology, kind=HINTS[key.membership]
+                    gang.documents(), owner=OWNER, default_topology=self.topology, kind=HINTS[key.membership]
                 )
             except (SpecError, NotFoundError) as exc:
                 self.refused[key] = versions
@@ -156,6 +158,11 @@ class Ungater:
             self.refused.pop(key, None)
             self.workloads[key] = record.id
             self.whole_at[key] = now
+
+    def topologies_changed(self) -> None:
+        """A topology appeared, changed or went: the gangs refused so far are compiled again (one
+        may have named a topology the cluster did not have yet)."""
+        self.refused.clear()
 
     def ungate(
         self,
@@ -298,6 +305,7 @@ class Ungater:
             return
         placement = placement_from_json(record.placement, gang=record.name)
         pods = []
+        chosen: dict[str, Node] = {}  # pod name -> its node
         for pod in placement.pods:
             slot = next((s for s in gated.values() if (s.pod_set, s.index) == (pod.group, pod.index)), None)
             node = nodes.get(pod.node or "")
@@ -305,10 +313,17 @@ class Ungater:
                 continue
             name = next(n for n, s in gated.items() if s == slot)
             pods.append(pod._replace(pod=name, domain=_domain(node, topology)))
+            chosen[name] = node
         patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
         by_name = {name_of(p): p for p in gang.pods}
         written = [
-            self.writes.patch(key, by_name[name], patch, now, PatchType.STRATEGIC)
+            self.writes.patch(
+                key,
+                by_name[name],
+                pinned(patch, by_name[name], chosen[name], topology),
+                now,
+                PatchType.STRATEGIC,
+            )
             for name, patch in sorted(patches.items())
         ]
         self.ungated += sum(written)
@@ -348,7 +363,10 @@ def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]
 
 
 def _domain(node: Node, topology: Topology) -> tuple[str, ...]:
-    return tuple(node.labels.get(level, node.name) for level in topology.levels)
+    """The node's value at each level, as the engine reads it (``NODE_LEVEL``: its hostname
+    label, else its name); a level the node has no label for (never so once it was placed
+    there) reads as the node's name."""
+    return tuple(level_value(node, level) or node.name for level in topology.levels)
 
 
 def _status(pod: Object) -> PodStatus:

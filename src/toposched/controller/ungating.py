@@ -154,6 +154,8 @@ class UngaterController:
     def _step(self) -> StepReport:
         changes = self._pump_all()
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
+        if any(change.resource in TOPOLOGY_RESOURCES for change in changes):
+            self.ungater.topologies_changed()
         if not self._synced():
             return StepReport(CycleReport())  # acting on a kind never listed could undo what others did
         now = self.clock.now()

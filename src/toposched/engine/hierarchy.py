@@ -37,7 +37,8 @@ from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.profiles import as_policy
 from toposched.engine.space import NodeSpace, RowScores, TopoView
 from toposched.engine.strategy import Strategy
-from toposched.model import Gang, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
+from toposched.engine.usage import PodRows
+from toposched.model import Gang, Group, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
 from toposched.model.placement import LazyRecords, Placement
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray, TopologyTree
@@ -340,6 +341,8 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
         )
         in_order[part.leaf] = part.in_order
     builders: list[Callable[[], list[PodPlacement]]] = []
+    on_rows: list[tuple[Group, IntArray]] = []  # (leaf, its pods' rows) where those are tree rows
+    trees: dict[int, TopologyTree] = {}
     size = 0
     assignments: dict[str, TopologyAssignment] = {}
     for leaf in gang.leaves():
@@ -357,12 +360,22 @@ def _output(gang: Gang, space: NodeSpace, solver: Solver) -> Placement:
         domains = view.codes[-1][rows]
         if view.bounds is not None and ordered is leaf.pods:  # the main topology's rows are its tree's nodes
             builders.append(partial(place_on_rows, tree, leaf, rows))
+            on_rows.append((leaf, rows))
+            trees[id(tree)] = tree
         else:
             builders.append(partial(_records, tree, space.names, leaf.name, list(ordered), rows, domains))
         size += len(rows)
         leaves, counts = tally(domains[domains >= 0], tree.count(tree.leaf_level))
         assignments[leaf.name] = leaf_assignment(tree, leaves, counts)
-    pods = LazyRecords(lambda: [pod for build in builders for pod in build()], size)
+
+    def records() -> list[PodPlacement]:
+        return [pod for make in builders for pod in make()]
+
+    # Every leaf on rows of one tree: what the placement takes per node is summed from them.
+    pods: LazyRecords[PodPlacement] = LazyRecords(records, size)
+    if len(on_rows) == len(builders) and len(trees) == 1:
+        (tree,) = trees.values()
+        pods = PodRows(records, size, tree, tuple(on_rows))
     return Placement(gang.name, space.default, solver.reasons.policy, pods, assignments)
 
 

@@ -21,9 +21,10 @@ from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.profiles import as_policy
 from toposched.engine.request import compile_unit, units_of
 from toposched.engine.solver import Solved, solve
+from toposched.engine.usage import PodRows
 from toposched.model import (
     Gang,
-    LazyRecords,
+    Group,
     PodPlacement,
     Policy,
     Resources,
@@ -34,7 +35,7 @@ from toposched.model import (
 )
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot, per_slot_requests
-from toposched.topology import TopologyTree
+from toposched.topology import IntArray, TopologyTree
 
 COMPLETE_WOULD_PLACE = "a complete search would place it (--search complete)"
 
@@ -135,18 +136,27 @@ def _faithful(
     return Placement(gang.name, tree.topology.name, policy.name, pod_records(tree, solved), assignments)
 
 
-def pod_records(tree: TopologyTree, solved: Sequence[Solved]) -> LazyRecords[PodPlacement]:
+def pod_records(tree: TopologyTree, solved: Sequence[Solved]) -> PodRows:
     """One record per placed pod (each request's leader, then its workers in index order),
-    built when first read: the solver's node arrays are the placement until then."""
+    built when first read: the solver's node arrays are the placement until then, and what it
+    takes per node is summed from them (``usage_of``)."""
+    parts: list[tuple[Group, IntArray]] = []
+    for result in solved:
+        req = result.request
+        if req.leader is not None and result.leader is not None:
+            parts.append((req.leader, np.asarray([result.leader[1]], dtype=np.int64)))
+        parts.append((req.workers, result.pod_rows()))
 
     def build() -> list[PodPlacement]:
         pods: list[PodPlacement] = []
+        rows = iter(parts)
         for result in solved:
             req = result.request
             if req.leader is not None and result.leader is not None:
+                next(rows)
                 leaf, node = result.leader
                 pods += place_pods(tree, req.leader, ordered_pods(req.leader), [(leaf, node)])
-            pods += place_on_rows(tree, req.workers, result.pod_rows())
+            pods += place_on_rows(tree, req.workers, next(rows)[1])
         return pods
 
     size = sum(  # a solved request places ``count`` workers (the solver checks)
@@ -154,7 +164,7 @@ def pod_records(tree: TopologyTree, solved: Sequence[Solved]) -> LazyRecords[Pod
         + (r.request.leader is not None and r.leader is not None)
         for r in solved
     )
-    return LazyRecords(build, size)
+    return PodRows(build, size, tree, tuple(parts))
 
 
 def named_topologies(gang: Gang) -> tuple[str, ...]:
@@ -173,7 +183,11 @@ def hierarchical(gang: Gang, policy: PlacementPolicy) -> bool:
 
 def usage_of(placement: Placement, gang: Gang) -> dict[str, Resources]:
     """What the placed pods take per node name, ``pods`` slot included, ready for
-    ``Snapshot.add_usage``. Pods without a node are left out."""
+    ``Snapshot.add_usage``. Pods without a node are left out. Summed from the solver's rows when
+    the placement keeps them (``PodRows``), else pod by pod."""
+    pods = placement.pods
+    if isinstance(pods, PodRows) and pods.of(gang):
+        return pods.usage()
     charged = {(leaf.name, pod.name): pod.requests for leaf in gang.leaves() for pod in leaf.pods}
     # Pods counted per (node, requests) first: a gang has few distinct requests, so the sums
     # below run once per node and shape, not once per pod.

@@ -72,9 +72,16 @@ def dns1123_subdomain_errors(value: str, unit: str = "bytes") -> list[str]:
     return errors
 
 
+_VALID_KEY = re.compile(f"({_SUBDOMAIN_FMT}/)?{_KEY_NAME_FMT}")
+
+
 def label_key_errors(value: str) -> list[str]:
     """``IsLabelKey``: an optional DNS-subdomain prefix of at most 253 bytes, '/', and a name of at
     most 63 bytes (so at most 317 in all)."""
+    if _VALID_KEY.fullmatch(value) and value.isascii():  # the common case, in one match
+        prefix, _, name = value.rpartition("/")
+        if len(prefix) <= DNS1123_SUBDOMAIN_MAX and len(name) <= LABEL_KEY_NAME_MAX:
+            return []
     errors: list[str] = []
     parts = value.split("/")
     if len(parts) > 2:

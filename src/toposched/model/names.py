@@ -3,7 +3,10 @@ namespaces (DNS-1123), and labels and annotations (mappings of strings).
 
 A spec the API server would refuse is refused here too, with the field that is wrong: a
 5,000-character name or a namespace ``../../etc`` would otherwise reach stored records, emitted
-objects and log lines.
+objects and log lines. Values are read as users write YAML (a scalar label value as its text);
+the API server's own reading, strict decoding and ``ValidateObjectMeta`` with its messages, is
+``toposched.model.object_meta``, which the readers of Kubernetes objects as submitted use (the
+kube front end, KAI PodGroups and their pods, Topology objects).
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toposched.model.errors import Problem, SpecError
+from toposched.model.k8s_content import FieldErrorType, field_error, label_key_errors, label_value_errors
 from toposched.model.node import TaintEffect, Toleration, TolerationOperator
 from toposched.model.resources import EMPTY, Resources
 
@@ -98,6 +99,10 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
                 Problem(f"{where}.tolerationSeconds", f"must be a whole number, got {seconds!r}", "")
             )
             continue
+        found = toleration_rules(item, operator, effect, where)
+        if found:
+            problems += found
+            continue
         result.append(
             Toleration(
                 key=str(item.get("key") or ""),
@@ -110,6 +115,61 @@ def parse_tolerations(raw: object, *, path: str = "spec.tolerations") -> tuple[T
     if problems:
         raise SpecError(problems)
     return tuple(result)
+
+
+def toleration_rules(item: Mapping[str, Any], operator: str, effect: str | None, where: str) -> list[Problem]:
+    """The API server's rules for one toleration (``ValidateTolerations``, k8s.io/kubernetes
+    v1.37.2), with its fields and messages: the key a label key, an empty key only with
+    Exists, tolerationSeconds only with NoExecute, an Equal value a label value (reported at
+    the operator, as upstream does), no value with Exists."""
+    problems: list[Problem] = []
+    key, value = item.get("key") or "", item.get("value") or ""
+    if not isinstance(key, str) or not isinstance(value, str):
+        bad = "key" if not isinstance(key, str) else "value"
+        return [Problem(f"{where}.{bad}", f"must be a string, got {item.get(bad)!r}", "quote it")]
+    if key:
+        problems += [
+            Problem(
+                f"{where}.key",
+                field_error(FieldErrorType.INVALID, key, m),
+                "use a taint's key, e.g. nvidia.com/gpu",
+            )
+            for m in label_key_errors(key)
+        ]
+    elif operator != TolerationOperator.EXISTS:
+        detail = 'operator must be Exists when `key` is empty, which means "match all values and all keys"'
+        problems.append(
+            Problem(
+                f"{where}.operator",
+                field_error(FieldErrorType.INVALID, operator, detail),
+                "set operator: Exists",
+            )
+        )
+    if item.get("tolerationSeconds") is not None and effect != TaintEffect.NO_EXECUTE:
+        detail = "effect must be 'NoExecute' when `tolerationSeconds` is set"
+        problems.append(
+            Problem(
+                f"{where}.effect",
+                field_error(FieldErrorType.INVALID, effect or "", detail),
+                "set effect: NoExecute",
+            )
+        )
+    if operator == TolerationOperator.EXISTS and value:
+        detail = "value must be empty when `operator` is 'Exists'"
+        problems.append(
+            Problem(
+                f"{where}.operator", field_error(FieldErrorType.INVALID, value, detail), "leave value out"
+            )
+        )
+    elif operator != TolerationOperator.EXISTS and (errors := label_value_errors(value)):
+        problems.append(
+            Problem(
+                f"{where}.operator",
+                field_error(FieldErrorType.INVALID, value, ";".join(errors)),
+                "use a label value",
+            )
+        )
+    return problems
 
 
 def _list(raw: object) -> Sequence[Any]:

@@ -14,7 +14,7 @@ from toposched.model.k8s_content import is_label_key
 from toposched.model.node import NODE_LEVEL
 
 HOSTNAME = "kubernetes.io/hostname"  # model.node spells it too (it cannot import this module)
-MAX_LEVELS = 8
+MAX_LEVELS = 16  # the Topology CRDs' maxItems: Kueue v0.19 (v1beta1, v1beta2) and KAI (v1alpha1)
 
 # An object name (DNS-1123 subdomain); toposched.model.names checks names of every other kind.
 MAX_NAME = 253
@@ -42,7 +42,7 @@ class Topology:
         *,
         path: str = "spec.levels",
     ) -> Topology:
-        """Validate and build: 1..8 unique label keys, hostname only as the last level."""
+        """Validate and build: 1..16 unique label keys, hostname only as the last level."""
         problems = validate_levels(levels, path=path)
         alias_map = dict(aliases or {})
         for alias, key in alias_map.items():
@@ -110,6 +110,9 @@ class Topology:
 
 
 def validate_levels(levels: Sequence[str], *, path: str = "spec.levels") -> list[Problem]:
+    """The level list's rules, each where the API server reports it for a Topology object: the
+    count and the list-wide rules (unique labels, hostname last: the CRDs' CEL rules) at the list,
+    a label that is no label key at its item."""
     problems: list[Problem] = []
     if not 1 <= len(levels) <= MAX_LEVELS:
         problems.append(
@@ -121,11 +124,10 @@ def validate_levels(levels: Sequence[str], *, path: str = "spec.levels") -> list
         )
     seen: set[str] = set()
     for i, level in enumerate(levels):
-        where = f"{path}[{i}]"
         if not isinstance(level, str) or not is_label_key(level):
             problems.append(
                 Problem(
-                    where,
+                    f"{path}[{i}]",
                     f"{level!r} is not a valid node label key",
                     "use e.g. cloud.provider.com/topology-rack",
                 )
@@ -133,13 +135,16 @@ def validate_levels(levels: Sequence[str], *, path: str = "spec.levels") -> list
             continue
         if level in seen:
             problems.append(
-                Problem(where, f"level {level!r} is listed twice", "every level must be a different label")
+                Problem(path, f"nodeLabel must be unique: {level!r} is listed twice", "list every level once")
             )
         seen.add(level)
-        if level == HOSTNAME and i != len(levels) - 1:
-            problems.append(
-                Problem(
-                    where, f"{HOSTNAME} may only be the last (finest) level", "move it to the end of the list"
-                )
+    labels = [level for level in levels if isinstance(level, str)]
+    if HOSTNAME in labels and labels[-1] != HOSTNAME:
+        problems.append(
+            Problem(
+                path,
+                f"the {HOSTNAME} label can only be used at the lowest level of topology",
+                "move it to the end of the list (the finest level)",
             )
+        )
     return problems

@@ -1,15 +1,16 @@
 """What the loop keeps from one cycle to the next: the static topology tree per topology and
-node set, and the snapshot per topology with the bookings charged on it.
+node set, every booking and its sums per node, the snapshot per topology with the bookings
+charged on it, and the nodes booked beyond what they have.
 
 A cycle reuses a kept snapshot while its tree and the external pods are the same, and only
-charges or gives back the bookings that changed since, instead of rebuilding the arrays from
-every node and booking.
+charges or gives back the bookings that changed since (``view.refresh`` reads them from the
+store), instead of rebuilding the arrays from every node and booking.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from toposched.model import Node, Resources, RunningPod, Topology
 from toposched.snapshot import Snapshot, per_slot_requests
@@ -32,7 +33,7 @@ class TreeCache:
     def tree(self, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
         key, members = topology_key(topology), tuple(nodes)
         cached = self._trees.get(key)
-        if cached is not None and cached[0] == members:
+        if cached is not None and (cached[0] is members or cached[0] == members):
             return cached[1]
         tree = TopologyTree.build(topology, members)
         self.builds += 1
@@ -119,20 +120,58 @@ class KeptTotals(KeptBookings):
 
 
 class SnapshotCache:
-    """The snapshot of each topology, kept from one cycle to the next. Only one cycle uses it at
-    a time (``Scheduler.cycle`` holds the cycle lock)."""
+    """The bookings of every workload holding capacity, as of the store's generation last read,
+    and the snapshot of each topology with them charged, kept from one cycle to the next: a
+    change of bookings is charged on every kept snapshot at once, so a cycle only applies what
+    changed. Only one cycle uses it at a time (``Scheduler.cycle`` holds the cycle lock)."""
 
     def __init__(self) -> None:
         self._kept: dict[str, KeptSnapshot] = {}
         self.builds = 0  # how many snapshots were built from scratch (tests read it)
         self._external: tuple[tuple[RunningPod, ...], dict[str, dict[str, int]]] = ((), {})
-        self._excess: tuple[tuple[RunningPod, ...], tuple[Node, ...], dict[str, str]] = ((), (), {})
         self.totals = KeptTotals()
+        self.overbooked = Overbooked()
+        self.generation: int | None = None  # of the store's bookings (None: read them all next)
+        self.touched: set[int] = set()  # charged or given back by a cycle, not read from the store yet
+
+    @property
+    def booked(self) -> Mapping[int, Usage]:
+        """Every booking, by workload (callers must not change it)."""
+        return self.totals.charged
+
+    def charge(self, workload: int, usage: Usage) -> None:
+        """Book ``usage`` for ``workload`` (replacing what it had) everywhere; unchanged
+        bookings cost one comparison."""
+        if self.totals.charged.get(workload) == usage:
+            return
+        self.overbooked.touch(self.totals.charged.get(workload, {}))
+        self.overbooked.touch(usage)
+        self.totals.charge(workload, usage)
+        for kept in self._kept.values():
+            kept.charge(workload, usage)
+
+    def release(self, workload: int) -> None:
+        """Give back what ``workload`` booked, everywhere."""
+        old = self.totals.charged.get(workload)
+        if old is None:
+            return
+        self.overbooked.touch(old)
+        self.totals.release(workload)
+        for kept in self._kept.values():
+            kept.release(workload)
+
+    def sync(self, booked: Mapping[int, Usage]) -> None:
+        """Make the bookings ``booked`` (all of them, as a full read gives them)."""
+        for workload in [w for w in self.totals.charged if w not in booked]:
+            self.release(workload)
+        for workload, usage in booked.items():
+            self.charge(workload, usage)
 
     def external_use(self, external: tuple[RunningPod, ...]) -> Mapping[str, Mapping[str, int]]:
         """What the external pods use per node (the ``pods`` slot included), summed once for as
         long as they stay the same. Callers must not change it."""
-        if self._external[0] != external:
+        kept = self._external[0]
+        if kept is not external and kept != external:
             used: dict[str, dict[str, int]] = {}
             for pod in external:
                 into = used.setdefault(pod.node, {})
@@ -143,26 +182,60 @@ class SnapshotCache:
 
     def kept(self, key: str, tree: TopologyTree, external: tuple[RunningPod, ...]) -> KeptSnapshot:
         """The kept snapshot of topology ``key`` when it has this tree and these external pods,
-        else a new one (its bookings are synced by the caller)."""
+        else a new one with every booking charged."""
         kept = self._kept.get(key)
-        if kept is None or kept.tree is not tree or kept.external != external:
+        if (
+            kept is None
+            or kept.tree is not tree
+            or (kept.external is not external and kept.external != external)
+        ):
             kept = KeptSnapshot(tree, external)
+            kept.sync(self.totals.charged)
             self.builds += 1
             self._kept[key] = kept
         return kept
 
-    def external_excess(self, external: tuple[RunningPod, ...], nodes: tuple[Node, ...]) -> Mapping[str, str]:
-        """Nodes that the external pods alone use beyond what they have, each with what is over
-        (see ``excess``); computed once for as long as the pods and the nodes stay the same."""
-        if self._excess[0] != external or self._excess[1] != nodes:
-            used = self.external_use(external)
-            found: dict[str, str] = {}
-            for node in nodes:
-                over = excess(node, used.get(node.name, {}), {})
-                if over:
-                    found[node.name] = over
-            self._excess = (external, nodes, found)
-        return self._excess[2]
+    def over(self, nodes: Mapping[str, Node], external: tuple[RunningPod, ...]) -> Mapping[str, str]:
+        """Nodes whose bookings and external pods exceed what they have now (see ``Overbooked``)."""
+        return self.overbooked.current(nodes, external, self.external_use(external), self.totals.per_node)
+
+
+class Overbooked:
+    """Nodes booked beyond what they have now (a node re-imported smaller), each with what is
+    over, kept in step: a node is looked at again only when it, its bookings or the external
+    pods changed (``touch``), so a cycle costs what changed."""
+
+    def __init__(self) -> None:
+        self.over: dict[str, str] = {}
+        self._dirty: set[str] = set()
+        self._external: tuple[RunningPod, ...] | None = None  # None: every node to be looked at
+
+    def touch(self, names: Iterable[str]) -> None:
+        """``names`` changed (their value, or what is booked on them)."""
+        self._dirty.update(names)
+
+    def current(
+        self,
+        nodes: Mapping[str, Node],
+        external: tuple[RunningPod, ...],
+        use: Mapping[str, Mapping[str, int]],
+        booked: Mapping[str, Mapping[str, int]],
+    ) -> Mapping[str, str]:
+        """The overbooked nodes among ``nodes`` (callers must not change the answer)."""
+        if self._external is not external:
+            names: Iterable[str] = {*nodes, *self.over}
+            self._external = external
+        else:
+            names = self._dirty
+        for name in names:
+            node = nodes.get(name)
+            why = "" if node is None else excess(node, use.get(name, {}), booked.get(name, {}))
+            if why:
+                self.over[name] = why
+            else:
+                self.over.pop(name, None)
+        self._dirty = set()
+        return self.over
 
 
 def excess(node: Node, external: Mapping[str, int], booked: Mapping[str, int]) -> str:

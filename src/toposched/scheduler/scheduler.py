@@ -55,7 +55,7 @@ from toposched.scheduler.types import (
     SchedulerConfig,
     Submission,
 )
-from toposched.scheduler.view import CycleView
+from toposched.scheduler.view import CycleView, refresh
 from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
 
 log = logging.getLogger(__name__)
@@ -112,14 +112,23 @@ class Scheduler:
         priority: int = 0,
         topology: str | None = None,
         kind: str | None = None,
+        default_topology: str | None = None,
     ) -> WorkloadRecord:
         """Validate a parsed spec (SpecError listing every problem) and queue it as pending; never
-        places. The topology is ``topology``, else the one the spec names, else the only one
-        defined (NotFoundError otherwise). ``priority`` 0 keeps the spec's own priority. Durable on
-        return (the store may commit it together with other submissions arriving at the same time).
+        places. The topology is ``topology``, else the one the spec names, else
+        ``default_topology``, else the only one defined (NotFoundError otherwise). ``priority`` 0
+        keeps the spec's own priority. Durable on return (the store may commit it together with
+        other submissions arriving at the same time).
         """
         return self.commit(
-            self.prepare(documents, owner=owner, priority=priority, topology=topology, kind=kind)
+            self.prepare(
+                documents,
+                owner=owner,
+                priority=priority,
+                topology=topology,
+                kind=kind,
+                default_topology=default_topology,
+            )
         )
 
     def prepare(
@@ -130,13 +139,14 @@ class Scheduler:
         priority: int = 0,
         topology: str | None = None,
         kind: str | None = None,
+        default_topology: str | None = None,
     ) -> Submission:
         """The validation half of ``submit`` (SpecError listing every problem); stores nothing.
         The service runs it on CPU threads and ``commit`` on threads that mostly wait for the disk.
         The spec is stored as JSON: the documents and the front end that read them; the
         topologies the spec itself brings are kept with the workload (``own_topologies``), never
         among the stored ones: one user's spec never changes what another's uses."""
-        chosen, compiled, stored = self._compile(documents, topology, kind)
+        chosen, compiled, stored = self._compile(documents, topology, kind, default_topology)
         gang = compiled.gang
         self._state.session.policy_of(gang)  # SpecError: a policy the workload names must be known
         own = tuple(t for t in compiled.topologies if stored.get(t.name) != t)
@@ -322,7 +332,9 @@ class Scheduler:
             state.store.append_event(state.event(EventType.CLUSTER_IMPORTED, message, data=data))
             state.tracker.external = external
             booked = state.store.reservations_by_workload()
-            view = CycleView(state.store.get_nodes(), external, booked, state.trees)
+            after = {} if replace else dict(before)  # the nodes as just stored, without reading them back
+            after.update((node.name, node) for node in cluster.nodes)
+            view = CycleView.of([after[name] for name in sorted(after)], external, booked)
             overbooked = tuple(f"node {n}: {why}" for n, why in sorted(view.overbooked().items()))
             state.notify()
             return ImportReport(
@@ -423,20 +435,14 @@ class Scheduler:
         state = self._state
         store = state.store
         with state.cycling:
-            with state.lock:
-                nodes = store.get_nodes()
-                now = state.clock.now()
-                for node in nodes:
-                    state.tracker.observe_node(node, now)  # picks up changes written by someone else
-                holding = store.list_workloads(states=HOLDING)
-                reserved = store.reservations_by_workload()
-                booked = {w.id: reserved.get(w.id, {}) for w in holding}
-                view = CycleView(nodes, state.tracker.external, booked, state.trees, state.snapshots)
+            with state.lock:  # what changed since the last cycle, written here or by someone else
+                view = refresh(state)
+                holding = list(view.booked)
             out = Outcome()
-            heal(state, view, out, holding)
+            heal(state, view, out)
             pending = store.queue((WorkloadState.PENDING,))  # after heal: evicted gangs too
             with state.lock:
-                state.prune([w.id for w in holding] + [w.id for w in pending])
+                state.prune(holding + [w.id for w in pending])
             admit(state, view, out, pending)
             state.health.last_cycle_at = state.clock.now()
         return CycleReport(
@@ -485,16 +491,16 @@ class Scheduler:
 
     # -- helpers ---------------------------------------------------------------------------------
     def _compile(
-        self, documents: Sequence[Any], topology: str | None, kind: str | None
+        self, documents: Sequence[Any], topology: str | None, kind: str | None, default_topology: str | None
     ) -> tuple[Topology, Compiled, dict[str, Topology]]:
         """The topology a submission uses and its gang: the requested topology, else the one the
-        spec names, else the only shared one (pool topologies are their pool's own); and the
-        stored topologies by name."""
+        spec names, else the caller's default, else the only shared one (pool topologies are
+        their pool's own); and the stored topologies by name."""
         state = self._state
         pool_records = state.store.list_pools()
         context = state.context(pool_records)
         known = shared_of(pool_records, context.topologies)
-        default = known[0].name if len(known) == 1 else None
+        default = default_topology or (known[0].name if len(known) == 1 else None)
         try:
             chosen, compiled = state.registry.compile_for(
                 documents, context, topology=topology, default=default, hint=kind

@@ -15,6 +15,7 @@ from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
+from toposched.scheduler.known import HoldingIndex, KnownNodes
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import LoopHealth, SchedulerConfig
 from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
@@ -44,8 +45,11 @@ class State:
     reported: dict[int, str] = field(default_factory=dict)
     health: LoopHealth = field(default_factory=LoopHealth)
     gangs: dict[int, tuple[str, Gang]] = field(default_factory=dict)  # workload -> (topology key, gang)
+    # Kept from one cycle to the next, brought up to date from what the store says changed.
     trees: TreeCache = field(default_factory=TreeCache)
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
+    nodes: KnownNodes = field(default_factory=KnownNodes)
+    holding: HoldingIndex = field(default_factory=HoldingIndex)
     # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.
     session: PlacementSession = field(init=False)
     cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time

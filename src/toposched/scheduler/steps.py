@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.emit.result import assignments_from_json, placement_to_json, pod_nodes, reason_to_json
+from toposched.emit.result import assignments_from_json, placement_to_json, reason_to_json
 from toposched.engine import usage_of
 from toposched.model import (
     HOSTNAME,
@@ -41,28 +41,27 @@ from toposched.store import WorkloadRecord, WorkloadState
 # -- steps 1 and 2: node health, replacement or eviction -----------------------------------------
 
 
-def heal(state: State, view: CycleView, out: Outcome, holding: list[WorkloadRecord]) -> None:
-    """Steps 1-2 for every gang in ``holding`` (read at the start of the cycle). Each runs under
-    the lock on a fresh read, so a gang cancelled before is skipped (one cancelled during it makes
-    the store refuse the eviction or replacement). Gangs whose nodes are all
-    present, Ready, untainted, not cordoned and not booked beyond their capacity cannot have a
-    failed node and are not looked at."""
-    suspect = {n.name for n in view.nodes.values() if not n.ready or n.taints or n.unschedulable}
-    suspect.update(view.overbooked())
-    for listed in holding:
-        if listed.damage:
+def heal(state: State, view: CycleView, out: Outcome) -> None:
+    """Steps 1-2 for the gangs holding capacity that may have failed (``CycleView.to_check``:
+    the view knows where every gang's pods are without reading any placement; the others cannot
+    have a failed node and are not looked at). Each runs under the lock on a fresh read, so a
+    gang cancelled before is skipped (one cancelled during it makes the store refuse the
+    eviction or replacement)."""
+    with state.lock:  # API threads report pod statuses under it
+        to_check = view.to_check(list(state.tracker.stopped()))
+    for workload in to_check:
+        damage = view.holding.damaged.get(workload)
+        if damage:
             with state.lock:  # its pods cannot be known: keep its booking, report it, skip it
-                mark_broken(state, listed.id, f"cannot be checked: {listed.damage}")
-            continue
-        if not _may_have_failed(listed, view, suspect):
+                mark_broken(state, workload, f"cannot be checked: {damage}")
             continue
         with state.lock:
             try:
-                record = fresh(state, listed.id, HOLDING)
+                record = fresh(state, workload, HOLDING)
                 if record is not None:
                     _heal_one(state, view, record, out)
             except Exception as exc:  # one broken workload must not stop the cycle
-                isolate(state, view, out, listed.id, HOLDING, "node health check failed", exc)
+                isolate(state, view, out, workload, HOLDING, "node health check failed", exc)
     with state.lock:
         for record in state.store.list_workloads(states=(WorkloadState.EVICTED,)):
             # Evicted by someone else (or a crash between two writes): back to the queue.
@@ -72,14 +71,6 @@ def heal(state: State, view: CycleView, out: Outcome, holding: list[WorkloadReco
                 )
             except Exception as exc:
                 isolate(state, view, out, record.id, (WorkloadState.EVICTED,), "requeue failed", exc)
-
-
-def _may_have_failed(record: WorkloadRecord, view: CycleView, suspect: set[str]) -> bool:
-    try:
-        nodes = pod_nodes(record.placement).values()
-    except (KeyError, TypeError, AttributeError):
-        return True  # a placement of the wrong shape: looked at, and the failure recorded
-    return any(node is not None and (node in suspect or node not in view.nodes) for node in nodes)
 
 
 def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:

@@ -73,33 +73,34 @@ class Tracker:
 
     def __init__(self) -> None:
         self.not_ready: dict[str, float] = {}
-        self.taints: dict[tuple[str, str], float] = {}
+        self.taints: dict[tuple[str, str], float] = {}  # (node, taint) -> since
         self.pods: dict[int, dict[str, PodStatus]] = {}
         self.external: tuple[RunningPod, ...] = ()
-        # The node value each name was last observed as: the loop observes every node every
-        # cycle, and a store that hands out the same (immutable) value needs no second look.
-        self._seen: dict[str, Node] = {}
+        self._taints_of: dict[str, set[str]] = {}  # the taints of ``taints`` by node
+        self._stopped: dict[int, set[str]] = {}  # per workload, its pods known not to be running
 
     # -- nodes ---------------------------------------------------------------------------------
     def observe(self, name: str, ready: bool | None, taints: Iterable[str], at: float) -> None:
         """Record a node's state as of ``at``; start times are kept while the state lasts.
-        ``ready`` None means the node is gone."""
-        self._seen.pop(name, None)
+        ``ready`` None means the node is gone. Costs what the node has, not what all have:
+        the loop observes each node that changed."""
         if ready is False:
             self.not_ready.setdefault(name, at)
         else:
             self.not_ready.pop(name, None)
         current = set(taints) if ready is not None else set()
-        for key in [k for k in self.taints if k[0] == name and k[1] not in current]:
-            del self.taints[key]
+        for taint in self._taints_of.get(name, set()) - current:
+            del self.taints[(name, taint)]
         for taint in current:
             self.taints.setdefault((name, taint), at)
+        if current:
+            self._taints_of[name] = current
+        else:
+            self._taints_of.pop(name, None)
 
     def observe_node(self, node: Node, at: float) -> None:
-        if self._seen.get(node.name) is node:
-            return  # observing the same state again changes no start time
+        """``observe`` a node's value: observing the same state again changes no start time."""
         self.observe(node.name, node.ready, (str(t) for t in node.taints), at)
-        self._seen[node.name] = node
 
     def not_ready_since(self, name: str, now: float) -> float:
         return self.not_ready.get(name, now)
@@ -113,15 +114,33 @@ class Tracker:
 
     def set_status(self, workload: int, pod: str, status: PodStatus) -> None:
         self.pods.setdefault(workload, {})[pod] = status
+        if status is PodStatus.RUNNING:
+            self._running_again(workload, (pod,))
+        else:
+            self._stopped.setdefault(workload, set()).add(pod)
 
     def clear(self, workload: int, pods: Iterable[str] | None = None) -> None:
         """Forget statuses: all of a workload's, or only those of ``pods`` (moved pods)."""
         if pods is None:
             self.pods.pop(workload, None)
+            self._stopped.pop(workload, None)
             return
         known = self.pods.get(workload, {})
-        for pod in pods:
+        gone = list(pods)
+        for pod in gone:
             known.pop(pod, None)
+        self._running_again(workload, gone)
+
+    def stopped(self) -> Iterable[int]:
+        """The workloads with a pod known not to be running (failed, terminating, pending)."""
+        return self._stopped.keys()
+
+    def _running_again(self, workload: int, pods: Iterable[str]) -> None:
+        stopped = self._stopped.get(workload)
+        if stopped is not None:
+            stopped.difference_update(pods)
+            if not stopped:
+                del self._stopped[workload]
 
     # -- restart -------------------------------------------------------------------------------
     def replay(self, events: Iterable[EventRecord]) -> None:

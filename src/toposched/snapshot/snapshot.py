@@ -52,13 +52,15 @@ class Snapshot:
         tree: TopologyTree,
         columns: Mapping[str, int],
         free: IntArray,
-        usage: Mapping[str, tuple[IntArray, Mapping[str, IntArray]]] | None = None,
+        usage: Mapping[str, tuple[IntArray, IntArray]] | None = None,
     ) -> None:
         """Wrap ready arrays. Use :meth:`build` instead."""
         self.tree = tree
         self._columns = dict(columns)
         self.free = free
-        self._usage: dict[str, tuple[IntArray, Mapping[str, IntArray]]] = dict(usage or {})
+        # Per workload: the rows it charged and what it took there (one column per resource
+        # known when it was charged).
+        self._usage: dict[str, tuple[IntArray, IntArray]] = dict(usage or {})
         self.version = 0
         # The latest changes: (version they made, rows whose free amounts they changed; None:
         # every row may have changed, as when a column is added).
@@ -100,28 +102,23 @@ class Snapshot:
     def add_usage(self, key: str, node_usage: Mapping[str, Resources]) -> None:
         """Charge a workload's usage per node name (amounts are subtracted as given, so include
         the ``pods`` slot, as :func:`toposched.engine.usage_of` does). Adding the same key again
-        replaces the earlier usage; nodes outside the tree are ignored."""
+        replaces the earlier usage; nodes outside the tree are ignored.
+
+        By rows: the nodes' rows are found in one pass and each distinct usage is read once
+        (nodes mostly take the same), so a large gang's commit is a few array operations."""
         self.remove_usage(key)
-        rows: list[int] = []
-        amounts: dict[str, list[int]] = {}
-        for name, usage in node_usage.items():
-            row = self.tree.node_index(name)
-            if row is None:
-                continue
-            rows.append(row)
-            for resource in usage:
-                amounts.setdefault(resource, [])
-        for resource in amounts:
-            self._ensure_column(resource)
-        for name, usage in node_usage.items():
-            if self.tree.node_index(name) is None:
-                continue
-            for resource, column in amounts.items():
-                column.append(usage[resource])
-        index = np.asarray(rows, dtype=np.int64)
-        matrix = {resource: np.asarray(values, dtype=np.int64) for resource, values in amounts.items()}
-        for resource, values in matrix.items():
-            np.subtract.at(self.free[:, self._columns[resource]], index, values)
+        rows = self.tree.node_rows(node_usage)
+        inside = np.flatnonzero(rows >= 0)
+        values = list(node_usage.values())
+        if len(inside) < len(values):
+            values = [values[i] for i in inside.tolist()]
+        shapes, codes = distinct(values)
+        for shape in shapes:
+            for resource in shape:
+                self._ensure_column(resource)
+        index = rows[inside]
+        matrix = amounts(shapes, self._columns)[codes]
+        self.free[index] -= matrix  # one row per node: no row repeats
         self._usage[key] = (index, matrix)
         self._changed(index)
 
@@ -131,8 +128,7 @@ class Snapshot:
         if entry is None:
             return
         index, matrix = entry
-        for resource, values in matrix.items():
-            np.add.at(self.free[:, self._columns[resource]], index, values)
+        self.free[index, : matrix.shape[1]] += matrix  # columns added since come last
         self._changed(index)
 
     def usage_keys(self) -> tuple[str, ...]:

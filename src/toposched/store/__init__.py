@@ -8,9 +8,11 @@ from toposched.store.protocol import Store
 from toposched.store.records import (
     ACTIVE_STATES,
     Admission,
+    BookingChanges,
     Decision,
     EventRecord,
     Json,
+    NodeChanges,
     Note,
     PoolRecord,
     QueueEntry,
@@ -34,6 +36,8 @@ __all__ = [
     "PoolRecord",
     "QueueEntry",
     "Json",
+    "NodeChanges",
+    "BookingChanges",
 ]
 
 if TYPE_CHECKING:

@@ -8,8 +8,10 @@ it read. The store can then hand out the stored value itself instead of a deep c
 
 from __future__ import annotations
 
+from math import isfinite
 from typing import Any, NoReturn
 
+from toposched.store.codecs import copy_json
 from toposched.store.records import Json
 
 
@@ -58,6 +60,35 @@ def freeze(value: Json) -> Json:
     if isinstance(value, list):
         return FrozenList([freeze(item) for item in value])
     return value
+
+
+class _NotPlainError(Exception):
+    """A value ``frozen_copy`` leaves to the JSON round trip."""
+
+
+def frozen_copy(value: Json) -> Json:
+    """``freeze(copy_json(value))``, what the store keeps of a caller's JSON: a checked, frozen
+    deep copy with object keys sorted as the JSON text writes them. Values made only of plain
+    JSON types (dicts with string keys, lists, strings, ints, finite floats, booleans, None), as
+    the loop's placements and explanations are, are copied in one pass instead of being written
+    and parsed; anything else goes through JSON, so the result is the same."""
+    try:
+        return _plain(value)
+    except _NotPlainError:
+        return freeze(copy_json(value))
+
+
+def _plain(value: Json) -> Json:
+    kind = type(value)
+    if kind is dict:
+        if not all(type(key) is str for key in value):
+            raise _NotPlainError
+        return FrozenDict({key: _plain(value[key]) for key in sorted(value)})
+    if kind is list:
+        return FrozenList([_plain(item) for item in value])
+    if kind is str or kind is int or kind is bool or value is None or (kind is float and isfinite(value)):
+        return value
+    raise _NotPlainError
 
 
 def thaw(value: Json) -> Json:

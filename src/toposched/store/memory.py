@@ -31,7 +31,9 @@ from toposched.model import (
 )
 from toposched.store import rules
 from toposched.store.codecs import copy_json
-from toposched.store.frozen import freeze
+from toposched.store.frozen import frozen_copy
+from toposched.store.memory_changes import ChangeLog, MemoryChanges
+from toposched.store.memory_pools import MemoryPools
 from toposched.store.memory_quotas import MemoryQuotas
 from toposched.store.records import (
     ACTIVE_STATES,
@@ -46,7 +48,7 @@ from toposched.store.records import (
 )
 
 
-class MemoryStore(MemoryQuotas):
+class MemoryStore(MemoryQuotas, MemoryPools, MemoryChanges):
     """Volatile state; everything is lost when the object goes away."""
 
     def __init__(self, *, history: bool = True) -> None:
@@ -69,6 +71,9 @@ class MemoryStore(MemoryQuotas):
         self._next_id = 1
         self._next_sequence = 1
         self._version = 0  # moves on with every call that may change what is stored
+        # Which nodes, and which workloads' bookings, changed since a generation.
+        self._node_log: ChangeLog[str] = ChangeLog()
+        self._booking_log: ChangeLog[int] = ChangeLog()
 
     def version(self) -> int:
         """A number that moves on whenever what is stored may have changed."""
@@ -86,9 +91,12 @@ class MemoryStore(MemoryQuotas):
         """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
         batch = {node.name: node for node in nodes}
         with self._changing():
-            if replace:
-                self._nodes.clear()
+            gone = [name for name in self._nodes if name not in batch] if replace else []
+            for name in gone:
+                del self._nodes[name]
             self._nodes.update(batch)
+            for name in (*gone, *batch):
+                self._node_log.touch(name, len(self._nodes))
 
     def get_nodes(self) -> list[Node]:
         """Every node, sorted by name."""
@@ -116,6 +124,7 @@ class MemoryStore(MemoryQuotas):
         with self._changing():
             node = rules.updated_node(self.get_node(name), ready, unschedulable, taints, labels, allocatable)
             self._nodes[name] = node
+            self._node_log.touch(name, len(self._nodes))
             return node
 
     def delete_node(self, name: str) -> None:
@@ -123,6 +132,7 @@ class MemoryStore(MemoryQuotas):
         with self._changing():
             if self._nodes.pop(name, None) is None:
                 raise NotFoundError("node", name)
+            self._node_log.touch(name, len(self._nodes))
 
     # -- topologies ----------------------------------------------------------------------------
     def put_topology(self, topology: Topology) -> None:
@@ -152,35 +162,6 @@ class MemoryStore(MemoryQuotas):
             pools = sorted(p.name for p in self._pools.values() if p.topology == name)
             rules.check_topology_unused(name, users, pools)
             del self._topologies[name]
-
-    # -- OSMO pools ----------------------------------------------------------------------------
-    def put_pool(self, pool: PoolRecord) -> None:
-        """Insert or overwrite a pool by name."""
-        stored = dataclasses.replace(pool, config=copy_json(pool.config))
-        with self._changing():
-            self._pools[pool.name] = stored
-
-    def get_pool(self, name: str) -> PoolRecord:
-        """One pool by name."""
-        with self._lock:
-            if name not in self._pools:
-                raise NotFoundError("pool", name, f"known pools: {rules.known_names(self._pools)}")
-            pool = self._pools[name]
-        return dataclasses.replace(pool, config=copy_json(pool.config))
-
-    def list_pools(self) -> list[PoolRecord]:
-        """Every pool, sorted by name."""
-        with self._lock:
-            names = sorted(self._pools)
-            return [self.get_pool(name) for name in names]
-
-    def delete_pool(self, name: str) -> None:
-        """Delete a pool."""
-        with self._changing():
-            if name not in self._pools:
-                raise NotFoundError("pool", name)
-            rules.check_pool_unused(name, [w.id for w in self._live() if w.pool == name])
-            del self._pools[name]
 
     # -- workloads -----------------------------------------------------------------------------
     def submit_workload(
@@ -446,12 +427,14 @@ class MemoryStore(MemoryQuotas):
 
     def _reserve(self, workload: int, per_node: dict[str, Resources]) -> None:
         """Book a workload's reservations and add them to the per-node totals."""
+        self._booking_log.touch(workload, len(self._workloads))
         self._reservations[workload] = per_node
         for node, amount in per_node.items():
             self._booked[node] = self._booked.get(node, EMPTY) + amount
 
     def _free(self, workload: int) -> None:
         """Drop a workload's reservations and take them off the per-node totals."""
+        self._booking_log.touch(workload, len(self._workloads))
         for node, amount in self._reservations.pop(workload, {}).items():
             left = self._booked[node] - amount
             if left:
@@ -509,7 +492,7 @@ class MemoryStore(MemoryQuotas):
 
 def _kept(value: Json) -> Json:
     """What the store keeps of a caller's JSON: a checked, frozen deep copy (see ``frozen``)."""
-    return freeze(copy_json(value))
+    return frozen_copy(value)
 
 
 def _arrival(record: WorkloadRecord) -> tuple[int, int]:

@@ -98,6 +98,47 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE quotas (name TEXT PRIMARY KEY, data TEXT NOT NULL)",
         ),
     ),
+    Migration(
+        6,
+        "generations: which nodes and which workloads' bookings changed since a reader last looked",
+        (
+            "CREATE TABLE generations (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+            "INSERT INTO generations (name, value) VALUES ('nodes', 0), ('nodes_floor', 0), ('bookings', 0)",
+            "ALTER TABLE nodes ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX nodes_by_generation ON nodes (generation)",
+            "CREATE TABLE removed_nodes (name TEXT PRIMARY KEY, generation INTEGER NOT NULL)",
+            "ALTER TABLE workloads ADD COLUMN generation INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX workloads_by_generation ON workloads (generation)",
+            # toposched stamps what it writes itself (one generation per write); these catch
+            # rows another program changes, and every deletion of a node, whoever made it.
+            """CREATE TRIGGER node_inserted_elsewhere AFTER INSERT ON nodes WHEN NEW.generation = 0
+            BEGIN
+                UPDATE generations SET value = value + 1 WHERE name = 'nodes';
+                UPDATE nodes SET generation = (SELECT value FROM generations WHERE name = 'nodes')
+                    WHERE name = NEW.name;
+            END""",
+            """CREATE TRIGGER node_updated_elsewhere AFTER UPDATE OF data ON nodes
+            WHEN NEW.generation = OLD.generation
+            BEGIN
+                UPDATE generations SET value = value + 1 WHERE name = 'nodes';
+                UPDATE nodes SET generation = (SELECT value FROM generations WHERE name = 'nodes')
+                    WHERE name = NEW.name;
+            END""",
+            """CREATE TRIGGER node_deleted AFTER DELETE ON nodes
+            BEGIN
+                UPDATE generations SET value = value + 1 WHERE name = 'nodes';
+                INSERT OR REPLACE INTO removed_nodes (name, generation)
+                    VALUES (OLD.name, (SELECT value FROM generations WHERE name = 'nodes'));
+            END""",
+            """CREATE TRIGGER workload_updated_elsewhere AFTER UPDATE OF state, placement ON workloads
+            WHEN NEW.generation = OLD.generation
+            BEGIN
+                UPDATE generations SET value = value + 1 WHERE name = 'bookings';
+                UPDATE workloads SET generation = (SELECT value FROM generations WHERE name = 'bookings')
+                    WHERE id = NEW.id;
+            END""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -13,9 +13,11 @@ from typing import Protocol
 
 from toposched.model import ConflictError, Node, Quota, Resources, Taint, Topology, Usage
 from toposched.store.records import (
+    BookingChanges,
     Decision,
     EventRecord,
     Json,
+    NodeChanges,
     PoolRecord,
     QueueEntry,
     WorkloadRecord,
@@ -31,6 +33,21 @@ class Store(Protocol):
         """A number that moves on whenever what is stored may have changed (also by another
         process): what was read while it stays the same is still current. Only equality with
         an earlier value means anything."""
+        ...
+
+    def node_changes(self, since: int | None = None) -> NodeChanges:
+        """The nodes written or deleted after generation ``since`` (the ``generation`` of an
+        earlier answer of this store), read at one point in time. With ``since`` None, or one
+        the store can no longer answer for (too old, or newer than the store: not its own),
+        every node is returned and ``full`` is set. The loop reads this each cycle instead of
+        every node."""
+        ...
+
+    def booking_changes(self, since: int | None = None) -> BookingChanges:
+        """The workloads whose bookings (reservations, placement, or holding capacity at all)
+        changed after generation ``since``, read at one point in time: the ones holding capacity
+        now with their reservations, and the others with their state. With ``since`` None (or
+        one the store cannot answer for), every workload holding capacity, with ``full`` set."""
         ...
 
     # -- nodes ---------------------------------------------------------------------------------

@@ -7,12 +7,12 @@ caller can never change stored state by mutating a record it holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from toposched.model import Resources, Topology
+from toposched.model import Node, Resources, Topology
 
 Json = Any
 """A JSON-serialisable value. Kept as ``Any`` because JSON is recursive and has no closed type."""
@@ -127,3 +127,32 @@ class Note:
 
 
 Decision = Admission | Note
+
+
+@dataclass(frozen=True, slots=True)
+class NodeChanges:
+    """The nodes written or deleted since a generation (``Store.node_changes``). A node written
+    again with the same value is listed too: a reader compares with what it holds."""
+
+    generation: int  # what the next call passes as ``since``
+    nodes: tuple[Node, ...]  # written since; every stored node when ``full``
+    removed: tuple[str, ...]  # names deleted since (empty when ``full``)
+    full: bool  # the store cannot tell what changed since then: ``nodes`` is all there is
+
+
+@dataclass(frozen=True, slots=True)
+class BookingChanges:
+    """The workloads whose bookings changed since a generation (``Store.booking_changes``):
+    admitted, reassigned or freed (finished, cancelled, evicted, requeued). A reader that applies
+    them to what it held holds what the store holds.
+
+    ``holding``: the changed ones that hold capacity now (every one when ``full``), in arrival
+    order; a store may decode each record when it is read, so walk it once. ``reservations``:
+    what each of them has booked, per node, by workload id. ``released``: the changed ones that
+    hold none now, with their state (None: no longer stored); empty when ``full``."""
+
+    generation: int  # what the next call passes as ``since``
+    holding: Sequence[WorkloadRecord] = field(hash=False)
+    reservations: Mapping[int, Mapping[str, Resources]] = field(hash=False)
+    released: Mapping[int, WorkloadState | None] = field(hash=False)
+    full: bool  # the store cannot tell what changed since then: ``holding`` is all there is

@@ -15,6 +15,7 @@ commit without waiting for a writer's fsync, so a request's read never queues be
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -23,10 +24,10 @@ from typing import Any, TypeVar, cast
 
 from toposched.model import ConflictError, Node, NotFoundError, Quota, Resources, Taint, Topology
 from toposched.store import rules
+from toposched.store import sqlite_changes as changes
 from toposched.store.batching import GroupCommit
 from toposched.store.codecs import (
     dumps,
-    loads,
     node_to_json,
     own_topologies_text,
     topology_to_json,
@@ -38,16 +39,18 @@ from toposched.store.records import (
     Decision,
     EventRecord,
     Json,
-    PoolRecord,
     QueueEntry,
     WorkloadRecord,
     WorkloadState,
 )
+from toposched.store.sqlite_changes import SqliteChanges
 from toposched.store.sqlite_connections import Connections
+from toposched.store.sqlite_pools import SqlitePools
 from toposched.store.sqlite_quotas import SqliteQuotas
 from toposched.store.sqlite_rows import (
     WORKLOAD_COLUMNS,
     NodeReader,
+    allocatable_of,
     booked_by_node,
     booked_on,
     decode_topology,
@@ -60,6 +63,7 @@ from toposched.store.sqlite_rows import (
     read_topology,
     read_workload,
     reservation_text,
+    stamp,
     transition,
     workload_filter,
 )
@@ -68,7 +72,7 @@ R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
 
 
-class SqliteStore(SqliteQuotas):
+class SqliteStore(SqliteQuotas, SqlitePools, SqliteChanges):
     """The scheduler's state in one SQLite file (created and migrated on open)."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:
@@ -104,9 +108,17 @@ class SqliteStore(SqliteQuotas):
         """Insert or overwrite nodes by name; with ``replace`` also delete every node not listed."""
         rows = [(node.name, dumps(node_to_json(node))) for node in nodes]
         with self._tx("storing nodes", write=True) as db:
-            if replace:
-                db.execute("DELETE FROM nodes")
-            db.executemany("INSERT OR REPLACE INTO nodes (name, data) VALUES (?, ?)", rows)
+            generation = stamp(db, "nodes")
+            if replace:  # only the nodes not listed: the others are written over below
+                db.execute(
+                    "DELETE FROM nodes WHERE name NOT IN (SELECT value FROM json_each(?))",
+                    (json.dumps([name for name, _ in rows]),),
+                )
+                changes.bound_removed(db)
+            db.executemany(
+                "INSERT OR REPLACE INTO nodes (name, data, generation) VALUES (?, ?, ?)",
+                [(name, data, generation) for name, data in rows],
+            )
 
     def get_nodes(self) -> list[Node]:
         """Every node, sorted by name."""
@@ -134,7 +146,10 @@ class SqliteStore(SqliteQuotas):
             node = rules.updated_node(
                 self._nodes.get(db, name), ready, unschedulable, taints, labels, allocatable
             )
-            db.execute("UPDATE nodes SET data = ? WHERE name = ?", (dumps(node_to_json(node)), name))
+            db.execute(
+                "UPDATE nodes SET data = ?, generation = ? WHERE name = ?",
+                (dumps(node_to_json(node)), stamp(db, "nodes"), name),
+            )
             return node
 
     def delete_node(self, name: str) -> None:
@@ -142,6 +157,7 @@ class SqliteStore(SqliteQuotas):
         with self._tx("deleting a node", write=True) as db:
             if db.execute("DELETE FROM nodes WHERE name = ?", (name,)).rowcount == 0:
                 raise NotFoundError("node", name)
+            changes.bound_removed(db)
 
     # -- topologies ----------------------------------------------------------------------------
     def put_topology(self, topology: Topology) -> None:
@@ -172,43 +188,6 @@ class SqliteStore(SqliteQuotas):
             pools = db.execute("SELECT name FROM pools WHERE topology = ? ORDER BY name", (name,)).fetchall()
             rules.check_topology_unused(name, [r[0] for r in users], [r[0] for r in pools])
             db.execute("DELETE FROM topologies WHERE name = ?", (name,))
-
-    # -- OSMO pools ----------------------------------------------------------------------------
-    def put_pool(self, pool: PoolRecord) -> None:
-        """Insert or overwrite a pool by name."""
-        config = None if pool.config is None else dumps(pool.config)
-        with self._tx("storing a pool", write=True) as db:
-            db.execute(
-                "INSERT OR REPLACE INTO pools (name, topology, config) VALUES (?, ?, ?)",
-                (pool.name, pool.topology, config),
-            )
-
-    def get_pool(self, name: str) -> PoolRecord:
-        """One pool by name."""
-        with self._tx("reading a pool") as db:
-            row = db.execute("SELECT name, topology, config FROM pools WHERE name = ?", (name,)).fetchone()
-            if row is None:
-                known = [r[0] for r in db.execute("SELECT name FROM pools")]
-                raise NotFoundError("pool", name, f"known pools: {rules.known_names(known)}")
-        return PoolRecord(row[0], row[1], loads(row[2], f"pool {name!r} config"))
-
-    def list_pools(self) -> list[PoolRecord]:
-        """Every pool, sorted by name."""
-        with self._tx("reading pools") as db:
-            rows = db.execute("SELECT name, topology, config FROM pools ORDER BY name").fetchall()
-        return [PoolRecord(r[0], r[1], loads(r[2], f"pool {r[0]!r} config")) for r in rows]
-
-    def delete_pool(self, name: str) -> None:
-        """Delete a pool."""
-        live = ", ".join(f"'{state}'" for state in sorted(ACTIVE_STATES))
-        with self._tx("deleting a pool", write=True) as db:
-            if db.execute("SELECT 1 FROM pools WHERE name = ?", (name,)).fetchone() is None:
-                raise NotFoundError("pool", name)
-            users = db.execute(
-                f"SELECT id FROM workloads WHERE pool = ? AND state IN ({live}) ORDER BY id", (name,)
-            ).fetchall()
-            rules.check_pool_unused(name, [r[0] for r in users])
-            db.execute("DELETE FROM pools WHERE name = ?", (name,))
 
     # -- workloads -----------------------------------------------------------------------------
     def submit_workload(
@@ -404,7 +383,7 @@ class SqliteStore(SqliteQuotas):
             rules.check_admit(record)
         else:
             rules.check_reassign(record)
-        allocatable = self._nodes.allocatable_of(db, adding)
+        allocatable = allocatable_of(db, adding)
         booked = booked_on(db, adding, exclude=None if admitting else workload_id)
         rules.check_capacity(
             allocatable,
@@ -413,13 +392,17 @@ class SqliteStore(SqliteQuotas):
             workload=workload_id,
             action="admitted" if admitting else "reassigned",
         )
+        generation = stamp(db, "bookings")
         if admitting:
             db.execute(
-                "UPDATE workloads SET state = ?, placement = ?, explanation = NULL WHERE id = ?",
-                (str(WorkloadState.ADMITTED), placement_text, workload_id),
+                "UPDATE workloads SET state = ?, placement = ?, explanation = NULL, generation = ? WHERE id = ?",
+                (str(WorkloadState.ADMITTED), placement_text, generation, workload_id),
             )
         else:
-            db.execute("UPDATE workloads SET placement = ? WHERE id = ?", (placement_text, workload_id))
+            db.execute(
+                "UPDATE workloads SET placement = ?, generation = ? WHERE id = ?",
+                (placement_text, generation, workload_id),
+            )
             db.execute("DELETE FROM reservations WHERE workload = ?", (workload_id,))
         db.executemany(
             "INSERT INTO reservations (workload, node, resources) VALUES (?, ?, ?)",

@@ -66,6 +66,12 @@ def pending_usage(db: sqlite3.Connection, owner: str) -> Usage:
     return Usage(int(count), int(pods), int(size))
 
 
+def stamp(db: sqlite3.Connection, table: str) -> int:
+    """The next generation of ``table`` ("nodes" or "bookings"), for the rows this write changes."""
+    row = db.execute("UPDATE generations SET value = value + 1 WHERE name = ? RETURNING value", (table,))
+    return int(row.fetchone()[0])
+
+
 def next_sequence(db: sqlite3.Connection) -> int:
     # Safe: callers hold the write lock, and workloads are never deleted.
     return int(db.execute("SELECT COALESCE(MAX(sequence), 0) + 1 FROM workloads").fetchone()[0])
@@ -111,6 +117,27 @@ def booked_on(
     return total
 
 
+def allocatable_of(db: sqlite3.Connection, names: Collection[str]) -> dict[str, Resources | None]:
+    """The allocatable of each of ``names`` in one query (None for a node that is unknown): only
+    that field of each node is read, and each distinct value decoded once (``read_allocatable``),
+    so an admission's capacity check costs what it books, whatever the size of the cluster."""
+    found: dict[str, Resources | None] = dict.fromkeys(names)
+    rows = db.execute(
+        "SELECT name, json_extract(data, '$.allocatable') FROM nodes"
+        " WHERE name IN (SELECT value FROM json_each(?))",
+        (json.dumps(list(names)),),
+    )
+    for name, text in rows:
+        found[name] = read_allocatable(text)
+    return found
+
+
+@functools.lru_cache(maxsize=1024)
+def read_allocatable(text: str) -> Resources:
+    """One node's stored allocatable: nodes mostly share a few, decoded once each."""
+    return resources_from_json(loads(text, "node allocatable"), "node allocatable")
+
+
 def insert_event(db: sqlite3.Connection, event: EventRecord, workload: int | None) -> int:
     cursor = db.execute(
         "INSERT INTO events (time, workload, type, message, data) VALUES (?, ?, ?, ?, ?)",
@@ -143,10 +170,16 @@ def transition(
     *,
     free: bool,
 ) -> None:
-    """Move a workload to ``state`` and log ``event``; ``free`` also deletes its reservations."""
+    """Move a workload to ``state`` and log ``event``; ``free`` also deletes its reservations
+    (a change of its bookings: see ``sqlite_changes``)."""
     if free:
         db.execute("DELETE FROM reservations WHERE workload = ?", (record.id,))
-    db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
+        db.execute(
+            "UPDATE workloads SET state = ?, generation = ? WHERE id = ?",
+            (str(state), stamp(db, "bookings"), record.id),
+        )
+    else:
+        db.execute("UPDATE workloads SET state = ? WHERE id = ?", (str(state), record.id))
     insert_event(db, event, record.id)
 
 
@@ -172,17 +205,6 @@ class NodeReader:
         if row is None:
             raise NotFoundError("node", name)
         return self.decode(row[0], f"node {name!r}")
-
-    def allocatable_of(self, db: sqlite3.Connection, names: Collection[str]) -> dict[str, Resources | None]:
-        """The allocatable of each of ``names`` in one query (None for a node that is unknown)."""
-        found: dict[str, Resources | None] = dict.fromkeys(names)
-        rows = db.execute(
-            "SELECT name, data FROM nodes WHERE name IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(names)),),
-        )
-        for name, text in rows:
-            found[name] = self.decode(text, f"node {name!r}").allocatable
-        return found
 
 
 def read_topology(db: sqlite3.Connection, name: str) -> Topology:

@@ -1,5 +1,6 @@
 """Kubernetes batch workloads: the indexed Job (``batch/v1``), the workload most Kueue users
-submit, and the JobSet (``jobset.x-k8s.io/v1alpha2``), one Job template per PodSet."""
+submit, and the JobSet (``jobset.x-k8s.io/v1alpha2``), one Job template per PodSet; and the
+Job's own create rule on its name, which every reader of a Job applies."""
 
 from __future__ import annotations
 
@@ -7,10 +8,39 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toposched.model import Problem
+from toposched.model.k8s_content import FieldErrorType, dns1123_label_errors, field_error
+from toposched.model.lenient import mapping, text
+
 API_VERSION = "batch/v1"
+INT32_MAX = 2**31 - 1
 JOBSET_API_VERSION = "jobset.x-k8s.io/v1alpha2"
 # The restart policies the API server allows in a Job's pod template (not Always, a pod's default).
 JOB_RESTART_POLICIES = ("Never", "OnFailure")
+
+
+def job_name_problems(job: Mapping[str, Any], path: str) -> list[Problem]:
+    """A Job's create rule on its name (``validateNameAllowsCompletions``): an Indexed Job's
+    pods are named ``<name>-<index>``, which must be a DNS label for the last index too."""
+    spec = mapping(job.get("spec"))
+    completions = spec.get("completions")
+    if (
+        spec.get("completionMode") != "Indexed"
+        or not isinstance(completions, int)
+        or isinstance(completions, bool)
+    ):
+        return []
+    if not 0 < completions <= INT32_MAX:
+        return []
+    name = text(mapping(job.get("metadata")).get("name"))
+    hostname = f"{name}-{completions - 1}"
+    if not dns1123_label_errors(hostname):
+        return []
+    message = field_error(
+        FieldErrorType.INVALID, name, f"will not able to create pod with invalid DNS label: {hostname}"
+    )
+    hint = f"shorten the name: {hostname!r} must be a DNS label (at most 63 lower-case letters, digits, '-')"
+    return [Problem(f"{path}.metadata.name" if path else "metadata.name", message, hint)]
 
 
 @dataclass(frozen=True, slots=True)

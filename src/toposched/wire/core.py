@@ -1,6 +1,6 @@
-"""Kubernetes core objects (``v1``): Node, Pod, the toleration entry and the ``List`` kubectl
-prints. Everything toposched writes of the core group is built here, so a field's spelling lives
-in one place."""
+"""Kubernetes core objects (``v1``): Node, Pod, the toleration entry, a pod's node affinity pin and
+the ``List`` kubectl prints. Everything toposched writes of the core group is built here, so a
+field's spelling lives in one place."""
 
 from __future__ import annotations
 
@@ -75,6 +75,68 @@ def pod_object(
 def annotations_patch(annotations: Mapping[str, str | None]) -> dict[str, Any]:
     """The merge patch that sets (or, for None, removes) some of an object's annotations."""
     return {"metadata": {"annotations": dict(annotations)}}
+
+
+def node_name_requirement(node: str) -> dict[str, Any]:
+    """The node selector requirement that matches exactly the node named ``node`` (a
+    ``matchFields`` entry on ``metadata.name``, as the DaemonSet controller pins its pods)."""
+    return {"key": "metadata.name", "operator": "In", "values": [node]}
+
+
+def pinned_affinity(affinity: Mapping[str, Any] | None, node: str) -> dict[str, Any]:
+    """``affinity`` with its required node affinity narrowed to the node named ``node``.
+
+    Terms are ORed and a term's requirements ANDed, so the node's requirement is appended to each
+    term; without terms, there is one term holding it alone. Both are what the API server lets a
+    pod that still has scheduling gates change (it may only add to non-empty terms). An empty
+    term matches no node and may not be changed, so it is left as it is."""
+    out = copy.deepcopy(dict(affinity or {}))
+    node_affinity = out.setdefault("nodeAffinity", {})
+    required = node_affinity.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {})
+    terms = required.get("nodeSelectorTerms") or []
+    pin = node_name_requirement(node)
+    if not terms:
+        required["nodeSelectorTerms"] = [{"matchFields": [pin]}]
+        return out
+    required["nodeSelectorTerms"] = [
+        {**term, "matchFields": [*(term.get("matchFields") or []), pin]}
+        if term.get("matchExpressions") or term.get("matchFields")
+        else term
+        for term in terms
+    ]
+    return out
+
+
+def unpinned_affinity(affinity: Mapping[str, Any] | None, node: str) -> dict[str, Any] | None:
+    """``affinity`` as it was before ``pinned_affinity(affinity, node)``: the last requirement on
+    ``node``'s name taken out of each term, a term left empty by that dropped, and what is left
+    empty above it dropped too (None when nothing is left)."""
+    if not affinity:
+        return None
+    out = copy.deepcopy(dict(affinity))
+    node_affinity = out.get("nodeAffinity") or {}
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
+    pin = node_name_requirement(node)
+    terms = []
+    for term in required.get("nodeSelectorTerms") or []:
+        fields = list(term.get("matchFields") or [])
+        if pin not in fields:
+            terms.append(term)
+            continue
+        del fields[len(fields) - 1 - fields[::-1].index(pin)]
+        kept = {k: v for k, v in term.items() if k != "matchFields"}
+        if fields:
+            kept["matchFields"] = fields
+        if kept.get("matchExpressions") or kept.get("matchFields"):
+            terms.append(kept)
+    if "requiredDuringSchedulingIgnoredDuringExecution" in node_affinity:
+        if terms:
+            required["nodeSelectorTerms"] = terms
+        else:
+            del node_affinity["requiredDuringSchedulingIgnoredDuringExecution"]
+    if "nodeAffinity" in out and not node_affinity:
+        del out["nodeAffinity"]
+    return out or None
 
 
 def taint_entry(taint: Taint) -> dict[str, str]:

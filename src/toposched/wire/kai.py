@@ -1,11 +1,10 @@
 """KAI Scheduler objects: the Topology (``kai.scheduler/v1alpha1``), the PodGroup
 (``scheduling.run.ai/v2alpha2``) with its subgroup tree, and the pod metadata that ties a pod to
-them. Parsing a PodGroup applies the CRD schema rules (types, minimums, DNS-label subgroup names);
+them. Parsing a PodGroup checks it against the installed CRD's schema (``toposched.wire.crd``);
 the webhook rules belong to the KAI front end, which checks a Topology before it is read here."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from toposched.model import Problem, Queue, QueueKind, Topology, WorkloadSpecError
 from toposched.model.lenient import items, mapping
 from toposched.model.names import dns_label
+from toposched.wire.crd import custom_resource_problems, installed, value_problems
 
 TOPOLOGY_API = "kai.scheduler/v1alpha1"
 PODGROUP_API = "scheduling.run.ai/v2alpha2"
@@ -21,7 +21,6 @@ QUEUE_LABEL = "kai.scheduler/queue"
 SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION = "pod-group-name"
 DEFAULT_QUEUE = "default-queue"
-DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def kai_queue(name: str) -> Queue | None:
@@ -211,43 +210,34 @@ def pod_metadata_patch(podgroup_name: str, subgroup: str | None = None) -> dict[
 
 
 def parse_podgroup(obj: Mapping[str, Any]) -> PodGroup:
-    """A PodGroup object (or its ``spec`` only) → ``PodGroup``. Applies the CRD schema rules and
+    """A PodGroup object (or its ``spec`` only, or an object of ``spec`` alone) → ``PodGroup``.
+    Checks it as the API server does against the installed CRD (``toposched.wire.crd``: strict
+    decoding, the metadata's rules, types, int32 bounds, minimums, DNS-label subgroup names) and
     raises ``WorkloadSpecError`` listing every violation."""
-    problems: list[Problem] = []
     if not isinstance(obj, Mapping):
         raise WorkloadSpecError([Problem("", "a PodGroup must be a mapping", "pass the parsed YAML object")])
-    metadata = obj.get("metadata") if "spec" in obj or "metadata" in obj else {}
-    spec = obj.get("spec", {}) if "spec" in obj or "metadata" in obj else obj
-    metadata = metadata if isinstance(metadata, Mapping) else {}
-    if not isinstance(spec, Mapping):
-        raise WorkloadSpecError([Problem("spec", "spec must be a mapping", "")])
-    name = str(metadata.get("name") or "")
-    namespace = str(metadata.get("namespace") or "default")
-    min_member = _count(spec, "minMember", "spec", problems)
-    min_sub_group = _count(spec, "minSubGroup", "spec", problems)
-    constraint = _constraint(spec.get("topologyConstraint"), "spec.topologyConstraint", problems)
-    raw_groups = spec.get("subGroups") or []
-    sub_groups: list[SubGroup] = []
-    if not isinstance(raw_groups, list):
-        problems.append(Problem("spec.subGroups", "subGroups must be a list", "list the subgroups"))
-        raw_groups = []
-    for i, raw in enumerate(raw_groups):
-        where = f"spec.subGroups[{i}]"
-        if not isinstance(raw, Mapping):
-            problems.append(Problem(where, "a subgroup must be a mapping", "give it at least a name"))
-            continue
-        sub_groups.append(_subgroup(raw, where, problems))
+    resource = installed(PODGROUP_API, PODGROUP_KIND)
+    spec_schema = resource.schema.properties["spec"]
+    if "apiVersion" in obj or "metadata" in obj:
+        problems, _ = custom_resource_problems(obj, resource)
+        metadata, spec = mapping(obj.get("metadata")), mapping(obj.get("spec"))
+    else:  # a spec, alone or as the object's only field: its schema, no metadata
+        spec = mapping(obj.get("spec")) if "spec" in obj else obj
+        problems, _ = value_problems(
+            obj.get("spec") if "spec" in obj else obj, spec_schema, resource, path="spec"
+        )
+        metadata = {}
     if problems:
         raise WorkloadSpecError(problems)
     return PodGroup(
-        name=name,
-        namespace=namespace,
-        min_member=min_member,
-        min_sub_group=min_sub_group,
+        name=str(metadata.get("name") or ""),
+        namespace=str(metadata.get("namespace") or "default"),
+        min_member=_whole(spec.get("minMember")),
+        min_sub_group=_whole(spec.get("minSubGroup")),
         queue=str(spec.get("queue") or ""),
         priority_class_name=str(spec.get("priorityClassName") or ""),
-        constraint=constraint,
-        sub_groups=tuple(sub_groups),
+        constraint=_constraint(spec.get("topologyConstraint")),
+        sub_groups=tuple(_subgroup(raw) for raw in items(spec.get("subGroups"))),
         labels=_strings(metadata.get("labels")),
         annotations=_strings(metadata.get("annotations")),
         owner=_controller(metadata.get("ownerReferences")),
@@ -271,63 +261,27 @@ def _strings(raw: object) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
 
 
-def _subgroup(raw: Mapping[str, Any], where: str, problems: list[Problem]) -> SubGroup:
-    name = raw.get("name")
-    if not isinstance(name, str) or not DNS_LABEL.match(name):
-        problems.append(
-            Problem(
-                f"{where}.name",
-                f"subgroup name {name!r} is not a DNS label",
-                "use lower-case letters, digits and '-'",
-            )
-        )
-        name = str(name)
+def _subgroup(raw: Mapping[str, Any]) -> SubGroup:
     parent = raw.get("parent")
-    if parent is not None and (not isinstance(parent, str) or not DNS_LABEL.match(parent)):
-        problems.append(
-            Problem(f"{where}.parent", f"parent {parent!r} is not a DNS label", "name an existing subgroup")
-        )
     return SubGroup(
-        name=name,
-        parent=None if parent in (None, "") else str(parent),
-        min_member=_count(raw, "minMember", where, problems),
-        min_sub_group=_count(raw, "minSubGroup", where, problems),
-        constraint=_constraint(raw.get("topologyConstraint"), f"{where}.topologyConstraint", problems),
+        name=str(raw["name"]),
+        parent=parent or None,
+        min_member=_whole(raw.get("minMember")),
+        min_sub_group=_whole(raw.get("minSubGroup")),
+        constraint=_constraint(raw.get("topologyConstraint")),
     )
 
 
-def _count(raw: Mapping[str, Any], key: str, where: str, problems: list[Problem]) -> int | None:
-    value = raw.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        problems.append(
-            Problem(f"{where}.{key}", f"{key} must be an integer, got {value!r}", "use a whole number")
-        )
-        return None
-    if value < 0:
-        problems.append(
-            Problem(f"{where}.{key}", f"{key} must be >= 0, got {value}", "0 means fully elastic")
-        )
-        return None
-    return value
+def _whole(value: object) -> int | None:
+    """A checked count: the schema takes 2.0 for 2, as Go's JSON decoder does."""
+    return int(value) if isinstance(value, int | float) else None
 
 
-def _constraint(raw: object, where: str, problems: list[Problem]) -> TopologyConstraint:
-    if raw is None:
-        return NO_CONSTRAINT
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(where, "topologyConstraint must be a mapping", "set topology and a level"))
-        return NO_CONSTRAINT
-    values: dict[str, str] = {}
-    for key in ("topology", "requiredTopologyLevel", "preferredTopologyLevel"):
-        value = raw.get(key, "")
-        if value is None:
-            value = ""
-        if not isinstance(value, str):
-            problems.append(Problem(f"{where}.{key}", f"{key} must be a string", ""))
-            value = ""
-        values[key] = value
+def _constraint(raw: object) -> TopologyConstraint:
+    """A checked ``topologyConstraint`` (absent or null fields are "")."""
+    values = mapping(raw)
     return TopologyConstraint(
-        values["topology"], values["requiredTopologyLevel"], values["preferredTopologyLevel"]
+        values.get("topology") or "",
+        values.get("requiredTopologyLevel") or "",
+        values.get("preferredTopologyLevel") or "",
     )

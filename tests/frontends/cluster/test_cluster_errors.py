@@ -12,7 +12,7 @@ KUEUE_TOPOLOGY = (
     "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {{name: t}}\nspec:\n{levels}\n"
 )
 KAI_TOPOLOGY = "apiVersion: kai.scheduler/v1alpha1\nkind: Topology\nmetadata: {{name: t}}\nspec:\n{levels}\n"
-NINE = "\n".join(f"  - nodeLabel: example.com/l{i}" for i in range(9))
+SEVENTEEN = "\n".join(f"  - nodeLabel: example.com/l{i}" for i in range(17))
 
 CASES: list[tuple[str, str, str, str]] = [
     ("yaml-syntax", "kind: Node\nmetadata: {name: n1\nspec: {}\n", "dump.yaml:3:5", "invalid YAML at line 3"),
@@ -78,25 +78,25 @@ CASES: list[tuple[str, str, str, str]] = [
         "topology-bad-label-key",
         KUEUE_TOPOLOGY.format(levels="  levels: [{nodeLabel: 'Rack Label'}]"),
         "topologies[t].spec.levels[0].nodeLabel",
-        "not a valid node label key",
+        "spec.levels[0].nodeLabel in body should match",
     ),
     (
         "topology-duplicate-level",
         KUEUE_TOPOLOGY.format(levels="  levels: [{nodeLabel: rack}, {nodeLabel: rack}]"),
-        "topologies[t].spec.levels[1].nodeLabel",
-        "listed twice",
+        "topologies[t].spec.levels",
+        "Invalid value: must be unique",
     ),
     (
-        "topology-nine-levels",
-        KUEUE_TOPOLOGY.format(levels="  levels:\n" + NINE),
+        "topology-seventeen-levels",
+        KUEUE_TOPOLOGY.format(levels="  levels:\n" + SEVENTEEN),
         "topologies[t].spec.levels",
-        "1 to 8 levels, got 9",
+        "Too many: 17: must have at most 16 items",
     ),
     (
         "topology-empty-levels",
         KUEUE_TOPOLOGY.format(levels="  levels: []"),
         "topologies[t].spec.levels",
-        "has no levels",
+        "spec.levels in body should have at least 1 items",
     ),
     (
         "topology-without-spec",
@@ -106,15 +106,21 @@ CASES: list[tuple[str, str, str, str]] = [
     ),
     (
         "topology-level-without-node-label",
-        KUEUE_TOPOLOGY.format(levels="  levels: [{label: rack}]"),
+        KUEUE_TOPOLOGY.format(levels="  levels: [{}]"),
         "topologies[t].spec.levels[0].nodeLabel",
-        "needs a nodeLabel",
+        "Required value",
+    ),
+    (
+        "topology-level-unknown-field",
+        KUEUE_TOPOLOGY.format(levels="  levels: [{label: rack}]"),
+        "topologies[t].spec.levels[0].label",
+        'strict decoding error: unknown field "spec.levels[0].label"',
     ),
     (
         "topology-hostname-not-last",
         KUEUE_TOPOLOGY.format(levels="  levels: [{nodeLabel: kubernetes.io/hostname}, {nodeLabel: rack}]"),
-        "topologies[t].spec.levels[0].nodeLabel",
-        "may only be the last",
+        "topologies[t].spec.levels",
+        "the kubernetes.io/hostname label can only be used at the lowest level of topology",
     ),
     (
         "topology-unknown-api-version",
@@ -126,7 +132,7 @@ CASES: list[tuple[str, str, str, str]] = [
         "topology-without-name",
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {}\nspec: {levels: [{nodeLabel: rack}]}\n",
         "metadata.name",
-        "has no name",
+        "Required value: name or generateName is required",
     ),
     (
         "kai-alias-twice",

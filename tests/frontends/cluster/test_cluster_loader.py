@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from toposched.frontends.cluster import load_cluster, load_cluster_report
-from toposched.model import HOSTNAME, Resources, Taint, TaintEffect
+from toposched.model import HOSTNAME, ClusterSpecError, Resources, Taint, TaintEffect
 
 RACK = "cloud.provider.com/topology-rack"
 BLOCK = "cloud.provider.com/topology-block"
@@ -257,14 +257,17 @@ def test_label_problems_are_reported_as_warnings() -> None:
     assert any("half" in w and "outside" in w for w in warnings)
 
 
-def test_kueue_topology_alias_is_ignored_with_a_warning() -> None:
+def test_kueue_topology_alias_is_an_unknown_field() -> None:
+    """Kueue's Topology has no alias: the API server refuses the field (strict decoding), and so
+    does toposched (it used to ignore it with a warning)."""
     text = (
         "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Topology\nmetadata: {name: t}\n"
         "spec:\n  levels: [{nodeLabel: kubernetes.io/hostname, alias: node}]\n"
     )
-    cluster, warnings = load_cluster_report(text)
-    assert dict(cluster.topologies[0].aliases) == {}
-    assert any("alias is a KAI field" in w for w in warnings)
+    with pytest.raises(ClusterSpecError) as info:
+        load_cluster_report(text)
+    assert [p.path for p in info.value.problems] == ["topologies[t].spec.levels[0].alias"]
+    assert 'unknown field "spec.levels[0].alias"' in info.value.problems[0].message
 
 
 def test_empty_text_is_an_empty_cluster() -> None:

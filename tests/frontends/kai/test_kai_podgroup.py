@@ -59,12 +59,25 @@ def kai_topology(*levels: dict[str, str]) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("levels", "fragment"),
     [
-        pytest.param([{"nodeLabel": "bad label"}], "not a valid node label key", id="label-syntax"),
-        pytest.param([{"nodeLabel": f"l{i}"} for i in range(17)], "1 to 16 levels", id="too-many"),
-        pytest.param([{"nodeLabel": "zone", "alias": "no spaces"}], "not a valid alias", id="alias-syntax"),
+        pytest.param(
+            [{"nodeLabel": "bad label"}],
+            'spec.levels[0].nodeLabel: Invalid value: "bad label": spec.levels[0].nodeLabel in body should match',
+            id="label-syntax",
+        ),
+        pytest.param(
+            [{"nodeLabel": f"l{i}"} for i in range(17)],
+            "spec.levels: Too many: 17: must have at most 16 items",
+            id="too-many",
+        ),
+        pytest.param(
+            [{"nodeLabel": "zone", "alias": "no spaces"}],
+            'spec.levels[0].alias: Invalid value: "no spaces": spec.levels[0].alias in body should match',
+            id="alias-syntax",
+        ),
     ],
 )
 def test_topology_schema_rules(levels: list[dict[str, str]], fragment: str) -> None:
+    """The CRD's rules, with the API server's field paths and messages."""
     result = validate_topology(kai_topology(*levels))
     assert not result.accepted
     assert fragment in result.message

@@ -1,4 +1,4 @@
-"""An object's metadata as the API server reads it (``toposched.frontends.kube.meta``). Each row
+"""An object's metadata as the API server reads it (``toposched.model.object_meta``). Each row
 was found by the differential validation against kube-apiserver v1.37.2 (diffval seed 230): the
 server refused the object at the field named, toposched took it."""
 

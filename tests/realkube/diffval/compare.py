@@ -3,8 +3,9 @@
 toposched reads the input as the CLI and the service do: workloads through the front-end
 registry (``Registry.compile``), Topology objects as a Topology file (``topologies_from_documents``).
 Each Problem is given to the object it names (its path starts with the object's place in the
-input: ``podGroups[NAME]``, ``documents[2]``, or nothing for a KAI PodGroup or a topology) and
-compared, with that prefix taken off, with the fields the server named for the object.
+input: ``podGroups[NAME]``, ``documents[2]``, a KAI pod's ``pods[NAME]``, or nothing for a KAI
+PodGroup or a topology) and compared, with that prefix taken off, with the fields the server
+named for the object; what differs is a ``Difference`` (which ``run.EXPLAINED`` may cover).
 
 The server validates one object at a time; toposched reads the input as a whole, so it also
 refuses what no single object shows: ``DOCUMENTED`` lists those reasons, each with why.
@@ -13,7 +14,7 @@ refuses what no single object shows: ``DOCUMENTED`` lists those reasons, each wi
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,7 @@ from tests.realkube.diffval.corpus import Input
 from tests.realkube.diffval.server import ServerAnswer
 
 from toposched.frontends.cluster.topology import topologies_from_documents
+from toposched.frontends.kai import pod_path
 from toposched.frontends.kube.load import document_path, objects_of
 from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import Problem, SpecError
@@ -57,32 +59,85 @@ DOCUMENTED: dict[str, str] = {
     r"minMember is required|cannot be set on a (leaf|mid-level) SubGroup": (
         "KAI's PodGroup webhook (not run by the test control plane, which has KAI's CRDs only)"
     ),
-    r"alias .* (must not equal a nodeLabel|is used twice)|nodeLabel must be unique|can only be used at the lowest level": (
-        "KAI's Topology webhook and CEL rules (checked by toposched for both Topology kinds)"
+    r"alias .* (must not equal a nodeLabel|is used twice)": (
+        "KAI's Topology alias webhook (not run by the test control plane, which has KAI's CRDs only)"
     ),
 }
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One object on which toposched and the server disagree, with what each said. ``what``:
+    ``took`` (the server refused it, toposched took it), ``refused`` (toposched refused it for a
+    reason the server does not have), ``fields`` (both refused it, naming other fields),
+    ``unnamed`` (the server refused it naming no field, before validating it), ``input`` (a
+    problem of the whole input, ``obj`` None) or ``crash``. ``missed``: fields the server named
+    and toposched did not; ``extra``: fields toposched named, for reasons of its own it does not
+    document, and the server did not (both normalised)."""
+
+    where: str  # the object's place in the input (``podGroups[a]``), else its kind
+    what: str
+    obj: Mapping[str, Any] | None = None
+    answer: ServerAnswer | None = None
+    missed: frozenset[str] = frozenset()
+    extra: frozenset[str] = frozenset()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        return str(self.obj.get("kind")) if self.obj is not None else ""
+
+    def __str__(self) -> str:
+        said = "; ".join(str(p) for p in self.problems)[:400]
+        server = self.answer.message[:400] if self.answer is not None else ""
+        if self.what == "took":
+            return f"{self.where}: the server refused it ({server}), toposched took it"
+        if self.what == "refused":
+            return f"{self.where}: refused for a reason the server does not have: {said}"
+        if self.what == "unnamed":
+            return f"{self.where}: server refused without fields: {server}"
+        if self.what in ("input", "crash"):
+            return f"{self.where}: {said or server}"
+        stage = self.answer.stage if self.answer is not None else ""
+        return (
+            f"{self.where}: server ({stage}) names {sorted(self.missed)} that toposched does not, toposched "
+            f"{sorted(self.extra)} that the server does not (server: {server}; toposched: {said})"
+        )
 
 
 @dataclass
 class Verdict:
     """The comparison of one input: ``outcome`` is ``agree-accept``, ``agree-reject``,
     ``documented`` (the server takes every object, toposched refuses only for ``DOCUMENTED``
-    reasons) or ``disagree``; ``details`` say what differed."""
+    reasons) or ``disagree``; ``differences`` say what differed."""
 
     input: Input
     outcome: str
-    details: list[str] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
     documented: list[str] = field(default_factory=list)
+
+    @property
+    def details(self) -> list[str]:
+        return [str(d) for d in self.differences]
 
 
 def server_objects(item: Input) -> list[tuple[str, Mapping[str, Any]]]:
-    """The objects sent to the server, each with the prefix of toposched's paths for it. KAI
-    pods are left out: they are the example's own, never mutated, and read only in part."""
+    """The objects sent to the server, each with the prefix of toposched's paths for it: the
+    kube front end's document paths; a KAI PodGroup's fields unprefixed and its pods at
+    ``pods[<name>]`` (``kai.pod_path``); a topology's unprefixed."""
     kube_reads_it = default_registry().choose(list(item.objects)).name == "kube"
     if item.family == "kube" and kube_reads_it:  # a Job without spec.scheduling is Kueue's
         return [
             (document_path(obj, where), obj)
             for where, obj in objects_of(list(item.objects))
+            if isinstance(obj, Mapping)
+        ]
+    if item.family == "kai" and any(
+        isinstance(o, Mapping) and o.get("kind") == "PodGroup" for o in item.objects
+    ):
+        return [
+            (pod_path(obj, i) if obj.get("kind") == "Pod" else "", obj)
+            for i, obj in enumerate(item.objects)
             if isinstance(obj, Mapping)
         ]
     return [("", obj) for obj in item.objects if isinstance(obj, Mapping) and obj.get("kind") != "Pod"]
@@ -139,10 +194,10 @@ def compare(item: Input, answers: Sequence[ServerAnswer]) -> Verdict:
     placed = server_objects(item)
     problems, crash = toposched_problems(item)
     if crash is not None:
-        return Verdict(item, "disagree", [f"toposched crashed: {crash}"])
+        return Verdict(item, "disagree", [Difference("input", "crash", problems=(Problem("", crash),))])
     prefixes = [prefix for prefix, _ in placed]
     claimed: set[int] = set()
-    details: list[str] = []
+    differences: list[Difference] = []
     for (prefix, obj), answer in zip(placed, answers, strict=True):
         mine = [
             (i, rel) for i, p in enumerate(problems) if (rel := _owned(prefix, p.path, prefixes)) is not None
@@ -150,13 +205,13 @@ def compare(item: Input, answers: Sequence[ServerAnswer]) -> Verdict:
         claimed.update(i for i, _ in mine)
         own = [problems[i] for i, _ in mine]
         fields = {normalised(rel) for i, rel in mine if documented_reason(problems[i]) is None}
-        details += _object_difference(str(obj.get("kind")), prefix, answer, fields, own)
-    rest = [p for i, p in enumerate(problems) if i not in claimed]
-    details += [
-        f"input-level problem the server cannot have: {p}" for p in rest if documented_reason(p) is None
-    ]
-    if details:
-        return Verdict(item, "disagree", details)
+        every = {normalised(rel) for _, rel in mine}
+        found = _object_difference(prefix or str(obj.get("kind")), obj, answer, fields, every, own)
+        differences += [found] if found is not None else []
+    rest = [p for i, p in enumerate(problems) if i not in claimed and documented_reason(p) is None]
+    differences += [Difference(p.path or "input", "input", problems=(p,)) for p in rest]
+    if differences:
+        return Verdict(item, "disagree", differences)
     if any(not a.accepted for a in answers):
         return Verdict(item, "agree-reject")
     if not problems:
@@ -167,40 +222,36 @@ def compare(item: Input, answers: Sequence[ServerAnswer]) -> Verdict:
 
 
 def _object_difference(
-    kind: str, prefix: str, answer: ServerAnswer, fields: set[str], own: list[Problem]
-) -> list[str]:
-    where = prefix or kind
-    mine = {normalised(f) for f in fields}
+    where: str,
+    obj: Mapping[str, Any],
+    answer: ServerAnswer,
+    fields: set[str],
+    every: set[str],
+    own: list[Problem],
+) -> Difference | None:
+    """How toposched's ``own`` problems of ``obj`` (``fields``: the undocumented ones' fields,
+    ``every``: all of them) differ from the server's ``answer``; None when they agree."""
+    theirs = {normalised(f) for f in answer.fields}
+
+    def differ(what: str, missed: Iterable[str] = (), extra: Iterable[str] = ()) -> Difference:
+        return Difference(where, what, obj, answer, frozenset(missed), frozenset(extra), tuple(own))
+
     if answer.accepted:
-        return [
-            f"{where}: refused for a reason the server does not have: {p}"
-            for p in own
-            if documented_reason(p) is None
-        ]
+        return differ("refused", extra=fields) if fields else None
     if answer.stage == "decode":
-        theirs = {_without_indexes(normalised(f)) for f in answer.fields}
+        # the server answers a body that does not decode with that alone: toposched may have
+        # found validation problems the server never reached
         if not own:
-            return [f"{where}: the server could not decode it ({answer.message[:300]}), toposched took it"]
-        if not theirs <= {_without_indexes(f) for f in mine}:
-            return [
-                f"{where}: server (decoding) names {sorted(theirs)}, toposched {sorted(mine)}: {answer.message[:300]}"
-            ]
-        return []
+            return differ("took", missed=theirs)
+        missed = {f for f in theirs if _without_indexes(f) not in {_without_indexes(m) for m in every}}
+        return differ("fields", missed=missed) if missed else None
     if answer.stage in ("namespace", "unserved"):
         # refused before validation, at one field; toposched may say more of the object
         allowed = {"apiVersion", "kind"} if answer.stage == "unserved" else {"metadata.namespace"}
-        if not mine & allowed:
-            return [
-                f"{where}: server refused at {sorted(allowed)} ({answer.message[:200]}), toposched names {sorted(mine)}"
-            ]
-        return []
+        return None if every & allowed else differ("fields" if own else "took", missed=theirs)
     if answer.stage == "other":
-        return [f"{where}: server refused without fields: {answer.message[:300]}"]
-    theirs = {normalised(f) for f in answer.fields}
-    every = {normalised(p.path[len(prefix) + 1 :] if prefix else p.path) for p in own}
-    if not theirs <= every or not mine <= theirs:  # toposched may add only documented reasons
-        return [
-            f"{where}: server names {sorted(theirs)}, toposched {sorted(mine)}"
-            f" (server: {answer.message[:400]}; toposched: {'; '.join(str(p) for p in own)[:400]})"
-        ]
-    return []
+        return differ("unnamed")
+    if not own:
+        return differ("took", missed=theirs)
+    missed, extra = theirs - every, fields - theirs  # toposched may add only documented reasons
+    return differ("fields", missed, extra) if missed or extra else None

@@ -2,8 +2,10 @@
 from ``SEED``), every distinct object dry-run on the server from ``THREADS`` threads, every input
 read by toposched, and the verdicts counted per family and outcome.
 
-A disagreement is either fixed in toposched or listed in ``EXPLAINED`` (a pattern of its detail
-and why it stays); ``Report.unexplained`` must be empty.
+A disagreement is either fixed in toposched or covered, difference by difference, by an entry of
+``EXPLAINED``: a stated difference and a predicate saying exactly which differences it covers
+(the object's kind, the server's stage and message, the fields each side named).
+``Report.unexplained`` must be empty.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from tests.realkube.control_plane import ControlPlane
-from tests.realkube.diffval.compare import Verdict, compare, server_objects
+from tests.realkube.diffval.compare import Difference, Verdict, compare, server_objects
 from tests.realkube.diffval.corpus import FAMILIES, Input, base_inputs
 from tests.realkube.diffval.mutations import generate
 from tests.realkube.diffval.server import DryRunServer, ServerAnswer
@@ -25,55 +28,93 @@ SEED = 23
 MUTATIONS = 2400
 THREADS = 4
 
-# Disagreements that stay, by a pattern of their detail: why.
-EXPLAINED: dict[str, str] = {
-    r"is forbidden: (priority set in the|the integer value of priority|the string value of PreemptionPolicy|"
-    r"no PriorityClass with name)": (
+_PRIORITY_ADMISSION = re.compile(
+    r'^HTTP 403: \S+ "[^"]*" is forbidden: ('
+    r"priority set in the (pod group|composite pod group) \(-?\d+\) must match the priority computed \(-?\d+\)"
+    r" based on the priority class set in the spec"
+    r"|the integer value of priority \(-?\d+\) must not be provided in pod spec; priority admission controller"
+    r" computed -?\d+ from the given PriorityClass name"
+    r"|the string value of PreemptionPolicy \([^)]*\) must not be provided in (pod group|composite pod group)"
+    r" spec; priority admission controller computed \w+ from the given PriorityClass name"
+    r"|no PriorityClass with name \S* was found)$"
+)
+# What toposched reads of a Job: its metadata and counts, spec.scheduling, and of the pod
+# template the group it names, the containers' resources, tolerations, node selector and node
+# (the rest is the Job controller's and the kubelet's); fields as normalised here.
+_JOB_FIELDS_READ = re.compile(
+    r"^(metadata(\..*)?|spec\.(parallelism|completions|scheduling(\..*)?)"
+    r"|spec\.template\.spec(\.(schedulingGroup|tolerations|nodeSelector|nodeName|overhead"
+    r"|(init)?[cC]ontainers\[\d+\]\.resources)(\[\d+\])?(\..*)?)?)$"
+)
+
+
+def _priority_admission(d: Difference) -> bool:
+    """The Priority admission plugin refused the object before validation: toposched reads no
+    PriorityClasses, so a priority it takes from the object is the server's to compute."""
+    return (
+        d.what == "unnamed"
+        and d.kind in ("Pod", "PodGroup", "CompositePodGroup")
+        and d.answer is not None
+        and _PRIORITY_ADMISSION.match(d.answer.message) is not None
+    )
+
+
+def _job_field_not_read(path: str, job: Mapping[str, Any]) -> bool:
+    if path == "metadata.labels":  # a Job's labels default to its template's (ValidateJob sees both)
+        return not (job.get("metadata") or {}).get("labels")
+    return (path.startswith(("spec.", "status")) or path == "status") and not _JOB_FIELDS_READ.match(path)
+
+
+def _unread_job_fields(d: Difference) -> bool:
+    """A Job's fields other than the ones toposched reads: every field the server named and
+    toposched did not is one of them; toposched names no field the server did not but one
+    above them, unless the server stopped at decoding the body (then it never validated what
+    toposched names)."""
+    if d.kind != "Job" or d.obj is None or d.answer is None or d.what not in ("took", "fields"):
+        return False
+    unread = d.missed and all(_job_field_not_read(f, d.obj) for f in d.missed)
+    # toposched may name the same fault one level up (the template's spec missing, where the
+    # server names the fields it requires there)
+    above = all(any(m.startswith(e + ".") for m in d.missed) for e in d.extra)
+    return bool(unread) and (above or d.answer.stage == "decode")
+
+
+def _v1alpha2(d: Difference) -> bool:
+    """A scheduling.k8s.io/v1alpha2 object: 1.37.2 serves the version no more; toposched reads it."""
+    return (
+        d.answer is not None
+        and d.answer.stage == "unserved"
+        and d.obj is not None
+        and d.obj.get("apiVersion") == "scheduling.k8s.io/v1alpha2"
+    )
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A difference that stays: why, and exactly which differences it covers."""
+
+    why: str
+    covers: Callable[[Difference], bool]
+
+
+# Disagreements that stay, each a stated difference between toposched and the server.
+EXPLAINED = (
+    Explanation(
         "the Priority admission plugin: a priority or preemptionPolicy is computed from the cluster's "
-        "PriorityClass objects, never taken from the object; toposched reads no PriorityClasses"
+        "PriorityClass objects, never taken from the object; toposched reads no PriorityClasses",
+        _priority_admission,
     ),
-    r"^(jobs\[[^\]]*\]|Job|documents\[\d+\]): .*(spec\.template|LabelSelector|PodTemplateSpec|PodSpec|Job\.status|"
-    r"JobSpec\.spec\.|maxFailedIndexes|backoffLimit|quantities must match|will not able to create pod|"
-    r"imagePullPolicy|containers)": (
-        "a Job's pod template, selector, status and failure policies, which toposched does not validate "
-        "(it reads spec.scheduling, parallelism, completions and the template's requests)"
+    Explanation(
+        "a Job's fields toposched does not read (the pod template but for its scheduling facts: resources, "
+        "tolerations, node selector, scheduling group; the selector, failure policies, status): their "
+        "decoding and validation are the API server's",
+        _unread_job_fields,
     ),
-    r"server refused at \['metadata\.namespace'\]": (
-        "the namespace is checked in the request's URL before the body is decoded; toposched reports "
-        "the body's decoding errors first"
+    Explanation(
+        "scheduling.k8s.io/v1alpha2 (Kubernetes 1.36), which toposched still reads and v1.37.2 no longer serves",
+        _v1alpha2,
     ),
-    r"server refused at \['apiVersion', 'kind'\] \(no matches for kind \"\w+\" in version "
-    r"\"scheduling\.k8s\.io/v1alpha2\"\)": (
-        "scheduling.k8s.io/v1alpha2 (Kubernetes 1.36), which toposched still reads and v1.37.2 no longer serves"
-    ),
-    r"^(PodGroup|Topology): (the server could not decode it|server \(decoding\))": (
-        "open: the KAI PodGroup and Topology readers do not decode strictly (fields the CRD schema "
-        "does not declare, metadata of the wrong type), as fieldValidation=Strict does"
-    ),
-    r"^(PodGroup|Topology): server names \['metadata\.": (
-        "open: the KAI PodGroup and Topology readers do not apply ValidateObjectMeta (a PodGroup's "
-        "name, labels, annotations, generateName), as the kube front end does (frontends/kube/meta.py)"
-    ),
-    r"^Topology: server names \['spec\.levels(\[\d+\])?'\], toposched \['spec\.levels\[\d+\]": (
-        "the CRDs' rules on the level list (unique nodeLabels, hostname last, item types) are reported "
-        "at spec.levels or the item; toposched names the level's nodeLabel at fault"
-    ),
-    r"^Topology: server names \['spec(\.levels)?'\], toposched \[\]": (
-        "open: a Topology whose spec or level list is not what the CRD declares (or repeats a level "
-        "with its alias) is refused by toposched at another field of the level list"
-    ),
-    r"^PodGroup: (server names \['spec\.(subGroups\[\d+\]\.)?(minMember|minSubGroup)'\]|"
-    r"refused for a reason the server does not have: documents\[\d+\]\.metadata\.namespace)": (
-        "open: the KAI PodGroup reader takes counts past int32 and checks its pods' namespaces itself"
-    ),
-    r"^(workloads|jobs|podGroups)\[[^\]]*\]: server (names|refused without fields)|^Job: the server could not decode": (
-        "open (single inputs, listed in the report): a null template list item is a zero-valued "
-        "template to the server; a Job that toposched reads through Kueue; a 317-character name"
-    ),
-    r"a topology has 1 to 8 levels, got 1[0-6]\b": (
-        "open: toposched's model allows 8 levels (Kueue's former bound); the installed CRDs allow 16"
-    ),
-}
+)
 
 
 @dataclass
@@ -87,15 +128,14 @@ class Report:
     def counts(self) -> Counter[tuple[str, str]]:
         return Counter((v.input.family, v.outcome) for v in self.verdicts)
 
-    def explanation(self, verdict: Verdict) -> str | None:
-        for pattern, why in EXPLAINED.items():
-            if all(re.search(pattern, d) for d in verdict.details):
-                return why
-        return None
+    def explanations(self, verdict: Verdict) -> list[str] | None:
+        """Why each difference of a disagreement stays; None when one has no explanation."""
+        found = [next((e.why for e in EXPLAINED if e.covers(d)), None) for d in verdict.differences]
+        return None if None in found else sorted({w for w in found if w is not None})
 
     @property
     def unexplained(self) -> list[Verdict]:
-        return [v for v in self.verdicts if v.outcome == "disagree" and self.explanation(v) is None]
+        return [v for v in self.verdicts if v.outcome == "disagree" and self.explanations(v) is None]
 
     def lines(self, *, limit: int = 40) -> Iterator[str]:
         counts = self.counts()
@@ -118,10 +158,10 @@ class Report:
             yield "documented differences (the server accepts every object; toposched refuses):"
             yield from (f"  {n:>5}  {why}" for why, n in documented.most_common())
         explained = Counter(
-            w for v in self.verdicts if v.outcome == "disagree" and (w := self.explanation(v))
+            w for v in self.verdicts if v.outcome == "disagree" for w in self.explanations(v) or ()
         )
         if explained:
-            yield "explained disagreements:"
+            yield "explained disagreements (inputs, by reason):"
             yield from (f"  {n:>5}  {why}" for why, n in explained.most_common())
         unexplained = self.unexplained
         yield f"unexplained disagreements: {len(unexplained)}"

@@ -4,9 +4,10 @@ object that does not exist yet. Nothing is stored.
 
 Answers are normalised to the fields they name: an ``Invalid`` (422) answer by its
 ``details.causes[].field``; a ``BadRequest`` (400) decoding answer by the fields its message
-names (``unknown field "spec.x"``, ``Go struct field T.spec.x of type int32``); a kind the server
-does not serve by ``apiVersion`` (kubectl's "no matches for kind"); a namespace that cannot exist
-by ``metadata.namespace``.
+names (``unknown field "spec.x"``, ``Go struct field T.spec.x of type int32``; a quantity that
+does not parse names none); a kind the server does not serve by ``apiVersion`` (kubectl's "no
+matches for kind"); a namespace that cannot exist by ``metadata.namespace`` (the request is still
+sent: the server decodes the body before it looks the namespace up).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ _UNKNOWN_FIELD = re.compile(r'unknown field "([^"]*)"')
 _GO_FIELD = re.compile(r"Go struct field ([A-Za-z0-9_]+)\.(\S+) of type")
 _CEL_SKIPPED = "some validation rules were not checked"
 _CHECKED_AT = re.compile(r" in ((?:spec|metadata)\.\S+)$")
-_CRD_DECODE = re.compile(r"unable to decode|cannot unmarshal", re.I)
+_DECODE = re.compile(r"unable to decode|cannot unmarshal|cannot be handled as a", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,18 +95,16 @@ class DryRunServer:
         namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
         namespace = namespace if isinstance(namespace, str) and namespace else "default"
         path = _collection(str(obj["apiVersion"]), plural, namespace if namespaced else None)
-        if namespaced:
-            if dns1123_label_errors(namespace, "characters"):
-                # kubectl sends it in the URL; no namespace of that name can exist
-                return ServerAnswer(
-                    False,
-                    "namespace",
-                    frozenset({"metadata.namespace"}),
-                    f'namespaces "{namespace}" not found',
-                )
+        impossible = namespaced and bool(dns1123_label_errors(namespace, "characters"))
+        if namespaced and not impossible:
             self._ensure_namespace(namespace)
         code, body = self._post(f"{path}?dryRun=All&fieldValidation=Strict", obj)
-        return _normalised(code, body)
+        answer = _normalised(code, body)
+        if impossible and answer.stage == "other" and code in (404, 500):
+            # kubectl sends the namespace in the URL: the server decodes the body, then finds no
+            # namespace of that name (404), or no path for it ("a/b": 404; "a%b", "..": 500)
+            return ServerAnswer(False, "namespace", frozenset({"metadata.namespace"}), answer.message)
+        return answer
 
     def _resource(self, api_version: str, kind: str) -> tuple[str, bool] | None:
         key = (api_version, kind)
@@ -179,8 +178,10 @@ def _cause_field(cause: Mapping[str, Any]) -> str | None:
 
 
 def _meta(go_type: str, path: str) -> str:
-    """Go's decoder names a CRD's metadata fields from ObjectMeta (``ObjectMeta.labels``)."""
-    return f"metadata.{path}" if go_type == "ObjectMeta" and not path.startswith("metadata") else path
+    """Go's decoder names a custom resource's metadata fields from ObjectMeta alone
+    (``ObjectMeta.labels``), a built-in kind's from the object (``ObjectMeta.metadata.labels``,
+    ``ObjectMeta.spec.template.metadata.labels``)."""
+    return f"metadata.{path}" if go_type == "ObjectMeta" and "." not in path else path
 
 
 def _normalised(code: int, body: Any) -> ServerAnswer:
@@ -194,6 +195,6 @@ def _normalised(code: int, body: Any) -> ServerAnswer:
         return ServerAnswer(False, "invalid", frozenset(fields), message)
     if code == 400:
         fields = set(_UNKNOWN_FIELD.findall(message)) | {_meta(t, p) for t, p in _GO_FIELD.findall(message)}
-        if fields or _CRD_DECODE.search(message):
+        if fields or _DECODE.search(message):  # some name no field ("quantities must match ...")
             return ServerAnswer(False, "decode", frozenset(f.lstrip(".") for f in fields), message)
     return ServerAnswer(False, "other", frozenset(), f"HTTP {code}: {message}")

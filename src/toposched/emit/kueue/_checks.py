@@ -23,7 +23,7 @@ def unwrap(obj: object) -> object:
 
 
 def check_levels(raw: object, path: str, problems: list[Problem]) -> tuple[str, ...] | None:
-    """``levels``: 1..8 distinct node-label keys. None when unusable."""
+    """``levels``: 1..16 distinct node-label keys (Kueue v0.19's maxItems). None when unusable."""
     if not isinstance(raw, list):
         problems.append(
             Problem(path, "levels is missing or not a list", "list the node label keys, coarsest first")
@@ -32,7 +32,11 @@ def check_levels(raw: object, path: str, problems: list[Problem]) -> tuple[str, 
     ok = True
     if not 1 <= len(raw) <= MAX_LEVELS:
         problems.append(
-            Problem(path, f"an assignment has 1 to {MAX_LEVELS} levels, got {len(raw)}", "list 1 to 8 levels")
+            Problem(
+                path,
+                f"an assignment has 1 to {MAX_LEVELS} levels, got {len(raw)}",
+                f"list 1 to {MAX_LEVELS} levels",
+            )
         )
         ok = False
     seen: set[str] = set()

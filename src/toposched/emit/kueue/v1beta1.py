@@ -20,7 +20,7 @@ def to_v1beta1(assignment: TopologyAssignment) -> dict[str, Any]:
 def from_v1beta1(obj: object, *, path: str = "topologyAssignment") -> TopologyAssignment:
     """Decode and validate a v1beta1 TopologyAssignment (a mapping, as JSON or YAML gives it).
 
-    Rules: 1..8 levels; every domain has one value per level and a count of at least 1.
+    Rules: 1..16 levels; every domain has one value per level and a count of at least 1.
     Raises ``WorkloadSpecError`` listing every problem with its field path.
     """
     obj = unwrap(obj)

@@ -12,7 +12,7 @@ from toposched.model import DomainCount, Problem, TopologyAssignment
 def from_v1beta2(obj: object, *, path: str = "topologyAssignment") -> TopologyAssignment:
     """Decode and validate a v1beta2 TopologyAssignment; slices are concatenated in order.
 
-    Checks every rule of the API: 1..8 levels, at most 1000 slices, ``domainCount`` 1..100 000,
+    Checks every rule of the API: 1..16 levels, at most 1000 slices, ``domainCount`` 1..100 000,
     one ``valuesPerLevel`` entry per level, exactly one of ``universal`` / ``individual`` in each
     entry and in ``podCounts``, ``roots`` and individual counts as long as ``domainCount``,
     non-empty prefix / suffix, roots of at most 63 characters, counts >= 1.

@@ -263,7 +263,8 @@ def balanced_place(
     needed = req.count // req.slice_size
     leaders = req.leader_count
     if level == 0:
-        groups = [(0, tree.count(0))]
+        # one group of every top domain; none when no node is usable (Kueue then falls back too)
+        groups = [(0, tree.count(0))] if tree.count(0) else []
     else:
         groups = [tree.children(level - 1, parent) for parent in range(tree.count(level - 1))]
     below = level < req.slice_level

@@ -11,6 +11,7 @@ from typing import Any
 from toposched.frontends.cluster.documents import Located, at, read_objects
 from toposched.frontends.parse import parse_documents
 from toposched.model import Problem, SpecError, Topology, TopologySpecError, is_label_key
+from toposched.wire.crd import custom_resource_problems, installed
 
 KUEUE_VERSIONS = ("kueue.x-k8s.io/v1alpha1", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
 KAI_VERSIONS = ("kai.scheduler/v1alpha1",)
@@ -81,7 +82,12 @@ def topologies_from_documents(documents: list[Any], *, source: str = "topology")
 def topology_from_object(
     obj: Mapping[str, Any], path: str, problems: list[Problem], warnings: list[str]
 ) -> Topology | None:
-    """Like ``parse_topology_object`` but appends problems and warnings instead of raising."""
+    """Like ``parse_topology_object`` but appends problems and warnings instead of raising.
+
+    The object is first checked as the API server checks it against the installed CRD
+    (``toposched.wire.crd``; Kueue's v1alpha1, served no more, against v1beta1's schema, the
+    same fields); then KAI's alias webhook and the model's level rules apply."""
+    del warnings  # nothing here warns: what the server refuses, toposched refuses
     api_version = obj.get("apiVersion")
     before = len(problems)
     if api_version not in KUEUE_VERSIONS + KAI_VERSIONS:
@@ -94,18 +100,20 @@ def topology_from_object(
         )
     if obj.get("kind", "Topology") != "Topology":
         problems.append(Problem(at(path, "kind"), f"expected kind Topology, got {obj.get('kind')!r}", ""))
+    if len(problems) > before:
+        return None
+    schema_version = KUEUE_VERSIONS[1] if api_version == KUEUE_VERSIONS[0] else str(api_version)
+    found, _ = custom_resource_problems(obj, installed(schema_version, "Topology"), path=path)
+    if found:
+        problems.extend(found)
+        return None
     metadata = obj.get("metadata")
     name = metadata.get("name") if isinstance(metadata, Mapping) else None
     spec = obj.get("spec")
     levels = spec.get("levels") if isinstance(spec, Mapping) else None
-    is_kai = api_version in KAI_VERSIONS
-    if (
-        not is_kai
-        and isinstance(levels, list)
-        and any(isinstance(x, Mapping) and "alias" in x for x in levels)
-    ):
-        warnings.append(f"{at(path, 'spec.levels')}: alias is a KAI field, ignored for {api_version}")
-    topology = _build(name, levels, at(path, "spec"), problems, aliases_allowed=is_kai, name_path=path)
+    topology = _build(
+        name, levels, at(path, "spec"), problems, aliases_allowed=api_version in KAI_VERSIONS, name_path=path
+    )
     return topology if len(problems) == before else None
 
 

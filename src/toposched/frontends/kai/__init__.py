@@ -22,6 +22,7 @@ from toposched.frontends.kai.workload import (
     load_owned_pods,
     load_podgroup_file,
     load_workload,
+    pod_path,
     workload_pods,
 )
 
@@ -37,6 +38,7 @@ __all__ = [
     "load_owned_pods",
     "load_podgroup_file",
     "load_workload",
+    "pod_path",
     "resolve_constraint",
     "resolve_group",
     "resolved_levels",

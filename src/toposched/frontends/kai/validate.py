@@ -3,14 +3,16 @@ min-field rules) and the Topology CRD rules plus the alias webhook."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.model import HOSTNAME, Problem, SpecError, Topology, TopologySpecError, is_label_key
-from toposched.wire.kai import PodGroup, parse_podgroup, parse_topology
+from toposched.model import Problem, SpecError, Topology, TopologySpecError
+from toposched.model.lenient import mapping
+from toposched.wire.crd import custom_resource_problems, installed
+from toposched.wire.kai import TOPOLOGY_API, PodGroup, parse_podgroup, parse_topology
 
-MAX_TOPOLOGY_LEVELS = 16
+TOPOLOGY = installed(TOPOLOGY_API, "Topology")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,98 +154,49 @@ def _min_problems(group: PodGroup, *, update: bool) -> tuple[list[Problem], list
 def validate_topology(
     obj: Mapping[str, Any], *, operation: str = "CREATE", old: Mapping[str, Any] | None = None
 ) -> ValidationResult:
-    """Admit or reject a ``kai.scheduler/v1alpha1`` Topology: the CRD schema and CEL rules
-    (1..16 levels, label keys, unique nodeLabels, hostname last, nodeLabels immutable on
-    update) and the alias webhook (aliases unique, never equal to a nodeLabel)."""
-    problems = _topology_problems(obj)
-    changed = old is not None and _node_labels(old) != _node_labels(obj)
-    if operation.upper() == "UPDATE" and changed and not problems:
-        problems.append(
-            Problem(
-                "spec.levels",
-                "nodeLabel structure is immutable; only aliases may be edited",
-                "create a new Topology to change levels",
-            )
-        )
-    return ValidationResult(not problems, tuple(problems))
+    """Admit or reject a ``kai.scheduler/v1alpha1`` Topology: the API server's check against the
+    installed CRD (``toposched.wire.crd``: strict decoding, metadata, 1..16 levels, label keys,
+    and the CEL rules: unique nodeLabels, hostname last, nodeLabels immutable on update) and the
+    alias webhook (aliases unique, never equal to a nodeLabel)."""
+    update = operation.upper() == "UPDATE" and old is not None
+    return ValidationResult(not (found := _topology_problems(obj, old if update else None)), tuple(found))
 
 
 def topology_from_object(obj: Mapping[str, Any]) -> Topology:
     """A KAI Topology object → the model ``Topology`` (aliases kept). Raises ``TopologySpecError``."""
-    problems = _topology_problems(obj)
+    problems = _topology_problems(obj, None)
     if problems:
         raise TopologySpecError(problems)
     return parse_topology(obj)
 
 
-def _node_labels(obj: Mapping[str, Any]) -> list[object]:
-    spec = obj.get("spec") if isinstance(obj, Mapping) else None
-    levels = spec.get("levels") if isinstance(spec, Mapping) else None
-    if not isinstance(levels, Sequence):
-        return []
-    return [lv.get("nodeLabel") if isinstance(lv, Mapping) else None for lv in levels]
+def _topology_problems(obj: Mapping[str, Any], old: Mapping[str, Any] | None) -> list[Problem]:
+    if not isinstance(obj, Mapping):
+        return [Problem("", "a Topology must be a mapping", "pass the parsed YAML object")]
+    problems, _ = custom_resource_problems(obj, TOPOLOGY, old=old)
+    return problems or alias_problems(obj)
 
 
-def _topology_problems(obj: Mapping[str, Any]) -> list[Problem]:
+def alias_problems(obj: Mapping[str, Any]) -> list[Problem]:
+    """KAI's Topology webhook on a Topology the CRD admits: aliases unique, none a nodeLabel."""
+    levels = [lv for lv in mapping(obj.get("spec")).get("levels") or [] if isinstance(lv, Mapping)]
+    labels = [lv.get("nodeLabel") for lv in levels]
     problems: list[Problem] = []
-    metadata = obj.get("metadata") if isinstance(obj, Mapping) else None
-    if not isinstance(metadata, Mapping) or not metadata.get("name"):
-        problems.append(Problem("metadata.name", "a Topology needs a name", "set metadata.name"))
-    spec = obj.get("spec") if isinstance(obj, Mapping) else None
-    levels = spec.get("levels") if isinstance(spec, Mapping) else None
-    if not isinstance(levels, list) or not 1 <= len(levels) <= MAX_TOPOLOGY_LEVELS:
-        count = len(levels) if isinstance(levels, list) else 0
-        problems.append(
-            Problem(
-                "spec.levels",
-                f"a Topology has 1 to {MAX_TOPOLOGY_LEVELS} levels, got {count}",
-                "list the node labels, coarsest first",
-            )
-        )
-        return problems
-    labels: list[str] = []
-    aliases: dict[str, int] = {}
+    seen: dict[str, int] = {}
     for i, level in enumerate(levels):
-        where = f"spec.levels[{i}]"
-        if not isinstance(level, Mapping):
-            problems.append(Problem(where, "a level must be a mapping with nodeLabel", ""))
-            continue
-        label = level.get("nodeLabel")
-        if not isinstance(label, str) or not is_label_key(label):
-            problems.append(
-                Problem(
-                    f"{where}.nodeLabel", f"{label!r} is not a valid node label key", "e.g. example.com/rack"
-                )
-            )
-        else:
-            labels.append(label)
         alias = level.get("alias")
-        if alias is None:
+        if not isinstance(alias, str):
             continue
-        if not isinstance(alias, str) or not is_label_key(alias):
-            problems.append(Problem(f"{where}.alias", f"{alias!r} is not a valid alias", "use e.g. rack"))
-        elif alias in aliases:
+        if alias in seen:
             problems.append(
                 Problem(
-                    f"{where}.alias", f"alias {alias!r} is used twice; aliases must be unique", "rename one"
+                    f"spec.levels[{i}].alias",
+                    f"alias {alias!r} is used twice; aliases must be unique",
+                    "rename one",
                 )
             )
-        else:
-            aliases[alias] = i
-    for label in dict.fromkeys(labels):
-        if labels.count(label) > 1:
-            problems.append(
-                Problem("spec.levels", f"nodeLabel must be unique: {label!r} is listed twice", "remove one")
-            )
-    if HOSTNAME in labels and labels[-1] != HOSTNAME:
-        problems.append(
-            Problem(
-                "spec.levels",
-                f"the {HOSTNAME} label can only be used at the lowest level of topology",
-                "move it to the end",
-            )
-        )
-    for alias, i in aliases.items():
+            continue
+        seen[alias] = i
         if alias in labels:
             problems.append(
                 Problem(

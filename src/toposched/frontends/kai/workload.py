@@ -27,6 +27,7 @@ from toposched.model import (
 )
 from toposched.model.lenient import mapping
 from toposched.model.names import documents_metadata_problems
+from toposched.model.object_meta import object_meta_problems
 from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.core import pod_object
 from toposched.wire.kai import PODGROUP_API, PODGROUP_KIND, PodGroup, parse_podgroup
@@ -99,11 +100,11 @@ def load_kai(
     """
     docs = [d for d in documents if d is not None]
     catalog = tuple(topologies)
+    if any(isinstance(d, Mapping) and d.get("kind") == PODGROUP_KIND for d in docs):
+        return load_podgroup_file(docs, catalog, max_pods=max_pods)  # objects read as the API server does
     problems = documents_metadata_problems(docs)
     if problems:
         raise WorkloadSpecError(problems)
-    if any(isinstance(d, Mapping) and d.get("kind") == PODGROUP_KIND for d in docs):
-        return load_podgroup_file(docs, catalog, max_pods=max_pods)
     if len(docs) > 1 and any(isinstance(d, Mapping) and d.get("kind") == "Pod" for d in docs):
         return load_owned_pods(docs, catalog, max_pods=max_pods)
     if len(docs) != 1 or not isinstance(docs[0], Mapping):
@@ -205,8 +206,11 @@ def load_podgroup_file(
 ) -> KaiWorkload:
     """A ``scheduling.run.ai/v2alpha2`` PodGroup and ``v1`` Pods joined by the ``pod-group-name``
     annotation; each pod's ``kai.scheduler/subgroup-name`` label names its leaf subgroup and
-    ``spec.nodeName`` marks it as running."""
-    docs = [d for d in documents if isinstance(d, Mapping)]
+    ``spec.nodeName`` marks it as running. The PodGroup is checked as the API server checks it
+    against its CRD, then as KAI's webhook does; each pod's metadata as the API server reads a
+    Pod's (``pod_path`` says where a pod's problems are reported)."""
+    listed = [d for d in documents if d is not None]
+    docs = [d for d in listed if isinstance(d, Mapping)]
     found = [d for d in docs if d.get("kind") == PODGROUP_KIND]
     problems: list[Problem] = []
     if len(found) != 1:
@@ -220,32 +224,35 @@ def load_podgroup_file(
     if problems:
         raise WorkloadSpecError(problems)
     _check_pod_documents(docs, max_pods)
-    admitted = validate_podgroup(found[0])  # KAI's webhook: duplicates, missing parents, cycles
-    if not admitted.accepted:
-        raise WorkloadSpecError(list(admitted.problems))
+    admitted = validate_podgroup(found[0])  # the CRD's schema, then KAI's webhook
+    problems += admitted.problems
+    for i, doc in enumerate(listed):
+        if isinstance(doc, Mapping) and doc.get("kind") == "Pod":
+            problems += object_meta_problems(doc, "v1", "Pod", pod_path(doc, i))[0]
+    if problems:
+        raise WorkloadSpecError(problems)
     group = resolve_group(parse_podgroup(found[0]), topologies)
     pods: list[KaiPod] = []
     position = 0
-    for i, doc in enumerate(docs):
-        if doc.get("kind") != "Pod":
-            if doc.get("kind") != PODGROUP_KIND:
-                problems.append(
-                    Problem(f"documents[{i}].kind", f"unexpected kind {doc.get('kind')!r}", "Pod")
-                )
+    for i, doc in enumerate(listed):
+        if not isinstance(doc, Mapping) or doc.get("kind") != "Pod":
+            if not isinstance(doc, Mapping) or doc.get("kind") != PODGROUP_KIND:
+                kind = doc.get("kind") if isinstance(doc, Mapping) else None
+                problems.append(Problem(f"documents[{i}].kind", f"unexpected kind {kind!r}", "Pod"))
             continue
-        name = str(dig(doc, "metadata", "name") or f"pod-{i}")
+        where = pod_path(doc, i)
         owner = notes_of(doc).get(keys.POD_GROUP_NAME)
         if owner != group.name:
             problems.append(
                 Problem(
-                    f"pods[{name}].metadata.annotations[{keys.POD_GROUP_NAME}]",
-                    f"is {owner!r}, not the PodGroup {group.name!r}",
+                    f"{where}.metadata.annotations[{keys.POD_GROUP_NAME}]",
+                    f"names PodGroup {owner!r}, which is not in the input (its PodGroup is {group.name!r})",
                     f"set {keys.POD_GROUP_NAME}: {group.name}",
                 )
             )
             continue
         try:
-            spec = pod_spec(doc, position, path=f"pods[{name}].spec")
+            spec = pod_spec(doc, position, path=f"{where}.spec")
         except SpecError as exc:
             problems.extend(exc.problems)
             continue
@@ -255,6 +262,13 @@ def load_podgroup_file(
     if problems:
         raise WorkloadSpecError(problems)
     return _assemble((group,), pods, ())
+
+
+def pod_path(pod: Mapping[str, Any], index: int) -> str:
+    """Where the problems of the pod at ``documents[index]`` of a PodGroup file are reported:
+    ``pods[<name>]`` (``pods[pod-<index>]`` for a pod without a name)."""
+    name = dig(pod, "metadata", "name")
+    return f"pods[{name if isinstance(name, str) and name else f'pod-{index}'}]"
 
 
 def pod_spec(pod: Mapping[str, Any], index: int, *, path: str = "spec") -> PodSpec:

@@ -1,6 +1,6 @@
 """The API server's admission of one object, as ``kubectl apply`` meets it: ``validate_create``
-for a new Workload, PodGroup, CompositePodGroup or Job (with ``spec.scheduling``),
-``validate_update`` for a changed one. Each raises ``WorkloadSpecError`` with every problem at
+for a new Workload, PodGroup, CompositePodGroup or Job (its metadata, ``spec.scheduling`` and
+what toposched reads of its pod template), ``validate_update`` for a changed one. Each raises ``WorkloadSpecError`` with every problem at
 its field path and the API server's message.
 
 On an update, the object's kind, name and namespace stay (``ValidateObjectMetaUpdate``); the new object passes
@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from toposched.frontends.kube.declarative import object_problems, served_kinds
+from toposched.frontends.kube.load import LinkedPod, pod_shape
 from toposched.frontends.kube.rules import (
     Problems,
     check_metadata,
@@ -29,6 +30,7 @@ from toposched.model import Problem, WorkloadSpecError
 from toposched.model.k8s_content import FieldErrorType, field_error
 from toposched.model.lenient import mapping, text
 from toposched.wire.batch import API_VERSION as BATCH_API
+from toposched.wire.batch import job_name_problems
 from toposched.wire.scheduling import WORKLOAD, api_version_of, is_scheduling_object
 
 
@@ -41,9 +43,20 @@ def validate_create(obj: Mapping[str, Any]) -> None:
         check_object(obj, api_version_of(obj), kind, "", problems)
     elif kind == "Job" and api_version_of(obj) == BATCH_API:
         check_metadata(obj, "", problems)
+        problems += job_name_problems(obj, "")
         problems += job_scheduling_problems(mapping(obj.get("spec")), "")
+        problems += _template_problems(obj)
     if problems:
         raise WorkloadSpecError(problems)
+
+
+def _template_problems(job: Mapping[str, Any]) -> Problems:
+    """What toposched reads of a Job's pod template (requests, tolerations), checked as the API
+    server checks them; the rest of the template is the Job API's own."""
+    template = mapping(mapping(job.get("spec")).get("template"))
+    problems: Problems = []
+    pod_shape(LinkedPod("spec.template", {"spec": mapping(template.get("spec"))}, ""), problems)
+    return problems
 
 
 def validate_update(old: Mapping[str, Any], new: Mapping[str, Any]) -> None:

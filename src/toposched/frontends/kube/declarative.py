@@ -391,6 +391,12 @@ def _key(item: object, key: str) -> object:
     return item.get(key) if isinstance(item, Mapping) else None
 
 
+def _zero(typed: Typed | None, key: str) -> object:
+    """The Go zero value of a list item's key field: "" for a string, 0 for an integer."""
+    entry = typed.spec.field(key) if typed is not None else None
+    return 0 if entry is not None and entry.base in INTEGERS else ""
+
+
 def _struct(parent: Typed, entry: GoField) -> Typed | None:
     typed = _resolve(parent, entry)
     return typed if typed is not None and not typed.spec.string else None
@@ -409,8 +415,10 @@ def _validate_list(
     key = entry.value("+k8s:listMapKey")
     if "+k8s:listType=map" in markers and key is not None:
         seen: list[object] = []
+        zero = _zero(_struct(parent, entry), key)
         for i, item in enumerate(items):
             mine = _key(item, key)
+            mine = zero if mine is None else mine  # a key left out is its Go zero value ("")
             if mine in seen:
                 walk.report(
                     f"{path}[{i}]", field_error(FieldErrorType.DUPLICATE, item), f"every {key} must differ"

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.kube.load import KubeDocuments, LinkedPod
+from toposched.frontends.kube.load import KubeDocuments, LinkedPod, pod_shape
 from toposched.model import (
     Gang,
     Group,
@@ -31,13 +31,10 @@ from toposched.model import (
     Policy,
     Problem,
     Semantics,
-    SpecError,
     Topology,
     WorkloadSpecError,
 )
-from toposched.model.lenient import mapping
 from toposched.model.node import NODE_LEVEL
-from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.scheduling import CompositePodGroup, PodGroup
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
@@ -147,7 +144,7 @@ def _pods(pods: list[LinkedPod], problems: list[Problem]) -> tuple[PodSpec, ...]
     for position, pod in enumerate(keyed):
         shape = read.get(id(pod.obj), _UNREAD)
         if shape is _UNREAD:
-            shape = read[id(pod.obj)] = _shape(pod, problems)
+            shape = read[id(pod.obj)] = pod_shape(pod, problems)
         if shape is None:
             continue
         requests, tolerations, selector, node, spec = shape
@@ -157,21 +154,6 @@ def _pods(pods: list[LinkedPod], problems: list[Problem]) -> tuple[PodSpec, ...]
 
 
 _UNREAD: tuple[Any, ...] = ()
-
-
-def _shape(pod: LinkedPod, problems: list[Problem]) -> tuple[Any, ...] | None:
-    """A pod's requests, tolerations, node selector, node and spec (None: invalid, problems noted)."""
-    spec = mapping(pod.obj.get("spec"))
-    path = f"{pod.path}.spec" if pod.path else "spec"
-    try:
-        requests = effective_requests(spec, path=path)
-        tolerations = parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations")
-    except SpecError as exc:
-        problems.extend(exc.problems)
-        return None
-    selector = {str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()}
-    node = spec.get("nodeName")
-    return requests, tolerations, selector, node if isinstance(node, str) and node else None, spec
 
 
 def _order(pod: LinkedPod) -> tuple[int, int, tuple[Any, ...]]:

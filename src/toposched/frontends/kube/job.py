@@ -14,10 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.kube.rules import Problems, at, check_metadata, job_scheduling_problems
+from toposched.frontends.kube.rules import (
+    Problems,
+    at,
+    check_metadata,
+    job_scheduling_problems,
+)
 from toposched.model import PodBudget, Problem
+from toposched.model.k8s_content import dns1123_subdomain_errors
 from toposched.model.lenient import mapping, text
 from toposched.wire.batch import API_VERSION as BATCH_API
+from toposched.wire.batch import job_name_problems
 from toposched.wire.core import pod_object
 from toposched.wire.scheduling import (
     DEFAULT_API_VERSION,
@@ -88,6 +95,7 @@ def job_documents(
     """The Workload and PodGroup, then the pods, the Job controller would create for ``job``."""
     metadata, spec = mapping(job.get("metadata")), mapping(job.get("spec"))
     check_metadata(job, path, problems)
+    problems += job_name_problems(job, path)
     name = text(metadata.get("name"))
     namespace = text(metadata.get("namespace")) or "default"
     pods = _pod_count(spec, at(path, "spec"), problems, budget)
@@ -98,10 +106,13 @@ def job_documents(
     if not existing:
         settings = _settings(name, spec, pods, path, problems)
         workload = Workload(name, namespace, (PodGroupTemplate(TEMPLATE, settings.min_count, settings.key),))
-        objects += [
-            workload.to_object(DEFAULT_API_VERSION),
-            PodGroup(settings, namespace, workload=name, template=TEMPLATE).to_object(DEFAULT_API_VERSION),
-        ]
+        if name and not dns1123_subdomain_errors(name):  # else the name's problem is said once, above
+            objects += [
+                workload.to_object(DEFAULT_API_VERSION),
+                PodGroup(settings, namespace, workload=name, template=TEMPLATE).to_object(
+                    DEFAULT_API_VERSION
+                ),
+            ]
     base = pod_object(name, namespace, spec={**template, "schedulingGroup": scheduling_group(group)})
     names = tuple(f"{name}-{index}" for index in range(pods))
     return objects, JobPods(base, names, spec.get("completionMode") == "Indexed")
@@ -133,6 +144,12 @@ def _pod_count(spec: Mapping[str, Any], path: str, problems: Problems, budget: P
     for field in ("parallelism", "completions"):
         value = spec.get(field)
         if value is None:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value == 0:
+            # the API server takes it (the Job runs no pods for now); toposched has nothing to place
+            problems.append(
+                Problem(at(path, field), "is 0: the Job has no pods to place", "set it to 1 or more")
+            )
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             problems.append(

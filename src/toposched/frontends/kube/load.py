@@ -11,8 +11,9 @@ from typing import Any
 
 from toposched.frontends.kube.job import JobPods, job_documents
 from toposched.frontends.kube.rules import Problems, at, check_metadata, check_object
-from toposched.model import PodBudget, Problem, WorkloadSpecError
+from toposched.model import PodBudget, Problem, SpecError, WorkloadSpecError
 from toposched.model.lenient import mapping, text
+from toposched.model.podspec import effective_requests, parse_tolerations
 from toposched.wire.scheduling import (
     COMPOSITE_POD_GROUP,
     JOB_COMPLETION_INDEX,
@@ -57,6 +58,34 @@ class LinkedPod:
     def read(cls, path: str, obj: Mapping[str, Any]) -> LinkedPod:
         metadata = mapping(obj.get("metadata"))
         return cls(path, obj, text(metadata.get("name")), _index(metadata))
+
+
+def pod_shape(pod: LinkedPod, problems: list[Problem]) -> tuple[Any, ...] | None:
+    """A pod's requests, tolerations, node selector, node and spec (None: invalid, problems noted)."""
+    spec = mapping(pod.obj.get("spec"))
+    path = f"{pod.path}.spec" if pod.path else "spec"
+    try:
+        requests = effective_requests(spec, path=path)
+        tolerations = parse_tolerations(spec.get("tolerations"), path=f"{path}.tolerations")
+    except SpecError as exc:
+        problems.extend(exc.problems)
+        return None
+    selector = {str(k): str(v) for k, v in mapping(spec.get("nodeSelector")).items()}
+    node = spec.get("nodeName")
+    return requests, tolerations, selector, node if isinstance(node, str) and node else None, spec
+
+
+def shape_problems(pods: list[LinkedPod]) -> Problems:
+    """The problems of the pods' scheduling facts, each pod object read once (a Job's pods are
+    one object): reported with the input's other problems, as the API server reports a Job's
+    pod template with its other fields."""
+    problems: Problems = []
+    seen: set[int] = set()
+    for pod in pods:
+        if id(pod.obj) not in seen:
+            seen.add(id(pod.obj))
+            pod_shape(pod, problems)
+    return problems
 
 
 def _index(metadata: Mapping[str, Any]) -> int | None:
@@ -132,11 +161,11 @@ def read_documents(documents: Sequence[Any], *, max_pods: int) -> KubeDocuments:
                 )
             )
     if problems:
-        raise WorkloadSpecError(problems)
+        raise WorkloadSpecError([*problems, *shape_problems(pods)])
     _link_pods(pods, found, problems)
     _check_tree(found, problems)
     if problems:
-        raise WorkloadSpecError(problems)
+        raise WorkloadSpecError([*problems, *shape_problems(pods)])
     return found
 
 

@@ -17,14 +17,13 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from toposched.frontends.kube.declarative import object_problems, served_kinds, value_problems
-from toposched.frontends.kube.meta import metadata_decoding, metadata_validation
 from toposched.model import Problem
 from toposched.model.k8s_content import (
-    OMITTED,
     FieldErrorType,
     field_error,
 )
 from toposched.model.lenient import text
+from toposched.model.object_meta import metadata_decoding, object_meta_problems
 from toposched.wire.scheduling import MAX_COMPOSITE_DEPTH, SERVED, V1ALPHA1, WORKLOAD, api_version_of
 
 Problems = list[Problem]
@@ -37,23 +36,9 @@ def at(path: str, child: str) -> str:
 
 
 def check_metadata(obj: Mapping[str, Any], path: str, problems: Problems) -> None:
-    """The metadata as the API server reads it (``meta``): decoded strictly, then
-    ``ValidateObjectMeta``. toposched also needs the name, as pods and groups name each other:
-    a ``generateName`` alone is refused with a message of its own."""
-    decoding = metadata_decoding(obj, api_version_of(obj), text(obj.get("kind")) or "Object", path)
-    if decoding:
-        problems += decoding
-        return
-    metadata = obj.get("metadata") or {}
-    where = at(path, "metadata.name")
-    if metadata.get("name") in (None, ""):
-        if metadata.get("generateName"):
-            message = "toposched needs the object's name: pods and groups refer to each other by name"
-            problems.append(Problem(where, message, "write metadata.name instead of metadata.generateName"))
-        else:
-            message = field_error(FieldErrorType.REQUIRED, detail="name or generateName is required")
-            problems.append(Problem(where, message, "name the object (pods and groups refer to it)"))
-    problems += metadata_validation(metadata, path)
+    """The metadata as the API server reads it (``toposched.model.object_meta``)."""
+    found, _ = object_meta_problems(obj, api_version_of(obj), text(obj.get("kind")) or "Object", path)
+    problems += found
 
 
 REMOVED_HINT = (
@@ -121,7 +106,10 @@ def workload_spec_problems(spec: Mapping[str, Any], path: str) -> Problems:
 
 
 def _mappings(value: object) -> list[Mapping[str, Any]]:
-    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+    """A decoded list's items; a null item decodes into the zero-valued struct, as Go's does."""
+    if not isinstance(value, list):
+        return []
+    return [v if isinstance(v, Mapping) else {} for v in value if v is None or isinstance(v, Mapping)]
 
 
 def _names(value: object) -> Iterator[str]:
@@ -208,7 +196,7 @@ def _childless(template: Mapping[str, Any], path: str) -> Problems:
                 path,
                 field_error(
                     FieldErrorType.INVALID,
-                    template.get("name", OMITTED),
+                    template.get("name") or "",  # Go prints the zero value of a name left out
                     "must have at least one child PodGroupTemplate or CompositePodGroupTemplate",
                 ),
                 "add podGroupTemplates or compositePodGroupTemplates under it",

@@ -14,7 +14,9 @@ from toposched.frontends.kueue.fields import Problems, add_new, at, count, mappi
 from toposched.frontends.kueue.podsets import PodSetSource, Workload
 from toposched.model import PodBudget, Problem
 from toposched.model.names import MAX_LABEL, metadata_problems
+from toposched.model.object_meta import metadata_unknown_fields
 from toposched.model.topology import MAX_NAME
+from toposched.wire.batch import job_name_problems
 
 Reader = Callable[[Mapping[str, Any], str, str, Problems, PodBudget], tuple[tuple[PodSetSource, ...], int]]
 
@@ -33,6 +35,10 @@ def read_workload(
         problems,
         metadata_problems(metadata, at(base, "metadata"), max_name=MAX_LABEL if kind == "Job" else MAX_NAME),
     )
+    # a field ObjectMeta does not have is refused by the API server's strict decoding
+    add_new(problems, metadata_unknown_fields(doc, str(doc.get("apiVersion") or ""), kind, base))
+    if kind == "Job":  # its pods are <name>-<index>, a DNS label each (the API server's create rule)
+        add_new(problems, job_name_problems(doc, base))
     spec = mapping(doc.get("spec"), at(base, "spec"), problems, required=True)
     podsets, units = reader(spec, name or kind.lower(), at(base, "spec"), problems, budget)
     labels = metadata.get("labels")  # checked by metadata_problems above

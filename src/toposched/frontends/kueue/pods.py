@@ -16,6 +16,7 @@ from toposched.frontends.kueue.podsets import PodSetSource, Workload, read_shape
 from toposched.frontends.kueue.request import read_annotations
 from toposched.model import Problem
 from toposched.model.names import metadata_problems
+from toposched.model.object_meta import metadata_unknown_fields
 
 Located = tuple[str, Mapping[str, Any]]  # (field path of the document, the Pod)
 
@@ -37,6 +38,7 @@ def read_pod_group(pods: Sequence[Located], problems: Problems) -> Workload:
         names.append(name)
         namespaces.add(text(metadata.get("namespace"), at(path, "metadata.namespace"), problems) or "default")
         add_new(problems, metadata_problems(metadata, at(path, "metadata")))
+        add_new(problems, metadata_unknown_fields(pod, "v1", "Pod", path))  # refused by strict decoding
         labels = mapping(metadata.get("labels"), at(path, "metadata.labels"), problems)
         group = labels.get(keys.POD_GROUP_NAME)
         if labels.get(keys.QUEUE_NAME):
