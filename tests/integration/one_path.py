@@ -1,6 +1,7 @@
-"""The two ways into the engine, side by side: the command line's (``toposched place``) and the
-service's (a real SQLite store, one submission, one cycle). Both take parsed documents and a
-cluster and return the same normalised answer, so a test can ask for equality."""
+"""The ways into the engine, side by side: the command line's (``toposched place``), the
+service's (a real SQLite store, one submission, one cycle) and the simulator's (a replay of one
+job submitted at time 0, stopped after its first cycle). Each takes parsed documents and a
+cluster and returns the same normalised answer, so a test can ask for equality."""
 
 from __future__ import annotations
 
@@ -15,7 +16,11 @@ from toposched.engine import PlacementOptions
 from toposched.frontends.registry import PoolEntry, Registry, default_registry
 from toposched.model import Cluster, Policy, Search, ToposchedError
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
-from toposched.store import SqliteStore, WorkloadState
+from toposched.sim.config import Mode, SchedulerSettings, SimConfig
+from toposched.sim.gangs import Request, Shape, SimJob
+from toposched.sim.replay import Replay
+from toposched.sim.trace import TraceJob
+from toposched.store import SqliteStore, WorkloadRecord, WorkloadState
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,39 @@ def via_service(
         stored = scheduler.get(record.id)
     finally:
         store.close()
+    return stored_answer(stored)
+
+
+def via_simulator(
+    documents: Sequence[Any],
+    cluster: Cluster,
+    *,
+    policy: Policy | None = None,
+    pools: Mapping[str, Mapping[str, Any]] | None = None,
+    search: Search = Search.FAITHFUL,
+) -> Answer:
+    """A replay of one job made of ``documents``, submitted at time 0; its first cycle decides."""
+    topology = cluster.topologies[0]
+    job = SimJob(0, TraceJob("job", 0.0, 3600.0, 1), 1, 1, Request(Mode.REQUIRED, None), *_split(documents))
+    shape = Shape(topology, gpus_per_node=1, nodes_per_rack=1, rules=())
+    config = SimConfig(scheduler=SchedulerSettings(search=search))
+    replay = Replay(cluster, shape, [job], config, None if policy is None else policy.value, until=0.0)
+    for name, pool in (pools or {}).items():
+        replay.scheduler.put_pool(name, topology_keys=pool["topology_keys"], backend=pool["backend"])
+    try:
+        replay.run()
+    except ToposchedError as exc:
+        return refused(exc)
+    return stored_answer(replay.scheduler.get(replay.records[0].workload))
+
+
+def _split(documents: Sequence[Any]) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    first, *rest = documents
+    return first, tuple(rest)
+
+
+def stored_answer(stored: WorkloadRecord) -> Answer:
+    """The answer a scheduler stored for a workload after one cycle."""
     if stored.state is WorkloadState.ADMITTED:
         return Answer(True, _pods(stored.placement["pods"]), stored.placement["assignments"])
     assert stored.state is WorkloadState.PENDING, stored.state

@@ -26,7 +26,7 @@ from toposched.frontends.osmo import parse_pool
 from toposched.frontends.registry import CompileContext, Compiled, Documents, PoolEntry, default_registry
 from toposched.model import Cluster, Policy, Resources, RunningPod, Search, Topology
 
-from .one_path import Answer, via_cli, via_service
+from .one_path import Answer, via_cli, via_service, via_simulator
 
 CASE_KIND = "ConformanceCase"
 GPU = "nvidia.com/gpu"  # what OSMO's ``gpu`` asks for
@@ -215,7 +215,7 @@ RUNS = 130  # per front end: 520 random workloads in all
 
 
 @pytest.mark.parametrize("frontend", sorted(WORKLOADS))
-def test_random_workloads_place_alike_on_both_paths(
+def test_random_workloads_place_alike_on_every_path(
     frontend: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     runs = itertools.count()
@@ -228,7 +228,8 @@ def test_random_workloads_place_alike_on_both_paths(
         db = tmp_path_factory.mktemp("db") / f"{next(runs)}.db"
         cli = via_cli(documents, cluster, pools=cli_pools, search=Search.COMPLETE)
         service = via_service(documents, cluster, db, pools=service_pools, search=Search.COMPLETE)
-        assert cli == service
+        simulated = via_simulator(documents, cluster, pools=service_pools, search=Search.COMPLETE)
+        assert cli == service == simulated
 
     check()
 
