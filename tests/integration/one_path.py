@@ -12,9 +12,9 @@ from typing import Any
 
 from toposched.cli.workloads import place_documents
 from toposched.emit.result import result_document
-from toposched.engine import PlacementOptions
+from toposched.engine import PlacementOptions, PolicyRegistry
 from toposched.frontends.registry import PoolEntry, Registry, default_registry
-from toposched.model import Cluster, Policy, Search, ToposchedError
+from toposched.model import Cluster, Search, ToposchedError
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.sim.config import Mode, SchedulerSettings, SimConfig
 from toposched.sim.gangs import Request, Shape, SimJob
@@ -33,6 +33,7 @@ class Answer:
     assignments: Mapping[str, Any] = field(default_factory=dict)
     reason: str | None = None
     note: str | None = None
+    policy: str | None = None  # the policy that placed it
 
 
 def _pods(raw: Sequence[Mapping[str, Any]]) -> tuple[tuple[str, str, int, str | None], ...]:
@@ -48,10 +49,11 @@ def via_cli(
     documents: Sequence[Any],
     cluster: Cluster,
     *,
-    policy: Policy | None = None,
+    policy: str | None = None,
     pools: Mapping[str, PoolEntry] | None = None,
     registry: Registry | None = None,
     search: Search = Search.FAITHFUL,
+    policies: PolicyRegistry | None = None,
 ) -> Answer:
     try:
         outcome = place_documents(
@@ -60,12 +62,13 @@ def via_cli(
             options=PlacementOptions(search=search, policy=policy),
             pools=pools,
             registry=registry or default_registry(),
+            policies=policies,
         )
     except ToposchedError as exc:
         return refused(exc)
     doc = result_document(outcome.result)
     if doc["placed"]:
-        return Answer(True, _pods(doc["pods"]), doc["assignments"])
+        return Answer(True, _pods(doc["pods"]), doc["assignments"], policy=doc["policy"])
     return Answer(False, reason=doc["reason"], note=doc["note"])
 
 
@@ -74,16 +77,19 @@ def via_service(
     cluster: Cluster,
     db: Path,
     *,
-    policy: Policy | None = None,
+    policy: str | None = None,
     pools: Mapping[str, Mapping[str, Any]] | None = None,
     registry: Registry | None = None,
     search: Search = Search.FAITHFUL,
+    policies: PolicyRegistry | None = None,
 ) -> Answer:
     """Import the cluster, store the pools, submit, run one cycle, read the workload back."""
     store = SqliteStore(db)
     try:
         config = SchedulerConfig(policy=policy, search=search)
-        scheduler = Scheduler(store, ManualClock(), config, registry=registry or default_registry())
+        scheduler = Scheduler(
+            store, ManualClock(), config, registry=registry or default_registry(), policies=policies
+        )
         scheduler.import_cluster(cluster)
         for name, pool in (pools or {}).items():
             scheduler.put_pool(name, topology_keys=pool["topology_keys"], backend=pool["backend"])
@@ -102,16 +108,17 @@ def via_simulator(
     documents: Sequence[Any],
     cluster: Cluster,
     *,
-    policy: Policy | None = None,
+    policy: str | None = None,
     pools: Mapping[str, Mapping[str, Any]] | None = None,
     search: Search = Search.FAITHFUL,
+    policies: PolicyRegistry | None = None,
 ) -> Answer:
     """A replay of one job made of ``documents``, submitted at time 0; its first cycle decides."""
     topology = cluster.topologies[0]
     job = SimJob(0, TraceJob("job", 0.0, 3600.0, 1), 1, 1, Request(Mode.REQUIRED, None), *_split(documents))
     shape = Shape(topology, gpus_per_node=1, nodes_per_rack=1, rules=())
     config = SimConfig(scheduler=SchedulerSettings(search=search))
-    replay = Replay(cluster, shape, [job], config, None if policy is None else policy.value, until=0.0)
+    replay = Replay(cluster, shape, [job], config, policy, until=0.0, policies=policies)
     for name, pool in (pools or {}).items():
         replay.scheduler.put_pool(name, topology_keys=pool["topology_keys"], backend=pool["backend"])
     try:
@@ -129,6 +136,7 @@ def _split(documents: Sequence[Any]) -> tuple[dict[str, Any], tuple[dict[str, An
 def stored_answer(stored: WorkloadRecord) -> Answer:
     """The answer a scheduler stored for a workload after one cycle."""
     if stored.state is WorkloadState.ADMITTED:
-        return Answer(True, _pods(stored.placement["pods"]), stored.placement["assignments"])
+        placement = stored.placement
+        return Answer(True, _pods(placement["pods"]), placement["assignments"], policy=placement["policy"])
     assert stored.state is WorkloadState.PENDING, stored.state
     return Answer(False, reason=stored.explanation["reason"], note=stored.explanation.get("note"))
