@@ -135,7 +135,6 @@ class KubePlacer:
         # By id, as a group's name need not be unique: a PodGroup may be named like its Workload
         # (the root) or share a CompositePodGroup's name.
         self.bound: dict[int, list[tuple[PodSpec, int]]] = {}  # a group's subtree's bound pods
-        self._columns: dict[int, IntArray] = {}
 
     def pin(self, root: Group) -> dict[tuple[str, str], int]:
         """Charge the pods that already run; note them per group (row -1: a node not in the
@@ -155,7 +154,7 @@ class KubePlacer:
     def _charge(self, pod: PodSpec, row: int) -> None:
         ledger = self.space.ledger
         ledger.charge(
-            np.asarray([row], dtype=np.int64), np.ones(1, dtype=np.int64), ledger.vector(pod.requests)
+            np.asarray([row], dtype=np.int64), np.ones(1, dtype=np.int64), self.nodes.vector(pod.requests)
         )
 
     def commit(self, pods: list[Proposed]) -> None:
@@ -166,14 +165,7 @@ class KubePlacer:
             by_requests.setdefault(pod.requests, []).append(row)
         for requests, rows in by_requests.items():
             at, count = np.unique(np.asarray(rows, dtype=np.int64), return_counts=True)
-            ledger.charge(at, count, ledger.vector(requests))
-
-    def columns(self, group: Group) -> IntArray:
-        """The columns the placement score reads for ``group`` (every pod of its subtree)."""
-        found = self._columns.get(id(group))
-        if found is None:
-            found = self._columns[id(group)] = self.nodes.columns(p.requests for p in group.all_pods())
-        return found
+            ledger.charge(at, count, self.nodes.vector(requests))
 
     # -- one group ------------------------------------------------------------------------------
 
@@ -271,7 +263,7 @@ class KubePlacer:
             if group.children
             else self._podgroup(group, name, rows)
         )
-        trial.fullness = self.nodes.fullness(rows, self.columns(group))
+        trial.fullness = self.nodes.fullness(rows)
         trial.rows = rows
         ledger.undo(mark)
         return trial
