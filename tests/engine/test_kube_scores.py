@@ -1,12 +1,14 @@
 """kube-scheduler's scores as its default profile computes them (v1.37.2), each against the
 rule it once got wrong here: per pod NodeResourcesFit (LeastAllocated) plus
 BalancedAllocation over cpu and memory, requests counted non-zero (100m, 200Mi), and
-TaintToleration's PreferNoSchedule (kube_scores.py, kube_nodes.py)."""
+TaintToleration's PreferNoSchedule; per placement MostAllocated over every node of it, cordoned
+and NotReady ones included (kube_scores.py, kube_nodes.py)."""
 
 from __future__ import annotations
 
-from builders import GPU, kube_gang, node, running, topology
+from builders import GPU, RACK, kube_gang, node, running, topology
 from toposched.engine import place
+from toposched.frontends.kube.gang import own_topology
 from toposched.model import Cluster, Group, Node, Placement, PodSpec, Resources, RunningPod, Toleration
 from toposched.model.node import TaintEffect, TolerationOperator
 from toposched.model.topology import Topology
@@ -67,3 +69,42 @@ def test_prefer_no_schedule_taints_are_avoided() -> None:
     assert nodes_of(nodes, kube_group("w", 1, {"cpu": "1"})) == ["b"]
     tolerant = (Toleration("degraded", TolerationOperator.EXISTS, effect=TaintEffect.PREFER_NO_SCHEDULE),)
     assert nodes_of(nodes, kube_group("w", 1, {"cpu": "1"}, tolerations=tolerant)) == ["a"]
+
+
+def rack_pair(bad: str) -> list[Node]:
+    """r1: a (8 cpus) and a 32-cpu node that is cordoned or NotReady; r2: c (8 cpus)."""
+    odd = node("big").at(rack="r1").alloc(cpu=32)
+    odd = odd.cordoned() if bad == "cordoned" else odd.not_ready()
+    return [
+        node("a").at(rack="r1").alloc(cpu=8).build(),
+        odd.build(),
+        node("c").at(rack="r2").alloc(cpu=8).build(),
+    ]
+
+
+def racked(name: str, requests: dict[str, str], **more: object) -> Group:
+    group = kube_group(name, 1, requests, **more)
+    return Group(group.name, required=RACK, min_member=1, pods=group.pods, topology=own_topology(RACK).name)
+
+
+def test_cordoned_and_not_ready_nodes_count_in_their_placement() -> None:
+    # kube-scheduler sums every node of a placement: r1 ends 2 of 40 cpus full, r2 2 of 8,
+    # so r2 wins (counting r1 as its one usable node, the two would tie and r1 win by name).
+    for bad in ("cordoned", "not-ready"):
+        cluster = Cluster.create(rack_pair(bad), [], [HOSTS, own_topology(RACK)])
+        result = place(kube_gang(racked("w", {"cpu": "2"})), cluster)
+        assert isinstance(result, Placement), result
+        assert [p.node for p in result.pods] == ["c"], bad
+
+
+def test_a_pod_tolerating_the_lifecycle_taint_may_use_such_a_node() -> None:
+    # As kube-controller-manager taints them: node.kubernetes.io/unschedulable, not-ready.
+    for bad, key in (
+        ("cordoned", "node.kubernetes.io/unschedulable"),
+        ("not-ready", "node.kubernetes.io/not-ready"),
+    ):
+        cluster = Cluster.create(rack_pair(bad), [], [HOSTS, own_topology(RACK)])
+        group = racked("w", {"cpu": "20"}, tolerations=(Toleration(key, TolerationOperator.EXISTS),))
+        result = place(kube_gang(group), cluster)
+        assert isinstance(result, Placement), result
+        assert [p.node for p in result.pods] == ["big"], bad

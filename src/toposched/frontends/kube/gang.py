@@ -9,8 +9,9 @@ and holds its PodGroups and CompositePodGroups. kube-scheduler places each top-l
 own; the engine reads that from the semantics.
 
 Constraint keys are raw node labels, as kube-scheduler reads them: a PodGroup with key K may use
-every schedulable node that carries K, whatever its other labels (hostname included), and one
-without a constraint every schedulable node. So each key is the one level of a topology of its
+every node that carries K, whatever its other labels (hostname included), and one without a
+constraint every node; NotReady and cordoned nodes belong too, kept off by the taints they
+carry (``Topology.every_node``), as kube-scheduler counts them in a placement. So each key is the one level of a topology of its
 own, ``kube-<key>-<hash>`` (the hash keeps two keys that read alike apart), and the gang's root is
 on ``kube.all-nodes``, whose one level is the node's name; the input brings these topologies.
 """
@@ -58,14 +59,14 @@ class Levels:
 
 def all_nodes() -> Topology:
     """Every schedulable node, one domain each: a group without a constraint."""
-    return Topology.create(ALL_NODES, [NODE_LEVEL])
+    return Topology.create(ALL_NODES, [NODE_LEVEL], every_node=True)
 
 
 def own_topology(key: str) -> Topology:
     """The topology of one constraint key: the key alone (nodes without it are outside)."""
     slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:200].rstrip("-") or "level"
     digest = hashlib.sha256(key.encode()).hexdigest()[:8]
-    return Topology.create(f"kube-{slug}-{digest}", [key])
+    return Topology.create(f"kube-{slug}-{digest}", [key], every_node=True)
 
 
 def choose_levels(keys: Sequence[str]) -> Levels:
