@@ -1,7 +1,9 @@
 """The linked kube documents as the IR (``Semantics.KUBE``).
 
 The root is an unconstrained group without a minimum; its children are, in document order, one
-group per top-level PodGroup and CompositePodGroup, named after it. A PodGroup's group requires
+group per top-level PodGroup and CompositePodGroup, named after it. A CompositePodGroup's
+children come in kube-scheduler's order: by ``metadata.creationTimestamp``, then name (objects
+without one, not created yet, as if created together: by name). A PodGroup's group requires
 its constraint's node label (a topology level) and ``min_member`` = the gang's minCount (1 for
 basic); its pods come in index order (Job completion index, else pod index, else name). A
 CompositePodGroup's group requires its key, ``min_sub_group`` = minGroupCount (None for basic),
@@ -100,9 +102,10 @@ def to_gang(found: KubeDocuments, kind: str) -> tuple[Gang, Levels]:
         )
 
     def composite(node: CompositePodGroup) -> Group:
-        children = tuple(
-            build(name) for name in found.order if _parent(name, groups, composites) == node.name
-        )
+        mine = [name for name in found.order if _parent(name, groups, composites) == node.name]
+        # kube-scheduler takes a CompositePodGroup's children by creation time, then name
+        # (PodGroupInfo.GetChildGroups); objects not created yet count as created together.
+        children = tuple(build(name) for name in sorted(mine, key=lambda n: (found.created.get(n, ""), n)))
         return Group(
             node.name,
             required=node.key,
