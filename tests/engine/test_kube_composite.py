@@ -78,7 +78,7 @@ def test_the_gang_is_admitted_whole() -> None:
     assert isinstance(result, Unschedulable)
     assert result.group == "workers"
     assert result.message == (
-        "0/2 placements are available, reported placement status: "
+        "0/2 placements are available, first placement status: "
         "minCount (5) cannot be satisfied: 1 scheduled, 3 remaining"
     )
 

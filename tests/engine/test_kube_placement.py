@@ -66,7 +66,7 @@ def test_one_placement_per_label_value_and_unlabelled_nodes_never_used() -> None
     # Three pods of 4 GPUs fit no rack; the unlabelled node could hold all of them.
     result = refused(run(kube_gang(pod_group("workers", 3, required=RACK, min_count=3, gpu=4)), THREE_RACKS))
     assert result.message == (
-        "0/3 placements are available, reported placement status: "
+        "0/3 placements are available, first placement status: "
         "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"
     )
     assert (result.group, result.level, result.fit, result.needed) == ("workers", RACK, 2, 3)
@@ -183,7 +183,7 @@ def test_bound_pods_below_min_count_and_a_full_domain_are_refused() -> None:
     group = pod_group("workers", 3, required=RACK, min_count=3, gpu=4, bound={0: "r2-1"})
     result = refused(run(kube_gang(group), nodes))
     assert result.message == (
-        "0/1 placements are available, reported placement status: "
+        "0/1 placements are available, first placement status: "
         "minCount (3) cannot be satisfied: 1 scheduled, 1 remaining"
     )
 

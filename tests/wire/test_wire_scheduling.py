@@ -85,7 +85,7 @@ def test_conditions_per_version() -> None:
     }
     refused = scheduled_condition(V1ALPHA2, scheduled=False, message=unschedulable_message(3, ["full"]))
     assert refused["type"] == "PodGroupScheduled" and refused["reason"] == "Unschedulable"
-    assert refused["message"] == "0/3 placements are available, reported placement status: full"
+    assert refused["message"] == "0/3 placements are available, first placement status: full"
 
 
 def test_status_goes_with_the_object() -> None:

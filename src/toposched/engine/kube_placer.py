@@ -102,13 +102,14 @@ def pending_pods(group: Group) -> list[PodSpec]:
 
 def refusal(group: Group, placements: int, status: str | None, fit: int) -> Refusal:
     """No qualifying placement among ``placements``: the first one's ``status`` (None: there
-    is none), and the most pods one scheduled (``fit``, for a PodGroup)."""
-    first = "first placement status" if group.children else "reported placement status"
+    is none), and the most pods one scheduled (``fit``, for a PodGroup). kube-scheduler v1.37.2
+    words both kinds alike (schedule_one_podgroup.go): "first placement status"; the first is
+    random there (a map's order), here the first by name."""
     if status is None:
         status = f"no schedulable node in the placement has label {group.required}"
     return Refusal(
         group.name,
-        f"0/{placements} placements are available, {first}: {status}",
+        f"0/{placements} placements are available, first placement status: {status}",
         level=group.required,
         fit=None if group.children else fit,
         needed=None if group.children else minimum(group),
