@@ -11,13 +11,16 @@ agreements per gang kind and lists every disagreement with its explanation.
 Needs the binaries of testenv/build.sh (etcd, kube-apiserver, kube-scheduler).
 
 Run: python bench/vs_kube_scheduler.py [--cases 1000] [--seed 1] [--start 0 | --only 3,17] [--keep DIR]
+[--json FILE] [--quiet]
 (--keep DIR: each case that does not agree leaves toposched's inputs and kube-scheduler's
-bindings in DIR/seed<S>-case<N>/; --quiet: no line per case.)
+bindings in DIR/seed<S>-case<N>/; --json FILE: every verdict, one JSON object a line;
+--quiet: no line per case.)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -28,7 +31,7 @@ from tests.realkube.binaries import BinariesMissingError, find_binaries
 from tests.realkube.processes import ControlPlaneError
 from tests.realkube.sidebyside.batch import run_batch, side_by_side
 from tests.realkube.sidebyside.compare import Verdict
-from tests.realkube.sidebyside.report import agreed, report
+from tests.realkube.sidebyside.report import agreed, report, verdict_json
 
 
 def main() -> int:
@@ -38,6 +41,7 @@ def main() -> int:
     parser.add_argument("--start", type=int, default=0, help="number of the first case")
     parser.add_argument("--only", help="these case numbers (comma-separated) instead of a range")
     parser.add_argument("--keep", type=Path, help="folder for the files of cases that do not agree")
+    parser.add_argument("--json", type=Path, help="write each case's verdict there, one JSON object a line")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args()
     try:
@@ -47,7 +51,12 @@ def main() -> int:
         return 2
     start = time.monotonic()
 
+    record = args.json.open("w") if args.json else None
+
     def each(verdict: Verdict) -> None:
+        if record is not None:
+            record.write(json.dumps(verdict_json(verdict)) + "\n")
+            record.flush()
         if not args.quiet:
             mark = "  " if agreed(verdict) else "!!"
             print(

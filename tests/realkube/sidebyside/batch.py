@@ -62,8 +62,11 @@ def run_one(api: AdminApi, case: Case, log: Path | None = None, keep: Path | Non
         try:
             observed = run_case(api, case, log)
             verdict = judge(case, observed)
-        except (ControlPlaneError, httpx.HTTPError) as exc:
-            observed, verdict = None, Verdict(case, ERROR, notes=[f"the run failed: {exc}"])
+        except Exception as exc:  # one case's failure is its verdict; the batch goes on
+            observed, verdict = (
+                None,
+                Verdict(case, ERROR, notes=[f"the run failed: {type(exc).__name__}: {exc}"]),
+            )
         try:
             clean_up(api, case)
         except (ControlPlaneError, httpx.HTTPError) as exc:

@@ -70,16 +70,37 @@ def report(verdicts: Sequence[Verdict], command: str) -> str:
     return "\n".join(lines)
 
 
+def verdict_json(verdict: Verdict) -> dict[str, object]:
+    """One case's verdict as ``--json`` writes it."""
+    return {
+        "seed": verdict.case.seed,
+        "case": verdict.case.index,
+        "kind": verdict.case.gang.kind,
+        "summary": verdict.case.summary,
+        "outcome": verdict.outcome,
+        "runs": verdict.attempts,
+        "units": [
+            {"unit": u.unit, "outcome": u.outcome, "detail": u.detail, "messagesAgree": u.messages_agree}
+            for u in verdict.units
+        ],
+        "notes": verdict.notes,
+        "explained": explain(verdict),
+    }
+
+
 def notes(verdicts: Sequence[Verdict]) -> list[str]:
     whole = [v for v in verdicts if any(n.startswith("whole workload: toposched refuses") for n in v.notes)]
     refusals = [u.messages_agree for v in verdicts for u in v.units if u.outcome == BOTH_REFUSE]
+    other = sorted({v.case.index for v in verdicts for u in v.units if u.messages_agree is False})
     repeated = [v for v in verdicts if v.attempts > 1 and not any("answered otherwise" in n for n in v.notes)]
     rerun = [v for v in verdicts if any("answered otherwise" in n for n in v.notes)]
     return [
         f"workloads placed whole by `toposched place`: {len(whole)} refused where kube-scheduler placed some"
         " PodGroups and not others (toposched admits a workload whole: documented)",
         f"refusals: {sum(r is True for r in refusals)} name the same number of placements as kube-scheduler's"
-        f" condition, {sum(r is False for r in refusals)} another, {sum(r is None for r in refusals)} no number",
+        f" condition, {sum(r is False for r in refusals)} another"
+        + (f" (cases {', '.join(map(str, other))})" if other else "")
+        + f", {sum(r is None for r in refusals)} no number",
         f"cases run more than once (a first cycle raced, or a disagreement was checked again): {len(repeated)}",
         f"ties across runs: {len(rerun)} cases where kube-scheduler's answer changed from run to run (random"
         " ties inside a candidate's evaluation) and one of its answers was toposched's"

@@ -193,7 +193,8 @@ def clean_up(api: AdminApi, case: Case) -> None:
                 )
         api.delete_now(path)
     api.delete_now(f"/apis/scheduling.k8s.io/v1beta1/namespaces/{ns}/workloads")
-    api.delete_now(f"/apis/batch/v1/namespaces/{ns}/jobs")
+    # A Job's default deletion orphans its pods through a finalizer the garbage collector lifts.
+    api.delete_now(f"/apis/batch/v1/namespaces/{ns}/jobs", propagationPolicy="Background")
     api.delete_now("/api/v1/nodes", labelSelector=f"{CASE_LABEL}={case.prefix}")
 
 
