@@ -8,15 +8,20 @@ Printed per contender: pods and gangs placed, pods per second and gangs per seco
 first PodGroup written to the last pod placed), and the p50 / p99 time from a gang complete (its
 PodGroup written) to its last pod placed. kube-scheduler runs with its default profile and the
 feature gates of upstream gang scheduling; its client's rate limit is raised (1,000 QPS) so that
-bindings are not paced by it. toposched's controller is another contender
-(``stream.Contender``: gated pods in, ungated pods with node affinity out); until it is added
-the ratio line says so.
+bindings are not paced by it; a pod is placed when bound. toposched's controller
+(``toposched controller --mode ungater``, its own process, ``--interval`` between passes) gets
+the pods with its scheduling gate; a pod is placed when ungated with its node selector.
+kube-scheduler does not run then. toposched's engine alone places the same gangs without an API
+server (tests/realkube/sidebyside/engine_alone.py), so the API server's share is visible. The
+ratios of pods per second come last.
 
 Needs the binaries of testenv/build.sh.
 
 Run: python bench/vs_kube_scheduler_throughput.py [--nodes 5000] [--gangs 400] [--largest 256]
-[--seed 1] [--quick]
-(--quick: 240 nodes and 20 gangs of up to 32 pods, to check that the script works.)
+[--seed 1] [--only kube-scheduler,toposched,engine] [--interval 0.05] [--profile FILE] [--quick]
+(--quick: 240 nodes and 20 gangs of up to 32 pods, to check that the script works; --profile:
+the controller runs under cProfile and writes its profile to FILE, read it with
+``python -m pstats FILE``.)
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the harness live
 from tests.realkube.binaries import BinariesMissingError, find_binaries
 from tests.realkube.control_plane import running_control_plane
 from tests.realkube.processes import ControlPlaneError
+from tests.realkube.sidebyside.controller_contender import ToposchedControllerContender
+from tests.realkube.sidebyside.engine_alone import NAME as ENGINE
+from tests.realkube.sidebyside.engine_alone import measure_engine
 from tests.realkube.sidebyside.stream import (
     Contender,
     KubeSchedulerContender,
@@ -40,7 +48,7 @@ from tests.realkube.sidebyside.stream import (
     stream_nodes,
 )
 
-CONTENDERS: tuple[type[Contender], ...] = (KubeSchedulerContender,)  # toposched's controller: beside it
+NAMES = ("kube-scheduler", "toposched", "engine")
 
 
 def shape_for(nodes: int) -> Shape:
@@ -56,9 +64,30 @@ def line(m: Measured) -> str:
     gangs = m.gangs / m.seconds if m.seconds else 0.0
     return (
         f"{m.name:<16} {m.pods:>7} pods {m.gangs:>5} gangs in {m.seconds:7.1f} s  {rate:8.1f} pods/s"
-        f" {gangs:7.2f} gangs/s  p50 {m.quantile(0.5):6.2f} s  p99 {m.quantile(0.99):6.2f} s"
+        f" {gangs:7.2f} gangs/s  p50 {m.quantile(0.5):7.3f} s  p99 {m.quantile(0.99):7.3f} s"
         + (f"  ({m.unplaced} gangs not placed)" if m.unplaced else "")
     )
+
+
+def contenders(names: list[str], interval: float, profile: Path | None) -> list[Contender]:
+    made: dict[str, Contender] = {
+        "kube-scheduler": KubeSchedulerContender(),
+        "toposched": ToposchedControllerContender(interval, profile),
+    }
+    return [made[n] for n in names if n in made]
+
+
+def rate(m: Measured) -> float:
+    return m.pods / m.seconds if m.seconds else 0.0
+
+
+def ratios(results: list[Measured]) -> str:
+    by = {m.name: m for m in results}
+    theirs = by.get("kube-scheduler")
+    if theirs is None or not rate(theirs):
+        return "toposched / kube-scheduler: n/a (kube-scheduler was not measured)"
+    parts = [f"{name} {rate(by[name]) / rate(theirs):.2f}x" for name in ("toposched", ENGINE) if name in by]
+    return "toposched / kube-scheduler: " + (", ".join(parts) if parts else "n/a") + " pods/s"
 
 
 def main() -> int:
@@ -68,10 +97,18 @@ def main() -> int:
     parser.add_argument("--largest", type=int, default=256)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for the stream")
+    parser.add_argument("--only", default=",".join(NAMES), help="which to measure, comma-separated")
+    parser.add_argument("--interval", type=float, default=0.05, help="the controller's --interval")
+    parser.add_argument("--profile", type=Path, help="cProfile the controller into this file")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
         args.nodes, args.gangs, args.largest, args.timeout = 240, 20, 32, 300.0
+    names = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(NAMES))
+    if unknown:
+        print(f"--only: unknown {', '.join(unknown)}; choose from {', '.join(NAMES)}", file=sys.stderr)
+        return 2
     try:
         binaries = find_binaries()
     except BinariesMissingError as exc:
@@ -83,25 +120,22 @@ def main() -> int:
     print(
         f"{len(nodes)} nodes ({shape.zones} zones x {shape.blocks} blocks x {shape.racks} racks x"
         f" {shape.nodes} nodes, {shape.gpus} GPUs each); {len(gangs)} gangs, {sum(g.pods for g in gangs)} pods"
-        f" of 1 GPU, 1-{args.largest} per gang, {sum(g.key is None for g in gangs)} without a constraint"
+        f" of 1 GPU, 1-{args.largest} per gang, {sum(g.key is None for g in gangs)} without a constraint",
+        flush=True,
     )
     results = []
-    for contender in CONTENDERS:
+    for contender in contenders(names, args.interval, args.profile):
         try:
             with running_control_plane(binaries) as plane:
-                results.append(measure(plane, binaries, contender(), nodes, gangs, timeout=args.timeout))
+                results.append(measure(plane, binaries, contender, nodes, gangs, timeout=args.timeout))
         except ControlPlaneError as exc:
             print(f"{contender.name}: the control plane failed: {exc}", file=sys.stderr)
             return 1
         print(line(results[-1]), flush=True)
-    names = [m.name for m in results]
-    if "toposched" in names and "kube-scheduler" in names:
-        ours, theirs = (results[names.index(n)] for n in ("toposched", "kube-scheduler"))
-        print(
-            f"toposched / kube-scheduler: {(ours.pods / ours.seconds) / (theirs.pods / theirs.seconds):.1f}x pods/s"
-        )
-    else:
-        print("toposched / kube-scheduler: n/a (toposched's controller is not a contender yet)")
+    if "engine" in names:
+        results.append(measure_engine(nodes, gangs))
+        print(line(results[-1]), flush=True)
+    print(ratios(results))
     return 0
 
 
