@@ -201,16 +201,19 @@ def pod_group(
     gpu: int | Sequence[int] = 1,
     bound: Mapping[int, str] | None = None,
     selector: Mapping[str, str] | None = None,
+    cpu: int | Sequence[int] | None = None,
 ) -> Group:
-    """A kube-scheduler PodGroup: ``count`` pods of ``gpu`` GPUs each (or one amount per pod),
-    ``min_count`` of them needed (1: basic policy), ``required`` the constraint's label key;
-    ``bound`` pods (by index) already run on a node."""
-    gpus = [gpu] * count if isinstance(gpu, int) else list(gpu)
+    """A kube-scheduler PodGroup: ``count`` pods of ``gpu`` GPUs each (or one amount per pod;
+    ``cpu`` instead: CPUs, the resource kube-scheduler's scores read), ``min_count`` of them
+    needed (1: basic policy), ``required`` the constraint's label key; ``bound`` pods (by
+    index) already run on a node."""
+    resource, amount = ("gpu", gpu) if cpu is None else ("cpu", cpu)
+    amounts = [amount] * count if isinstance(amount, int) else list(amount)
     pods = tuple(
         PodSpec(
             f"{name}-{i}",
             i,
-            _resources({"gpu": gpus[i]}),
+            _resources({resource: amounts[i]}),
             node_selector=dict(selector or {}),
             node=(bound or {}).get(i),
         )

@@ -35,7 +35,7 @@ def test_json_adds_unschedulable_podgroups(invoke: Invoke, tmp_path: Path) -> No
     (condition,) = group["status"]["conditions"]
     assert (condition["status"], condition["reason"]) == ("False", "Unschedulable")
     assert condition["message"] == (
-        "0/3 placements are available, reported placement status: minCount (12) cannot be satisfied: "
+        "0/3 placements are available, first placement status: minCount (12) cannot be satisfied: "
         "8 scheduled, 3 remaining"
     )
 

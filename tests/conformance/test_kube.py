@@ -14,7 +14,16 @@ import pytest
 from conformance.loader import Case, missing_facts, params, skip_if_conflicted
 from toposched.cli.workloads import place_documents
 from toposched.frontends.kube import validate_create, validate_update
-from toposched.model import Cluster, Node, Placement, Problem, RunningPod, WorkloadSpecError
+from toposched.model import (
+    Cluster,
+    Node,
+    Placement,
+    Problem,
+    RunningPod,
+    Taint,
+    TaintEffect,
+    WorkloadSpecError,
+)
 from toposched.model.quantity import PODS
 from toposched.model.resources import Resources
 
@@ -73,14 +82,29 @@ def test_validate(case: Case) -> None:
 
 
 def cluster_of(case: Case) -> Cluster:
+    """The case's nodes and what runs there: ``used`` is one pod's requests, or a list of the
+    requests of each pod (kube-scheduler's scores count a pod asking no cpu or memory)."""
     nodes, running = [], []
     for raw in case.data["nodes"]:
         allocatable = Resources.parse(raw.get("allocatable", {}))
-        nodes.append(Node.create(raw["name"], raw.get("labels", {}), allocatable))
-        used = raw.get("used")
-        if used:
-            requests = Resources.parse({k: v for k, v in used.items() if k != PODS})
-            running.append(RunningPod(f"{raw['name']}-used", "other", raw["name"], requests))
+        taints = tuple(
+            Taint(t["key"], t.get("value", ""), TaintEffect(t.get("effect", "NoSchedule")))
+            for t in raw.get("taints", ())
+        )
+        nodes.append(
+            Node.create(
+                raw["name"],
+                raw.get("labels", {}),
+                allocatable,
+                taints,
+                ready=raw.get("ready", True),
+                unschedulable=raw.get("unschedulable", False),
+            )
+        )
+        used = raw.get("used") or []
+        for i, pod in enumerate([used] if isinstance(used, Mapping) else used):
+            requests = Resources.parse({k: v for k, v in pod.items() if k != PODS})
+            running.append(RunningPod(f"{raw['name']}-used{i}", "other", raw["name"], requests))
     return Cluster(tuple(nodes), tuple(running), ())
 
 

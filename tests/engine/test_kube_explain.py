@@ -36,17 +36,17 @@ def test_a_refused_pod_group_is_explained_with_suggestions_that_place() -> None:
 
 
 def test_the_complete_search_is_suggested_when_the_per_pod_choice_misses() -> None:
-    # The leader (2 GPUs) goes to the emptiest node, a-n1, and the worker (4 GPUs) then fits
+    # The leader (2 CPUs) goes to the emptiest node, a-n1, and the worker (4 CPUs) then fits
     # nowhere; the leader on a-n0 leaves a-n1 whole.
     #
     #   a: a-n0 (2 of 4 used) a-n1
-    nodes = [node(f"a-n{i}").at(rack="a").alloc(gpu=4).build() for i in (0, 1)]
-    cluster = Cluster.create(nodes, [running("etl", "a-n0", gpu=2)], [LEVELS])
+    nodes = [node(f"a-n{i}").at(rack="a").alloc(cpu=4).build() for i in (0, 1)]
+    cluster = Cluster.create(nodes, [running("etl", "a-n0", cpu=2)], [LEVELS])
     job = kube_gang(
         composite(
             "lws",
-            pod_group("leader", 1, gpu=2),
-            pod_group("workers", 1, gpu=4),
+            pod_group("leader", 1, cpu=2),
+            pod_group("workers", 1, cpu=4),
             required=RACK,
             min_groups=2,
         )

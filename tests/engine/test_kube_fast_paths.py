@@ -123,7 +123,7 @@ def test_fill_agrees_with_picking_one_pod_at_a_time(
     room = nodes.room(pod, rows, count)
     fast = nodes.fill(pod, count, rows).tolist()
     one_by_one: list[int] = []
-    vec = space.ledger.vector(requests)
+    vec = nodes.vector(requests)
     while len(one_by_one) < count and (row := nodes.pick(pod, rows)) is not None:
         one_by_one.append(row)
         space.ledger.charge(np.asarray([row], dtype=np.int64), np.ones(1, dtype=np.int64), vec)
@@ -138,19 +138,19 @@ def test_fullness_each_agrees_with_fullness_per_placement(
 ) -> None:
     snapshot, _ = scenario
     space, nodes = kube_nodes(snapshot, list(range(len(SHAPES))))
-    cols = nodes.columns(data.draw(st.lists(st.sampled_from([s[0] for s in SHAPES]), max_size=3)))
+    cols = nodes.cols  # cpu and memory
     parts = [
         np.asarray(sorted(data.draw(st.sets(st.integers(0, space.size - 1)))), dtype=np.int64)
         for _ in range(data.draw(st.integers(1, 4)))
     ]
     added = np.asarray([[data.draw(st.integers(0, 3000)) for _ in cols] for _ in parts], dtype=np.int64)
     starts = np.cumsum([0, *map(len, parts)])
-    each = nodes.fullness_each(np.concatenate(parts), starts, cols, added.reshape(len(parts), len(cols)))
+    each = nodes.fullness_each(np.concatenate(parts), starts, added.reshape(len(parts), len(cols)))
     for part, extra, full in zip(parts, added, each.tolist(), strict=True):
         mark = space.ledger.mark()
-        if len(part) and len(cols):  # the extra use charged on the placement's first node
+        if len(part):  # the extra use charged on the placement's first node
             space.ledger.charge(part[:1], np.ones(1, dtype=np.int64), _vector(space, cols, extra))
-        assert full == nodes.fullness(part, cols)
+        assert full == nodes.fullness(part)
         space.ledger.undo(mark)
 
 
@@ -191,11 +191,9 @@ def test_fullness_of_a_placement_whose_memory_times_100_passes_int64_is_exact() 
     half = Resources.parse({"memory": "512Pi"})
     kube = KubeNodes(space, [snapshot], [PodSpec("p", 0, half)])
     rows = np.arange(3, dtype=np.int64)
-    cols = kube.columns([half])
-    space.ledger.charge(rows, np.ones(3, dtype=np.int64), space.ledger.vector(half))
-    expected = 50  # half of the memory is used (the score reads the pod's memory column)
-    assert kube.fullness(rows, cols) == expected
+    space.ledger.charge(rows, np.ones(3, dtype=np.int64), kube.vector(half))
+    # Half of the memory; of the cpu, the 100m each pod asking none counts as: (10 + 50) // 2.
+    expected = 30
+    assert kube.fullness(rows) == expected
     starts = np.asarray([0, 3], dtype=np.int64)
-    assert kube.fullness_each(rows, starts, cols, np.zeros((1, len(cols)), dtype=np.int64)).tolist() == [
-        expected
-    ]
+    assert kube.fullness_each(rows, starts, np.zeros((1, 2), dtype=np.int64)).tolist() == [expected]

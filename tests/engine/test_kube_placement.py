@@ -16,16 +16,16 @@ RACK_HOST = topology("rack", "host")
 BLOCK_RACK = topology("block", "rack", "host")
 
 
-def rack_nodes(racks: dict[str, list[int]]) -> list[Node]:
-    """Nodes ``<rack>-<i>`` with the given GPUs, under the rack label only; the tables below
-    write racks this way. ``{"r1": [8, 8], "r2": [8]}`` is
+def rack_nodes(racks: dict[str, list[int]], resource: str = "gpu") -> list[Node]:
+    """Nodes ``<rack>-<i>`` with the given GPUs (or another ``resource``), under the rack label
+    only; the tables below write racks this way. ``{"r1": [8, 8], "r2": [8]}`` is
 
         r1: r1-1 (8 GPUs) r1-2 (8 GPUs)     r2: r2-1 (8 GPUs)
     """
     return [
-        node(f"{rack}-{i}").at(rack=rack).alloc(gpu=gpu).build()
-        for rack, gpus in racks.items()
-        for i, gpu in enumerate(gpus, start=1)
+        node(f"{rack}-{i}").at(rack=rack).alloc(**{resource: amount}).build()
+        for rack, amounts in racks.items()
+        for i, amount in enumerate(amounts, start=1)
     ]
 
 
@@ -66,7 +66,7 @@ def test_one_placement_per_label_value_and_unlabelled_nodes_never_used() -> None
     # Three pods of 4 GPUs fit no rack; the unlabelled node could hold all of them.
     result = refused(run(kube_gang(pod_group("workers", 3, required=RACK, min_count=3, gpu=4)), THREE_RACKS))
     assert result.message == (
-        "0/3 placements are available, reported placement status: "
+        "0/3 placements are available, first placement status: "
         "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"
     )
     assert (result.group, result.level, result.fit, result.needed) == ("workers", RACK, 2, 3)
@@ -148,18 +148,20 @@ def test_basic_policy_needs_one_pod() -> None:
     ],
 )
 def test_placement_score(racks: dict[str, list[int]], used: list[tuple[str, int]], winner: str) -> None:
-    # Four pods of 2 GPUs, at least 3.
-    pods = [running(f"other-{i}", on, gpu=gpu) for i, (on, gpu) in enumerate(used)]
+    # Four pods of 2 CPUs, at least 3, on nodes of CPUs (the scores read cpu and memory).
+    pods = [running(f"other-{i}", on, cpu=cpu) for i, (on, cpu) in enumerate(used)]
     result = run(
-        kube_gang(pod_group("workers", 4, required=RACK, min_count=3, gpu=2)), rack_nodes(racks), pods
+        kube_gang(pod_group("workers", 4, required=RACK, min_count=3, cpu=2)),
+        rack_nodes(racks, "cpu"),
+        pods,
     )
     assert racks_of(result) == {winner}
 
 
 def test_pods_spread_inside_the_rack_by_least_allocated() -> None:
     # Per pod the default profile's LeastAllocated: the emptiest node first, ties by name.
-    nodes = rack_nodes({"r1": [8, 8, 4]})
-    result = run(kube_gang(pod_group("workers", 3, required=RACK, min_count=3, gpu=2)), nodes)
+    nodes = rack_nodes({"r1": [8, 8, 4]}, "cpu")
+    result = run(kube_gang(pod_group("workers", 3, required=RACK, min_count=3, cpu=2)), nodes)
     assert nodes_of(result) == {"workers-0": "r1-1", "workers-1": "r1-2", "workers-2": "r1-1"}
 
 
@@ -181,7 +183,7 @@ def test_bound_pods_below_min_count_and_a_full_domain_are_refused() -> None:
     group = pod_group("workers", 3, required=RACK, min_count=3, gpu=4, bound={0: "r2-1"})
     result = refused(run(kube_gang(group), nodes))
     assert result.message == (
-        "0/1 placements are available, reported placement status: "
+        "0/1 placements are available, first placement status: "
         "minCount (3) cannot be satisfied: 1 scheduled, 1 remaining"
     )
 

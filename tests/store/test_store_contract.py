@@ -129,6 +129,15 @@ def test_a_workloads_own_topologies_are_kept_with_it_not_among_the_topologies(st
     assert store.list_topologies() == [TOPOLOGY]
 
 
+def test_a_kube_constraint_topology_keeps_its_every_node_view(store: Store) -> None:
+    # The kube front end's topologies take NotReady and cordoned nodes too; stored with the
+    # workload and read back, they must still, or the service would place as before.
+    own = Topology.create("kube-rack-0123456789", ["example.com/rack"], every_node=True)
+    record = store.submit_workload(replace(workload("a", topology=own.name), own_topologies=(own,)))
+    assert store.get_workload(record.id).own_topologies == (own,)
+    assert store.get_workload(record.id).own_topologies[0].every_node
+
+
 def test_list_workloads_filters_by_owner_and_state(store: Store) -> None:
     a = store.submit_workload(workload("a", owner="alice"))
     b = store.submit_workload(workload("b", owner="bob"))

@@ -163,3 +163,22 @@ def test_the_node_name_level_holds_every_schedulable_node_whatever_its_labels() 
     assert every.node_names == ("h1", "h2", "h3", "h4", "h5", "h8", "n9")  # h6 NotReady, h7 cordoned
     assert every.leaf_values == tuple((n,) for n in ("h1", "h2", "h3", "h4", "h5", "h8", "host-9"))
     assert every.hostname_is_lowest
+
+
+def test_an_every_node_topology_holds_not_ready_and_cordoned_nodes_tainted_as_kcm_taints_them() -> None:
+    """kube-scheduler's view of a constraint key: every labelled node belongs (it counts in a
+    placement), and a NotReady or cordoned one blocks pods by the taint kube-controller-manager
+    gives it, so only a pod tolerating that taint may use it."""
+    nodes = [
+        node("ok").at(rack="r1").build(),
+        node("down").at(rack="r1").not_ready().build(),
+        node("off").at(rack="r1").cordoned().build(),
+    ]
+    assert TopologyTree.build(topology("rack"), nodes).node_names == ("ok",)
+    every = TopologyTree.build(Topology.create("kube-rack", [RACK], every_node=True), nodes)
+    assert every.node_names == ("down", "off", "ok")
+    blocking = {tuple(str(t) for t in taints): rows.tolist() for taints, rows in every.taint_groups()}
+    assert blocking == {
+        ("node.kubernetes.io/not-ready:NoSchedule",): [0],
+        ("node.kubernetes.io/unschedulable:NoSchedule",): [1],
+    }

@@ -88,7 +88,7 @@ def test_conditions_per_version() -> None:
         V1ALPHA2, scheduled=False, at=0.0, message=unschedulable_message(3, ["full"])
     )
     assert refused["type"] == "PodGroupScheduled" and refused["reason"] == "Unschedulable"
-    assert refused["message"] == "0/3 placements are available, reported placement status: full"
+    assert refused["message"] == "0/3 placements are available, first placement status: full"
 
 
 def test_status_goes_with_the_object() -> None:

@@ -29,8 +29,8 @@ The one deliberate difference: kube-scheduler places each root child in its own 
 the ones that fit bind while another waits. toposched places them in order (each seeing what the
 earlier ones took) but admits the gang whole: when any child cannot meet its minimum the gang is
 ``Unschedulable``, the reason naming that group with kube-scheduler's message ("0/N placements
-are available, reported placement status: minCount (M) cannot be satisfied: S scheduled, R
-remaining"; a CompositePodGroup's says "first placement status").
+are available, first placement status: minCount (M) cannot be satisfied: S scheduled, R
+remaining", as kube-scheduler v1.37.2 words it for PodGroups and CompositePodGroups alike).
 
 The simulation is ``kube_placer.KubePlacer``'s (each candidate on its own, every pod through
 ``KubeNodes.pick``, as kube-scheduler does it); ``kube_each.EachPlacer`` gives the same answers

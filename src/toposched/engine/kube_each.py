@@ -90,7 +90,6 @@ class EachPlacer(KubePlacer):
         pending = runs[0] if runs else []
         bound = len(group.pods) - len(pending)
         rows, starts = found.rows, found.starts
-        cols = self.columns(group)
         if pending and bound + len(pending) >= need:
             room = self.nodes.room(pending[0], rows, len(pending))
             placed = np.minimum(segment_sums(room, starts), len(pending))
@@ -99,10 +98,8 @@ class EachPlacer(KubePlacer):
             placed = np.zeros(len(found), dtype=np.int64)
         scheduled = bound + placed
         feasible = scheduled >= need
-        vec = (
-            self.space.ledger.vector(pending[0].requests)[cols] if pending else np.zeros(len(cols), np.int64)
-        )
-        fullness = self.nodes.fullness_each(rows, starts, cols, placed[:, None] * vec)
+        counted = self.nodes.requests(pending[0])[1] if pending else np.zeros(2, dtype=np.int64)
+        fullness = self.nodes.fullness_each(rows, starts, placed[:, None] * counted)
         # ``choose`` in every parent: PodGroupPodsCount against the parent's best, plus fullness;
         # the first candidate (by name) of the highest score.
         best = np.zeros(len(ends) - 1, dtype=np.int64)
@@ -178,7 +175,7 @@ class EachPlacer(KubePlacer):
                 break
             at = self.nodes.fill(run[0], placed, rows, room)
             where, count = np.unique(at, return_counts=True)
-            ledger.charge(where, count, ledger.vector(run[0].requests))
+            ledger.charge(where, count, self.nodes.vector(run[0].requests))
             trial.pods += [(group.name, pod, row) for pod, row in zip(run, at.tolist(), strict=False)]
         trial.scheduled = scheduled
         trial.feasible = not trial.status and scheduled >= need
@@ -219,9 +216,8 @@ class EachPlacer(KubePlacer):
                     still.append(i)
             self.commit(proposed)  # the parents' nodes are apart: each sees its own charges only
             going = still
-        cols = self.columns(group)
-        nothing = np.zeros((len(trials), len(cols)), dtype=np.int64)
-        fullness = self.nodes.fullness_each(found.rows, found.starts, cols, nothing).tolist()
+        nothing = np.zeros((len(trials), 2), dtype=np.int64)  # the children's pods are charged
+        fullness = self.nodes.fullness_each(found.rows, found.starts, nothing).tolist()
         for trial, count, full in zip(trials, done, fullness, strict=True):
             trial.feasible = not trial.status and count >= need
             trial.fullness = full

@@ -1,28 +1,29 @@
 """kube-scheduler's node-level rules inside one candidate placement: which node a pod goes to,
-and how full a placement is once its pods are in.
+and how full a placement is once its pods are in (the scores are ``kube_scores``').
 
 Per pod (the ordinary Filter and Score run on the placement's nodes): a node passes when the
 pod tolerates its taints, matches its selector and fits in its free capacity (the ``pods`` slot
 included), as the engine's capacity encodes everywhere. Of the nodes that pass, the pod takes
-the one the default profile's ``NodeResourcesFit`` scores highest with its default
-``LeastAllocated`` strategy: per resource ``(free - request) * 100 // allocatable``, averaged
-with weight 1 each. kube-scheduler picks at random among equal nodes; here the first node by
-name wins. The other default score plugins (image locality, balanced allocation, spreading,
-affinity) are not modelled: the engine knows no images, affinities or spreading constraints.
+the one the default profile scores highest: NodeResourcesFit (``LeastAllocated``) plus
+NodeResourcesBalancedAllocation over cpu and memory, plus TaintToleration (PreferNoSchedule
+taints). kube-scheduler picks at random among equal nodes; here the first node by name wins.
+The other default score plugins score every node alike for the pods the engine knows (no
+images, affinities or spreading constraints) and change no choice.
 
-Per placement (``NodeResourcesFit`` as placement scorer, always ``MostAllocated``): per resource
-``(allocatable - free) * 100 // allocatable`` summed over the placement's nodes after the
-proposed pods, averaged with weight 1 each: the fullest placement scores highest.
+Per placement (``NodeResourcesFit`` as placement scorer, ``MostAllocated``): cpu and memory
+requested over the placement's nodes after the proposed pods, against their allocatable.
 
-Both scores read the resources the group's pods request (``pods`` slot aside). kube-scheduler's
-default list is cpu and memory; pods that ask only for accelerators would tie on every node and
-every rack under it, so the requested resources are the ones that separate the candidates.
+Requests count as kube-scheduler's scores count them: a pod asking no cpu as 100m, no memory as
+200Mi (``kube_scores.non_zero``). Running pods are counted by ``Snapshot.unrequested``; the
+pods a placement charges carry what they count beyond their requests in two columns of the
+ledger of their own (``COUNTED``), so a charge and its undo keep it with the rest.
 
 ``pick`` places one pod (the readable rule). ``fill`` places a run of identical pods at once:
-charging a pod only lowers its own node's score, so each node's scores for its 1st, 2nd, ...
-copy fall, and the nodes' sequences merged best first (score, then name, then copy) are the
-order ``pick`` would take them in one at a time. ``fullness_each`` scores many placements at
-once from their sums (the used amounts grow by what the pods charge, wherever they go).
+charging a pod only changes its own node's scores, so each node has a sequence of scores for
+its 1st, 2nd, ... copy; the pods take the best next copy one after another (``_greedy``). When
+every sequence falls (the usual case) that is the nodes' sequences merged best first (score,
+then name, then copy), done in one sort. ``fullness_each`` scores many placements at once from
+their sums.
 """
 
 from __future__ import annotations
@@ -34,14 +35,27 @@ from operator import attrgetter
 import numpy as np
 
 from toposched.engine.caches import Slot
+from toposched.engine.kube_scores import (
+    NON_ZERO,
+    SCORED,
+    balanced,
+    least_allocated,
+    most_allocated,
+    non_zero,
+    taint_scores,
+)
 from toposched.engine.rowwise import take_rows
 from toposched.engine.space import NodeSpace
-from toposched.model import PODS, PodSpec, Resources
+from toposched.model import PodSpec, Resources, Taint, TaintEffect
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.snapshot.snapshot import distinct
 from toposched.topology import IntArray, TopologyTree
 
-MAX_SCORE = 100  # kube-scheduler's MaxNodeScore
+# Ledger columns of what the scores count beyond a charged pod's cpu and memory requests (100m
+# for a pod asking no cpu, 200Mi for one asking no memory). Each starts at ``UNLIMITED`` free, so
+# no pod is kept off a node by them; the amount charged is UNLIMITED less the free amount.
+COUNTED = ("toposched.kube/counted-cpu", "toposched.kube/counted-memory")
+UNLIMITED = 2**60
 
 
 class KubeNodes:
@@ -50,9 +64,18 @@ class KubeNodes:
     def __init__(self, space: NodeSpace, snapshots: Iterable[Snapshot], pods: Iterable[PodSpec]) -> None:
         self.space = space
         ledger = space.ledger
+        created = [name for name in COUNTED if name not in ledger.columns]
+        ledger.vector(Resources(dict.fromkeys((*SCORED, *COUNTED), 1)))  # the columns exist
+        for name in created:
+            ledger.free[:, ledger.columns[name]] = UNLIMITED  # a new column: the ledger owns it
+        self._augmented: dict[Resources, Resources] = {}
         for pod in pods:  # every column a pod asks for exists before the matrix is read
-            ledger.vector(pod.requests)
+            self.vector(pod.requests)
+        self.cols = np.asarray([ledger.columns[name] for name in SCORED], dtype=np.int64)
+        self.counted = np.asarray([ledger.columns[name] for name in COUNTED], dtype=np.int64)
         self.allocatable: IntArray = np.zeros_like(ledger.free)
+        self.unrequested: IntArray = np.zeros((space.size, len(SCORED)), dtype=np.int64)  # as non-zero
+        self.preferred: list[tuple[Taint, ...]] = [()] * space.size  # PreferNoSchedule taints
         filled = np.zeros(space.size, dtype=np.bool_)
         for snap in snapshots:  # a node in several snapshots: the first one's
             tree = snap.tree
@@ -70,40 +93,42 @@ class KubeNodes:
             new = rows >= 0
             new[new] = ~filled[rows[new]]
             self.allocatable[rows[new]] = matrix[per_node[new]]
+            self.unrequested[rows[new]] = snap.unrequested[new] * NON_ZERO
+            for row, node in zip(rows[new].tolist(), np.flatnonzero(new).tolist(), strict=True):
+                self.preferred[row] = _preferred(tree, node)
             filled[rows[new]] = True
-        self._scored: dict[Resources, IntArray] = {}
+        self._tainted = any(self.preferred)
 
-    def columns(self, requests: Iterable[Resources]) -> IntArray:
-        """The ledger columns of the resources these requests ask for (``pods`` slot aside)."""
-        columns = self.space.ledger.columns
-        names = sorted({name for r in requests for name, amount in r.items() if amount > 0 and name != PODS})
-        return np.asarray([columns[name] for name in names if name in columns], dtype=np.int64)
+    # -- one pod ---------------------------------------------------------------------------------
 
-    def scored(self, requests: Resources) -> IntArray:
-        """``columns`` of one pod's requests: the resources its node score reads (kept)."""
-        found = self._scored.get(requests)
-        if found is None:
-            found = self._scored[requests] = self.columns([requests])
-        return found
+    def vector(self, requests: Resources) -> IntArray:
+        """A pod's charge in the ledger: its requests and what the scores count beyond them."""
+        augmented = self._augmented.get(requests)
+        if augmented is None:
+            asked = np.asarray([requests.get(name) for name in SCORED], dtype=np.int64)
+            beyond = (non_zero(asked) - asked).tolist()
+            augmented = self._augmented[requests] = Resources(
+                {**requests, **dict(zip(COUNTED, beyond, strict=True))}
+            )
+        return self.space.ledger.vector(augmented)
+
+    def requests(self, pod: PodSpec) -> tuple[IntArray, IntArray]:
+        """The pod's cpu and memory requests: actual, and as the scores count them."""
+        actual = self.space.ledger.vector(pod.requests)[self.cols]
+        return actual, non_zero(actual)
 
     def pick(self, pod: PodSpec, rows: IntArray) -> int | None:
         """The row of ``rows`` the pod goes to, or None when it fits none."""
         if len(rows) == 0:
             return None
-        ledger = self.space.ledger
-        vec = ledger.vector(pod.requests)
+        vec = self.vector(pod.requests)
         ok = self._eligible(pod)[rows]
-        ok &= np.all(take_rows(ledger.free, rows) >= vec, axis=1)
+        ok &= np.all(take_rows(self.space.ledger.free, rows) >= vec, axis=1)
         fit = rows[ok]
         if len(fit) == 0:
             return None
-        cols = self.scored(pod.requests)
-        if len(cols) == 0:
-            scores: IntArray = np.zeros(len(fit), dtype=np.int64)
-        else:
-            scores = _score(
-                take_rows(ledger.free, fit)[:, cols] - vec[cols], take_rows(self.allocatable, fit)[:, cols]
-            )
+        scores = self._scores(pod, fit, np.zeros(len(fit), dtype=np.int64))
+        scores += self._taints(pod, fit)
         best = np.lexsort((self.space.name_rank[fit], -scores))[0]
         return int(fit[best])
 
@@ -111,7 +136,7 @@ class KubeNodes:
         """Per row of ``rows``, how many copies of ``pod`` pass ``pick``'s filter there one
         after another, at most ``most``."""
         ledger = self.space.ledger
-        vec = ledger.vector(pod.requests)
+        vec = self.vector(pod.requests)
         # A row passes when every column, asked or not, is free (>= 0 where nothing is asked).
         ok = self._eligible(pod)[rows] & np.all(take_rows(ledger.free, rows) >= vec, axis=1)
         room: IntArray = np.where(ok, np.minimum(ledger.copies(rows, vec), most), 0)
@@ -137,17 +162,11 @@ class KubeNodes:
         rows, room, placement = rows[taken], room[taken], placement[taken]
         owner = np.repeat(np.arange(len(rows), dtype=np.int64), room)  # one entry per copy
         copy = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(room) - room, room)
-        cols = self.scored(pod.requests)
-        if len(cols) == 0:
-            scores: IntArray = np.zeros(len(owner), dtype=np.int64)
-        else:
-            ledger = self.space.ledger
-            charged = (copy + 1)[:, None] * ledger.vector(pod.requests)[cols]
-            scores = _score(
-                take_rows(ledger.free, rows)[:, cols][owner] - charged,
-                take_rows(self.allocatable, rows)[:, cols][owner],
-            )
+        scores = self._scores(pod, rows[owner], copy)
         of = placement[owner]
+        falling = bool(np.all((np.diff(scores) <= 0) | (np.diff(owner) != 0))) if len(owner) else True
+        if not falling or (self._tainted and len(rows)):
+            return self._greedy(pod, counts, rows, room, placement, scores)
         order = np.lexsort((copy, self.space.name_rank[rows][owner], -scores, of))
         # Each placement's copies are one block of ``order``, best first: keep its first counts.
         begins = np.zeros(len(counts) + 1, dtype=np.int64)
@@ -159,22 +178,91 @@ class KubeNodes:
         np.cumsum(kept, out=out[1:])
         return chosen, out
 
-    def fullness(self, rows: IntArray, cols: IntArray) -> int:
-        """``MostAllocated`` over all of ``rows`` together: 0 (empty) to 100 (full)."""
-        if len(rows) == 0 or len(cols) == 0:
-            return 0
-        alloc = take_rows(self.allocatable, rows)[:, cols].sum(axis=0)
-        return int(_summed_score(alloc - take_rows(self.space.ledger.free, rows)[:, cols].sum(axis=0), alloc))
+    def _greedy(
+        self,
+        pod: PodSpec,
+        counts: IntArray,
+        rows: IntArray,
+        room: IntArray,
+        placement: IntArray,
+        scores: IntArray,
+    ) -> tuple[IntArray, IntArray]:
+        """``fill_each`` one pod at a time: each takes the row whose next copy scores best
+        (``scores`` holds every row's copies in order); the TaintToleration score is normalised
+        over the rows that still have room, as kube-scheduler normalises over the nodes that pass."""
+        chosen: list[int] = []
+        out = [0]
+        begin = np.concatenate([[0], np.cumsum(room)])
+        for i, count in enumerate(counts.tolist()):
+            mine = np.flatnonzero(placement == i)
+            taints = self._taint_counts(pod, rows[mine])
+            used = np.zeros(len(mine), dtype=np.int64)
+            rank = self.space.name_rank[rows[mine]]
+            for _ in range(count):
+                open_ = used < room[mine]
+                if not np.any(open_):
+                    break
+                at = np.flatnonzero(open_)
+                score = scores[begin[mine[at]] + used[at]] + (
+                    taint_scores(taints[at]) if self._tainted else 0
+                )
+                best = int(at[np.lexsort((rank[at], -score))[0]])
+                used[best] += 1
+                chosen.append(int(rows[mine[best]]))
+            out.append(len(chosen))
+        return np.asarray(chosen, dtype=np.int64), np.asarray(out, dtype=np.int64)
 
-    def fullness_each(self, rows: IntArray, starts: IntArray, cols: IntArray, added: IntArray) -> IntArray:
+    def _scores(self, pod: PodSpec, rows: IntArray, copies: IntArray) -> IntArray:
+        """LeastAllocated + BalancedAllocation of ``pod`` on each of ``rows`` with ``copies``
+        more of it there already (rows may repeat)."""
+        actual, counted = self.requests(pod)
+        alloc = take_rows(self.allocatable, rows)[:, self.cols]
+        free = take_rows(self.space.ledger.free, rows)
+        used = alloc - free[:, self.cols] + copies[:, None] * actual
+        counted_used = used + self._beyond(rows, free) + copies[:, None] * (counted - actual)
+        scores: IntArray = least_allocated(counted_used + counted, alloc) + balanced(used, actual, alloc)
+        return scores
+
+    def _taints(self, pod: PodSpec, rows: IntArray) -> IntArray:
+        if not self._tainted:
+            return np.zeros(len(rows), dtype=np.int64)
+        return taint_scores(self._taint_counts(pod, rows))
+
+    def _taint_counts(self, pod: PodSpec, rows: IntArray) -> IntArray:
+        """Per row, its PreferNoSchedule taints ``pod`` does not tolerate."""
+        tolerations = pod.tolerations
+        return np.fromiter(
+            (
+                sum(not any(t.tolerates(taint) for t in tolerations) for taint in self.preferred[row])
+                for row in rows.tolist()
+            ),
+            dtype=np.int64,
+            count=len(rows),
+        )
+
+    # -- one placement ---------------------------------------------------------------------------
+
+    def fullness(self, rows: IntArray) -> int:
+        """``MostAllocated`` over all of ``rows`` together: 0 (empty) to 100 (full)."""
+        if len(rows) == 0:
+            return 0
+        whole = np.asarray([0, len(rows)], dtype=np.int64)
+        return int(self.fullness_each(rows, whole, np.zeros((1, len(self.cols)), dtype=np.int64))[0])
+
+    def fullness_each(self, rows: IntArray, starts: IntArray, added: IntArray) -> IntArray:
         """``fullness`` of many placements at once: placement i holds ``rows[starts[i]:starts[i
-        + 1]]`` (``starts`` ends with ``len(rows)``) and ``added[i]`` more used per column of
-        ``cols`` (pods proposed there, not charged)."""
-        if len(cols) == 0:
-            return np.zeros(len(starts) - 1, dtype=np.int64)
-        alloc = segment_sums(take_rows(self.allocatable, rows)[:, cols], starts)
-        used = alloc - segment_sums(take_rows(self.space.ledger.free, rows)[:, cols], starts) + added
-        return _summed_score(used, alloc)
+        + 1]]`` (``starts`` ends with ``len(rows)``) and ``added[i]`` more cpu and memory
+        requested (pods proposed there, not charged, counted non-zero)."""
+        alloc = take_rows(self.allocatable, rows)[:, self.cols]
+        free = take_rows(self.space.ledger.free, rows)
+        used = alloc - free[:, self.cols] + self._beyond(rows, free)
+        return most_allocated(segment_sums(used, starts) + added, segment_sums(alloc, starts))
+
+    def _beyond(self, rows: IntArray, free: IntArray) -> IntArray:
+        """Per row, what the scores count beyond the requests of its pods: the running pods'
+        (``Snapshot.unrequested``) and the charged pods' (the ``COUNTED`` columns)."""
+        beyond: IntArray = take_rows(self.unrequested, rows) + (UNLIMITED - free[:, self.counted])
+        return beyond
 
     def _eligible(self, pod: PodSpec) -> BoolArray:
         return self.space.eligible(pod.tolerations, tuple(sorted(pod.node_selector.items())))
@@ -191,20 +279,8 @@ def _allocatable(tree: TopologyTree) -> tuple[tuple[Resources, ...], IntArray]:
     return tuple(kinds), per_node
 
 
-def _score(part: IntArray, alloc: IntArray) -> IntArray:
-    """kube-scheduler's resource score over the last axis: ``part * 100 // allocatable`` per
-    resource (0 without allocatable), averaged with weight 1 each. ``part`` is what is left
-    (``LeastAllocated``) or what is used (``MostAllocated``)."""
-    per = np.where(alloc > 0, part * MAX_SCORE // np.maximum(alloc, 1), 0)
-    scores: IntArray = per.sum(axis=-1) // alloc.shape[-1]
-    return scores
-
-
-def _summed_score(part: IntArray, alloc: IntArray) -> IntArray:
-    """``_score`` of amounts summed over many nodes, in Python integers: a cluster's memory in
-    bytes times 100 can pass int64 (100k nodes of 2 TiB)."""
-    scores: IntArray = np.asarray(_score(part.astype(object), alloc.astype(object)), dtype=np.int64)
-    return scores
+def _preferred(tree: TopologyTree, node: int) -> tuple[Taint, ...]:
+    return tuple(t for t in tree.nodes[node].taints if t.effect is TaintEffect.PREFER_NO_SCHEDULE)
 
 
 def segment_sums(values: IntArray, starts: IntArray) -> IntArray:

@@ -102,13 +102,14 @@ def pending_pods(group: Group) -> list[PodSpec]:
 
 def refusal(group: Group, placements: int, status: str | None, fit: int) -> Refusal:
     """No qualifying placement among ``placements``: the first one's ``status`` (None: there
-    is none), and the most pods one scheduled (``fit``, for a PodGroup)."""
-    first = "first placement status" if group.children else "reported placement status"
+    is none), and the most pods one scheduled (``fit``, for a PodGroup). kube-scheduler v1.37.2
+    words both kinds alike (schedule_one_podgroup.go): "first placement status"; the first is
+    random there (a map's order), here the first by name."""
     if status is None:
         status = f"no schedulable node in the placement has label {group.required}"
     return Refusal(
         group.name,
-        f"0/{placements} placements are available, {first}: {status}",
+        f"0/{placements} placements are available, first placement status: {status}",
         level=group.required,
         fit=None if group.children else fit,
         needed=None if group.children else minimum(group),
@@ -135,7 +136,6 @@ class KubePlacer:
         # By id, as a group's name need not be unique: a PodGroup may be named like its Workload
         # (the root) or share a CompositePodGroup's name.
         self.bound: dict[int, list[tuple[PodSpec, int]]] = {}  # a group's subtree's bound pods
-        self._columns: dict[int, IntArray] = {}
 
     def pin(self, root: Group) -> dict[tuple[str, str], int]:
         """Charge the pods that already run; note them per group (row -1: a node not in the
@@ -155,7 +155,7 @@ class KubePlacer:
     def _charge(self, pod: PodSpec, row: int) -> None:
         ledger = self.space.ledger
         ledger.charge(
-            np.asarray([row], dtype=np.int64), np.ones(1, dtype=np.int64), ledger.vector(pod.requests)
+            np.asarray([row], dtype=np.int64), np.ones(1, dtype=np.int64), self.nodes.vector(pod.requests)
         )
 
     def commit(self, pods: list[Proposed]) -> None:
@@ -166,14 +166,7 @@ class KubePlacer:
             by_requests.setdefault(pod.requests, []).append(row)
         for requests, rows in by_requests.items():
             at, count = np.unique(np.asarray(rows, dtype=np.int64), return_counts=True)
-            ledger.charge(at, count, ledger.vector(requests))
-
-    def columns(self, group: Group) -> IntArray:
-        """The columns the placement score reads for ``group`` (every pod of its subtree)."""
-        found = self._columns.get(id(group))
-        if found is None:
-            found = self._columns[id(group)] = self.nodes.columns(p.requests for p in group.all_pods())
-        return found
+            ledger.charge(at, count, self.nodes.vector(requests))
 
     # -- one group ------------------------------------------------------------------------------
 
@@ -273,7 +266,7 @@ class KubePlacer:
             if group.children
             else self._podgroup(group, name, rows)
         )
-        trial.fullness = self.nodes.fullness(rows, self.columns(group))
+        trial.fullness = self.nodes.fullness(rows)
         trial.rows = rows
         ledger.undo(mark)
         return trial

@@ -27,11 +27,19 @@ class Topology:
 
     ``aliases`` maps a short name (``rack``) to a level's label key, as KAI level aliases and
     Grove domain names do.
+
+    ``every_node``: kube-scheduler's view, for the topologies of upstream PodGroup constraints:
+    every node with the labels belongs, NotReady and cordoned ones too (they count in a
+    placement's fullness and its candidates), and only taints keep pods off them: such a node
+    counts as tainted ``node.kubernetes.io/not-ready:NoSchedule`` or
+    ``node.kubernetes.io/unschedulable:NoSchedule``, as kube-controller-manager taints it.
+    Otherwise only Ready, uncordoned nodes belong.
     """
 
     name: str
     levels: tuple[str, ...]
     aliases: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    every_node: bool = False
 
     @classmethod
     def create(
@@ -41,6 +49,7 @@ class Topology:
         aliases: Mapping[str, str] | None = None,
         *,
         path: str = "spec.levels",
+        every_node: bool = False,
     ) -> Topology:
         """Validate and build: 1..16 unique label keys, hostname only as the last level."""
         problems = validate_levels(levels, path=path)
@@ -62,7 +71,7 @@ class Topology:
             )
         if problems:
             raise TopologySpecError(problems)
-        return cls(name, tuple(levels), MappingProxyType(alias_map))
+        return cls(name, tuple(levels), MappingProxyType(alias_map), every_node)
 
     @property
     def lowest(self) -> str:

@@ -18,8 +18,9 @@ from toposched.topology import TopologyTree
 
 
 def topology_key(topology: Topology) -> str:
-    """Name plus levels: a topology edited under the same name gets a new key."""
-    return f"{topology.name}\0{'|'.join(topology.levels)}"
+    """Name plus levels (and kube-scheduler's every-node view): a topology edited under the same
+    name gets a new key."""
+    return f"{topology.name}\0{'|'.join(topology.levels)}" + ("\0every-node" if topology.every_node else "")
 
 
 class TreeCache:

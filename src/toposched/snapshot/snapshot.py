@@ -9,7 +9,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from toposched.model import PODS, Resources, RunningPod
+from toposched.model import CPU, MEMORY, PODS, Resources, RunningPod
 from toposched.snapshot.capacity import BoolArray, PodShape, eligible, fits_count, level_sums
 from toposched.topology import IntArray, TopologyTree
 
@@ -42,10 +42,14 @@ class Snapshot:
     derives from ``free`` (the engine keeps a node space per snapshot) knows when it is stale.
     """
 
-    __slots__ = ("__weakref__", "_changes", "_columns", "_usage", "free", "tree", "version")
+    __slots__ = ("__weakref__", "_changes", "_columns", "_usage", "free", "tree", "unrequested", "version")
 
     tree: TopologyTree
     free: IntArray
+    # Per row, the running pods that request no cpu (column 0) and no memory (column 1):
+    # kube-scheduler's resource scores count such a pod as 100m cpu and 200Mi memory. Set by
+    # ``build`` from the pods it is given; workload usage added later is not counted.
+    unrequested: IntArray
 
     def __init__(
         self,
@@ -53,9 +57,13 @@ class Snapshot:
         columns: Mapping[str, int],
         free: IntArray,
         usage: Mapping[str, tuple[IntArray, IntArray]] | None = None,
+        unrequested: IntArray | None = None,
     ) -> None:
         """Wrap ready arrays. Use :meth:`build` instead."""
         self.tree = tree
+        self.unrequested = (
+            unrequested if unrequested is not None else np.zeros((free.shape[0], 2), dtype=np.int64)
+        )
         self._columns = dict(columns)
         self.free = free
         # Per workload: the rows it charged and what it took there (one column per resource
@@ -84,7 +92,14 @@ class Snapshot:
         used = amounts(requests, columns)
         used[:, columns[PODS]] += 1  # the pod's own slot
         np.subtract.at(free, rows[bound], used[per_pod])
-        return cls(tree, columns, free)
+        unrequested = np.zeros((tree.node_count, 2), dtype=np.int64)
+        lacking = np.ones((len(requests), 2), dtype=np.int64)
+        for k, name in enumerate((CPU, MEMORY)):
+            if name in columns:
+                lacking[:, k] = used[:, columns[name]] == 0
+        np.add.at(unrequested, rows[bound], lacking[per_pod])
+        unrequested.flags.writeable = False  # shared by clones
+        return cls(tree, columns, free, unrequested=unrequested)
 
     @property
     def resources(self) -> tuple[str, ...]:
@@ -97,7 +112,7 @@ class Snapshot:
 
     def clone(self) -> Snapshot:
         """An independent copy for what-if placements (the tree is shared, it never changes)."""
-        return Snapshot(self.tree, self._columns, self.free.copy(), self._usage)
+        return Snapshot(self.tree, self._columns, self.free.copy(), self._usage, self.unrequested)
 
     def add_usage(self, key: str, node_usage: Mapping[str, Resources]) -> None:
         """Charge a workload's usage per node name (amounts are subtracted as given, so include

@@ -92,11 +92,14 @@ def node_from_json(raw: Json) -> Node:
 
 
 def topology_to_json(topology: Topology) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "name": topology.name,
         "levels": list(topology.levels),
         "aliases": dict(sorted(topology.aliases.items())),
     }
+    if topology.every_node:  # kube-scheduler's view of a constraint key (absent: False)
+        out["everyNode"] = True
+    return out
 
 
 def topology_from_json(raw: Json) -> Topology:
@@ -107,6 +110,7 @@ def topology_from_json(raw: Json) -> Topology:
             str(raw["name"]),
             [str(level) for level in raw["levels"]],
             {str(k): str(v) for k, v in raw["aliases"].items()},
+            every_node=raw.get("everyNode") is True,
         )
     except (KeyError, TypeError, ValueError, AttributeError, SpecError) as exc:
         raise StoreError(f"stored {what} is damaged: {exc}") from exc

@@ -2,7 +2,9 @@
 
 Built once per (topology, node set) and shared by every snapshot and placement. Only schedulable
 nodes (ready, not cordoned) that carry every level label are members; the others are outside the
-topology. The level ``NODE_LEVEL`` (the node: its hostname, else its name) every node has.
+topology. A topology with ``every_node`` (kube-scheduler's view) takes the others too: its
+taint groups then hold each NotReady or cordoned member with the taint the node lifecycle
+controller gives it, so only a pod tolerating that taint may use it. The level ``NODE_LEVEL`` (the node: its hostname, else its name) every node has.
 
 Layout (dense, array based, so placement never walks Python objects per node):
 
@@ -29,7 +31,7 @@ from operator import itemgetter
 import numpy as np
 import numpy.typing as npt
 
-from toposched.model import Node, Taint, Topology
+from toposched.model import Node, Taint, TaintEffect, Topology
 from toposched.model.node import NODE_LEVEL, level_value
 from toposched.topology.paths import IntArray, ObjectArray, PathCodes, value_codes
 
@@ -43,6 +45,15 @@ def member_order(names: list[str], level_codes: list[IntArray]) -> IntArray:
     if np.any(np.all(paths[:, 1:] == paths[:, :-1], axis=0)):
         order = np.lexsort([value_codes(names)[1], *keys]).astype(np.int64)
     return order
+
+
+NOT_READY = Taint("node.kubernetes.io/not-ready", "", TaintEffect.NO_SCHEDULE)
+UNSCHEDULABLE = Taint("node.kubernetes.io/unschedulable", "", TaintEffect.NO_SCHEDULE)
+
+
+def lifecycle_taints(node: Node) -> tuple[Taint, ...]:
+    """The NoSchedule taints kube-controller-manager keeps on a NotReady or cordoned node."""
+    return ((NOT_READY,) if not node.ready else ()) + ((UNSCHEDULABLE,) if node.unschedulable else ())
 
 
 class TopologyTree:
@@ -145,13 +156,13 @@ class TopologyTree:
 
     @classmethod
     def build(cls, topology: Topology, nodes: Sequence[Node]) -> TopologyTree:
-        """The tree of ``topology`` over the schedulable nodes that carry every level label
-        (``NODE_LEVEL``, the node itself, every node has)."""
+        """The tree of ``topology`` over the schedulable nodes (every node for ``every_node``)
+        that carry every level label (``NODE_LEVEL``, the node itself, every node has)."""
         members: list[Node] = []
         outside: list[str] = []
         levels = frozenset(topology.levels) - {NODE_LEVEL}
         for node in nodes:
-            if node.schedulable and levels <= node.labels.keys():
+            if (node.schedulable or topology.every_node) and levels <= node.labels.keys():
                 members.append(node)
             else:
                 outside.append(node.name)
@@ -337,11 +348,12 @@ class TopologyTree:
         return cached
 
     def taint_groups(self) -> list[tuple[tuple[Taint, ...], IntArray]]:
-        """Member nodes with scheduling-blocking taints, grouped by their taint list."""
+        """Member nodes with scheduling-blocking taints, grouped by their taint list (a NotReady
+        or cordoned member with the taint its state gives it)."""
         if self._taint_groups is None:
             groups: dict[tuple[Taint, ...], list[int]] = {}
             for i, node in enumerate(self.nodes):
-                blocking = tuple(t for t in node.taints if t.blocks_scheduling)
+                blocking = tuple(t for t in node.taints if t.blocks_scheduling) + lifecycle_taints(node)
                 if blocking:
                     groups.setdefault(blocking, []).append(i)
             self._taint_groups = [(taints, np.asarray(idx, dtype=np.int64)) for taints, idx in groups.items()]

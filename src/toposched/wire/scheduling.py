@@ -377,7 +377,7 @@ def scheduled_condition(api_version: str, *, scheduled: bool, at: float, message
     }
 
 
-PLACEMENTS_AVAILABLE = "placements are available, reported placement status: "
+PLACEMENTS_AVAILABLE = "placements are available, first placement status: "
 
 
 def unschedulable_message(total: int, statuses: Sequence[str]) -> str:

@@ -92,7 +92,7 @@ def test_unschedulable_groups_carry_kube_schedulers_message() -> None:
     workers = got["infer-workers"]
     assert (workers["status"], workers["reason"]) == ("False", "Unschedulable")
     assert workers["message"] == (
-        "0/2 placements are available, reported placement status: not enough resources in r1 to allocate the job"
+        "0/2 placements are available, first placement status: not enough resources in r1 to allocate the job"
     )
     assert got["infer-leader"]["message"].startswith("0/1 placements are available")
 
@@ -104,12 +104,12 @@ def test_v1alpha2_names_the_condition_podgroupscheduled() -> None:
 
 
 def test_a_kube_worded_refusal_is_kept_and_other_groups_wait_for_it() -> None:
-    message = "0/2 placements are available, reported placement status: minCount (2) cannot be satisfied"
+    message = "0/2 placements are available, first placement status: minCount (2) cannot be satisfied"
     refused = Unschedulable("infer", "t", Policy.BINPACK, message, group="infer-workers")
     got = conditions(status_objects(pod_groups(), gang(), refused, NODES, at=AT))
     assert got["infer-workers"]["message"] == message
     assert got["infer-leader"]["message"] == (
-        "0/1 placements are available, reported placement status: the gang's group infer-workers cannot be "
+        "0/1 placements are available, first placement status: the gang's group infer-workers cannot be "
         f"placed: {message}"
     )
 

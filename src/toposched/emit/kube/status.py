@@ -4,7 +4,7 @@ Each PodGroup object given (as the input wrote it, or as its controller would cr
 returned unchanged but for ``status.conditions``: ``PodGroupInitiallyScheduled``
 (``PodGroupScheduled`` in ``v1alpha2``, by the object's own apiVersion), True/``Scheduled`` when
 its pods were placed, else False/``Unschedulable`` with kube-scheduler's message, "0/N placements
-are available, reported placement status: ...", N being the values of the group's constraint
+are available, first placement status: ...", N being the values of the group's constraint
 label among the nodes (one placement, all nodes, for a group without a constraint). A PodGroup's
 pods are the gang group of the same name (a kube gang keeps the PodGroups' names).
 """

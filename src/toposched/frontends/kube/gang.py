@@ -1,7 +1,9 @@
 """The linked kube documents as the IR (``Semantics.KUBE``).
 
 The root is an unconstrained group without a minimum; its children are, in document order, one
-group per top-level PodGroup and CompositePodGroup, named after it. A PodGroup's group requires
+group per top-level PodGroup and CompositePodGroup, named after it. A CompositePodGroup's
+children come in kube-scheduler's order: by ``metadata.creationTimestamp``, then name (objects
+without one, not created yet, as if created together: by name). A PodGroup's group requires
 its constraint's node label (a topology level) and ``min_member`` = the gang's minCount (1 for
 basic); its pods come in index order (Job completion index, else pod index, else name). A
 CompositePodGroup's group requires its key, ``min_sub_group`` = minGroupCount (None for basic),
@@ -9,8 +11,9 @@ and holds its PodGroups and CompositePodGroups. kube-scheduler places each top-l
 own; the engine reads that from the semantics.
 
 Constraint keys are raw node labels, as kube-scheduler reads them: a PodGroup with key K may use
-every schedulable node that carries K, whatever its other labels (hostname included), and one
-without a constraint every schedulable node. So each key is the one level of a topology of its
+every node that carries K, whatever its other labels (hostname included), and one without a
+constraint every node; NotReady and cordoned nodes belong too, kept off by the taints they
+carry (``Topology.every_node``), as kube-scheduler counts them in a placement. So each key is the one level of a topology of its
 own, ``kube-<key>-<hash>`` (the hash keeps two keys that read alike apart), and the gang's root is
 on ``kube.all-nodes``, whose one level is the node's name; the input brings these topologies.
 """
@@ -55,14 +58,14 @@ class Levels:
 
 def all_nodes() -> Topology:
     """Every schedulable node, one domain each: a group without a constraint."""
-    return Topology.create(ALL_NODES, [NODE_LEVEL])
+    return Topology.create(ALL_NODES, [NODE_LEVEL], every_node=True)
 
 
 def own_topology(key: str) -> Topology:
     """The topology of one constraint key: the key alone (nodes without it are outside)."""
     slug = _NOT_DNS.sub("-", key.lower()).strip("-")[:200].rstrip("-") or "level"
     digest = hashlib.sha256(key.encode()).hexdigest()[:8]
-    return Topology.create(f"kube-{slug}-{digest}", [key])
+    return Topology.create(f"kube-{slug}-{digest}", [key], every_node=True)
 
 
 def choose_levels(keys: Sequence[str]) -> Levels:
@@ -96,9 +99,10 @@ def to_gang(found: KubeDocuments, kind: str) -> tuple[Gang, Levels]:
         )
 
     def composite(node: CompositePodGroup) -> Group:
-        children = tuple(
-            build(name) for name in found.order if _parent(name, groups, composites) == node.name
-        )
+        mine = [name for name in found.order if _parent(name, groups, composites) == node.name]
+        # kube-scheduler takes a CompositePodGroup's children by creation time, then name
+        # (PodGroupInfo.GetChildGroups); objects not created yet count as created together.
+        children = tuple(build(name) for name in sorted(mine, key=lambda n: (found.created.get(n, ""), n)))
         return Group(
             node.name,
             required=node.key,

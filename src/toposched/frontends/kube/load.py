@@ -109,6 +109,7 @@ class KubeDocuments:
     pods: dict[str, list[LinkedPod]] = field(default_factory=dict)  # PodGroup name -> its pods
     objects: list[Mapping[str, Any]] = field(default_factory=list)
     order: list[str] = field(default_factory=list)  # PodGroup and CompositePodGroup names, as read
+    created: dict[str, str] = field(default_factory=dict)  # name -> metadata.creationTimestamp
     warnings: list[str] = field(default_factory=list)
     made: list[JobPods] = field(default_factory=list)  # the pods of the input's Jobs
 
@@ -209,10 +210,12 @@ def _read_scheduling_object(
         group = read_pod_group(doc)
         _add_name(group.name, path, found, problems)
         found.pod_groups.append(group)
+        found.created[group.name] = text(mapping(doc.get("metadata")).get("creationTimestamp"))
     else:
         composite = read_composite_pod_group(doc)
         _add_name(composite.name, path, found, problems)
         found.composites.append(composite)
+        found.created[composite.name] = text(mapping(doc.get("metadata")).get("creationTimestamp"))
 
 
 def _add_name(name: str, path: str, found: KubeDocuments, problems: Problems) -> None:
