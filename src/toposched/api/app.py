@@ -38,6 +38,7 @@ from toposched.api.routes import (
 from toposched.api.verbs import WorkloadVerbs
 from toposched.api.versioned import VersionedCache
 from toposched.api.viewcache import ViewCache
+from toposched.api.yaml_submit import YamlSubmissions
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
@@ -49,11 +50,21 @@ DESCRIPTION = (
 
 class ServiceApp(FastAPI):
     """The FastAPI app, with ``HotRoutes`` (when set) taking its requests before FastAPI's own
-    per-request stack (telemetry check, error and body-limit middlewares, router) runs."""
+    per-request stack (telemetry check, error and body-limit middlewares, router) runs, and
+    ``YamlSubmissions`` turning a job file sent as the body into the JSON envelope before both."""
 
     hot_routes: HotRoutes | None = None
+    yaml_submissions: YamlSubmissions | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        yaml_submissions = self.yaml_submissions
+        if yaml_submissions is not None and yaml_submissions.takes(scope):
+            await yaml_submissions(scope, receive, send)
+        else:
+            await self.dispatch(scope, receive, send)
+
+    async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The hot routes for what they take, else the FastAPI app."""
         hot = self.hot_routes
         if hot is not None and hot.takes(scope):
             await hot(scope, receive, send)
@@ -143,4 +154,5 @@ def create_app(
         app.hot_routes = HotRoutes(
             verbs, auth, fallback=app.without_hot_routes, max_body_bytes=limits.max_body_bytes
         )
+    app.yaml_submissions = YamlSubmissions(app.dispatch, auth, max_body_bytes=limits.max_body_bytes)
     return app

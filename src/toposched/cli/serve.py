@@ -106,8 +106,9 @@ def serve_command(
         ),
     ] = DEFAULT_QUOTA.spec_bytes,
 ) -> None:
-    """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
-    stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
+    """Run the scheduler and its HTTP API (web page at /, the API's OpenAPI schema at
+    /openapi.json). SIGTERM or Ctrl-C stops it cleanly: requests in flight finish, then the store
+    is closed (exit 0)."""
     # Imported here so the other commands start fast and do not need the server libraries.
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
@@ -143,7 +144,7 @@ def serve_command(
         for user, token in fresh:
             typer.echo(f"  {user.role:<5}  {user.name:<8} {token}")
     typer.echo(f"web page: http://{host}:{port}/ (enter a token there)")
-    typer.echo(f"serving on http://{host}:{port} (store {db}); API docs at /docs")
+    typer.echo(f"serving on http://{host}:{port} (store {db}); API schema at /openapi.json")
     app = create_app(scheduler, auth, limits=Limits(), store=store, loop_interval=interval)
     server_limits = ServerLimits(read_timeout=read_timeout, max_connections=max_connections)
     for stop in (signal.SIGINT, signal.SIGTERM):
