@@ -22,6 +22,7 @@ from toposched.api.errors import CatchAllMiddleware, install_error_handlers
 from toposched.api.explaining import Explanations
 from toposched.api.gate import Gate
 from toposched.api.hot import HotRoutes
+from toposched.api.keyring import Keyring
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
 from toposched.api.routes import (
@@ -31,6 +32,7 @@ from toposched.api.routes import (
     nodes,
     pools,
     quotas,
+    tokens,
     topologies,
     view,
     workloads,
@@ -44,7 +46,7 @@ from toposched.store import Store
 
 DESCRIPTION = (
     "Topology-aware gang scheduling. Authenticate with `Authorization: Bearer <token>`; "
-    "admins manage nodes, topologies, pools and quotas, users submit and manage their own workloads."
+    "admins manage nodes, topologies, pools, quotas and tokens, users submit and manage their own workloads."
 )
 
 
@@ -132,7 +134,9 @@ def create_app(
     )
     app.state.scheduler = scheduler
     app.state.store = store if store is not None else scheduler.store
-    app.state.auth = auth
+    # The file's tokens and those admins make (kept in the store): one keyring every request reads.
+    keyring = Keyring(auth, app.state.store)
+    app.state.auth = keyring
     app.state.limits = limits
     app.state.offload = offload
     verbs = WorkloadVerbs(scheduler, compiling=submissions, waiting=commits, reading=offload)
@@ -146,13 +150,13 @@ def create_app(
     )
     app.state.explanations = Explanations(scheduler, gate, offload, explaining, VersionedCache(256))
     install_error_handlers(app)
-    for module in (workloads, explanations, nodes, topologies, pools, quotas, events, defrag, view):
+    for module in (workloads, explanations, nodes, topologies, pools, quotas, tokens, events, defrag, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure
     if hot_routes:
         app.hot_routes = HotRoutes(
-            verbs, auth, fallback=app.without_hot_routes, max_body_bytes=limits.max_body_bytes
+            verbs, keyring, fallback=app.without_hot_routes, max_body_bytes=limits.max_body_bytes
         )
-    app.yaml_submissions = YamlSubmissions(app.dispatch, auth, max_body_bytes=limits.max_body_bytes)
+    app.yaml_submissions = YamlSubmissions(app.dispatch, keyring, max_body_bytes=limits.max_body_bytes)
     return app

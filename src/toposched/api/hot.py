@@ -21,7 +21,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toposched.api.auth import AuthConfig, UnauthenticatedError, User, bearer_user
+from toposched.api.auth import Authenticator, UnauthenticatedError, User, bearer_user
 from toposched.api.bodies import plain_submit
 from toposched.api.errors import CatchAllMiddleware, error_response
 from toposched.api.limits import BodyLimitMiddleware, read_body, replay
@@ -40,7 +40,7 @@ class HotRoutes:
     crashes by the same middlewares as there."""
 
     def __init__(
-        self, verbs: WorkloadVerbs, auth: AuthConfig, *, fallback: ASGIApp, max_body_bytes: int
+        self, verbs: WorkloadVerbs, auth: Authenticator, *, fallback: ASGIApp, max_body_bytes: int
     ) -> None:
         self.verbs = verbs
         self.auth = auth

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toposched.api.auth import AuthConfig, UnauthenticatedError, bearer_user
+from toposched.api.auth import Authenticator, UnauthenticatedError, bearer_user
 from toposched.api.errors import CatchAllMiddleware, error_response
 from toposched.api.limits import BODY_BOUNDED, BodyLimitMiddleware, read_body, replay
 from toposched.model import Problem, SpecError
@@ -45,7 +45,7 @@ def media_type(scope: Scope) -> str | None:
 class YamlSubmissions:
     """Submissions whose body is the job file itself, turned into the JSON envelope for ``app``."""
 
-    def __init__(self, app: ASGIApp, auth: AuthConfig, *, max_body_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, auth: Authenticator, *, max_body_bytes: int) -> None:
         self.app = app
         self.auth = auth
         self._guarded = CatchAllMiddleware(BodyLimitMiddleware(self._convert, max_bytes=max_body_bytes))
