@@ -137,11 +137,12 @@ class AuthConfig:
             seen.setdefault(digest, i)
         if problems:
             raise SpecError(problems)
-        kept = [(i, e, e.digest) for i, e in enumerate(parsed.tokens)]
-        return cls(
-            tuple((digest, User(e.user, e.role)) for _, e, digest in kept if digest is not None),
-            tuple(e.name or f"tokens[{i}]" for i, e, digest in kept if digest is not None),
-        )
+        kept = [
+            (digest, User(e.user, e.role), e.name or f"tokens[{i}]")
+            for i, e in enumerate(parsed.tokens)
+            if (digest := e.digest) is not None
+        ]
+        return cls(tuple((digest, user) for digest, user, _ in kept), tuple(name for _, _, name in kept))
 
     @classmethod
     def load(cls, path: str | Path) -> AuthConfig:
