@@ -62,6 +62,7 @@ CONTENT_TYPES = [
     "Application/JSON",
     "text/plain",
     "application/merge-patch+json",
+    "application/yaml",  # the body is then the job file itself (api.yaml_submit)
 ]
 SPECS = [
     job_yaml("train", pods=2, gpus=4),

@@ -83,3 +83,21 @@ def test_store_files_are_created_owner_only(tmp_path: Path) -> None:
     assert names == ["s.db", "s.db-shm", "s.db-wal"]
     assert {stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()} == {0o600}
     store.close()
+
+
+def test_file_entries_are_named_by_their_name_or_their_place() -> None:
+    auth = AuthConfig.from_mapping(
+        {
+            "tokens": [
+                {"token": TOKEN, "user": "a", "role": "admin"},
+                {"token": TOKEN + "-2", "user": "b", "role": "user", "name": "b-laptop"},
+            ]
+        }
+    )
+    assert auth.entry_names == ("tokens[0]", "b-laptop")
+
+
+def test_two_file_entries_of_one_name_are_refused() -> None:
+    entries = [{"token": TOKEN + str(i), "user": "a", "role": "user", "name": "same"} for i in range(2)]
+    with pytest.raises(SpecError, match=r"tokens\.tokens\[1\]\.name: 'same' names tokens\[0\] too"):
+        AuthConfig.from_mapping({"tokens": entries})

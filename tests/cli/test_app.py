@@ -28,6 +28,12 @@ def test_help_shows_metavars_not_python_types(invoke: Invoke, command: list[str]
     assert help_line.split("--help", 1)[1].strip(" │").startswith("Show this message"), help_line
 
 
+def test_serve_help_names_only_pages_it_serves(invoke: Invoke) -> None:
+    text = " ".join(invoke("serve", "--help").stdout.split())
+    assert "/docs" not in text  # the Swagger page needs a CDN: not served (README, Other commands)
+    assert "/openapi.json" in text
+
+
 def test_place_help_names_its_argument_and_options(invoke: Invoke) -> None:
     text = invoke("place", "--help").stdout
     assert "[OPTIONS] JOB" in text

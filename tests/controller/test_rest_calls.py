@@ -223,9 +223,11 @@ def test_a_server_that_never_answers_times_out_as_a_kube_api_error(silent_port: 
 
 
 def test_connect_without_a_kubeconfig_outside_a_cluster_says_what_to_pass(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config either
 
     with pytest.raises(ToposchedError, match=r"in-cluster service account.*--kubeconfig"):
         connect(None)

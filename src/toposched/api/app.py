@@ -22,6 +22,7 @@ from toposched.api.errors import CatchAllMiddleware, install_error_handlers
 from toposched.api.explaining import Explanations
 from toposched.api.gate import Gate
 from toposched.api.hot import HotRoutes
+from toposched.api.keyring import Keyring
 from toposched.api.limits import BodyLimitMiddleware, Limits
 from toposched.api.offload import Offload
 from toposched.api.routes import (
@@ -31,6 +32,7 @@ from toposched.api.routes import (
     nodes,
     pools,
     quotas,
+    tokens,
     topologies,
     view,
     workloads,
@@ -38,22 +40,33 @@ from toposched.api.routes import (
 from toposched.api.verbs import WorkloadVerbs
 from toposched.api.versioned import VersionedCache
 from toposched.api.viewcache import ViewCache
+from toposched.api.yaml_submit import YamlSubmissions
 from toposched.scheduler import Scheduler
 from toposched.store import Store
 
 DESCRIPTION = (
     "Topology-aware gang scheduling. Authenticate with `Authorization: Bearer <token>`; "
-    "admins manage nodes, topologies, pools and quotas, users submit and manage their own workloads."
+    "admins manage nodes, topologies, pools, quotas and tokens, users submit and manage their own workloads."
 )
 
 
 class ServiceApp(FastAPI):
     """The FastAPI app, with ``HotRoutes`` (when set) taking its requests before FastAPI's own
-    per-request stack (telemetry check, error and body-limit middlewares, router) runs."""
+    per-request stack (telemetry check, error and body-limit middlewares, router) runs, and
+    ``YamlSubmissions`` turning a job file sent as the body into the JSON envelope before both."""
 
     hot_routes: HotRoutes | None = None
+    yaml_submissions: YamlSubmissions | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        yaml_submissions = self.yaml_submissions
+        if yaml_submissions is not None and yaml_submissions.takes(scope):
+            await yaml_submissions(scope, receive, send)
+        else:
+            await self.dispatch(scope, receive, send)
+
+    async def dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The hot routes for what they take, else the FastAPI app."""
         hot = self.hot_routes
         if hot is not None and hot.takes(scope):
             await hot(scope, receive, send)
@@ -121,7 +134,9 @@ def create_app(
     )
     app.state.scheduler = scheduler
     app.state.store = store if store is not None else scheduler.store
-    app.state.auth = auth
+    # The file's tokens and those admins make (kept in the store): one keyring every request reads.
+    keyring = Keyring(auth, app.state.store)
+    app.state.auth = keyring
     app.state.limits = limits
     app.state.offload = offload
     verbs = WorkloadVerbs(scheduler, compiling=submissions, waiting=commits, reading=offload)
@@ -135,12 +150,13 @@ def create_app(
     )
     app.state.explanations = Explanations(scheduler, gate, offload, explaining, VersionedCache(256))
     install_error_handlers(app)
-    for module in (workloads, explanations, nodes, topologies, pools, quotas, events, defrag, view):
+    for module in (workloads, explanations, nodes, topologies, pools, quotas, tokens, events, defrag, view):
         app.include_router(module.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure
     if hot_routes:
         app.hot_routes = HotRoutes(
-            verbs, auth, fallback=app.without_hot_routes, max_body_bytes=limits.max_body_bytes
+            verbs, keyring, fallback=app.without_hot_routes, max_body_bytes=limits.max_body_bytes
         )
+    app.yaml_submissions = YamlSubmissions(app.dispatch, keyring, max_body_bytes=limits.max_body_bytes)
     return app

@@ -4,7 +4,10 @@ File format (each entry gives the token itself or, better, its SHA-256 in hex)::
 
     tokens:
       - {sha256: "9f86d081884c7d65...", user: alice, role: admin}
-      - {token: "s3cret-user-token", user: bob, role: user}
+      - {token: "s3cret-user-token", user: bob, role: user, name: bob-laptop}
+
+An entry's ``name`` (default ``tokens[i]``, its place in the file) is how ``toposched token list``
+shows it. Tokens admins make while the service runs are kept in the store (``api.keyring``).
 
 Only digests are kept in memory; an offered token is hashed and compared in constant time. The
 file holds credentials, so ``serve`` refuses one that others may read or that another user owns
@@ -22,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -31,6 +34,8 @@ from toposched.frontends.parse import parse_documents, read_file
 from toposched.model import PermissionDeniedError, Problem, SpecError
 
 MIN_TOKEN_LENGTH = 16
+NAME_PATTERN = r"^[A-Za-z0-9._@-]+$"  # of a user and of a token's name
+MAX_NAME = 128
 
 
 class Role(StrEnum):
@@ -58,8 +63,9 @@ class _TokenEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
     token: str | None = Field(default=None, min_length=MIN_TOKEN_LENGTH)
     sha256: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
-    user: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9._@-]+$")
+    user: str = Field(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)
     role: Role
+    name: str | None = Field(default=None, min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)
 
     @property
     def digest(self) -> bytes | None:
@@ -78,11 +84,20 @@ class _TokenFile(BaseModel):
     tokens: list[_TokenEntry] = Field(min_length=1)
 
 
+class Authenticator(Protocol):
+    """Whatever tells the caller from a bearer token (``AuthConfig``, ``api.keyring.Keyring``)."""
+
+    def authenticate(self, token: str) -> User | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class AuthConfig:
-    """Who may call the API: (SHA-256 of the token, user) pairs with their role."""
+    """Who may call the API: (SHA-256 of the token, user) pairs with their role; ``names``
+    (one per entry) and ``path`` (the file read, "" for none) say where each came from."""
 
     entries: tuple[tuple[bytes, User], ...]
+    names: tuple[str, ...] = ()
+    path: str = ""
 
     @classmethod
     def from_mapping(cls, raw: object, *, source: str = "tokens") -> AuthConfig:
@@ -92,8 +107,19 @@ class AuthConfig:
         except ValidationError as exc:
             raise SpecError(problems_from_validation(exc.errors(), prefix=source)) from None
         seen: dict[bytes, int] = {}
+        named: dict[str, int] = {}
         problems: list[Problem] = []
         for i, entry in enumerate(parsed.tokens):
+            name = entry.name or f"tokens[{i}]"
+            if name in named:
+                problems.append(
+                    Problem(
+                        f"{source}.tokens[{i}].name",
+                        f"{name!r} names tokens[{named[name]}] too",
+                        "rename one",
+                    )
+                )
+            named.setdefault(name, i)
             digest = entry.digest
             if digest is None or (entry.token is not None and entry.sha256 is not None):
                 problems.append(
@@ -111,7 +137,12 @@ class AuthConfig:
             seen.setdefault(digest, i)
         if problems:
             raise SpecError(problems)
-        return cls(tuple((e.digest, User(e.user, e.role)) for e in parsed.tokens if e.digest is not None))
+        kept = [
+            (digest, User(e.user, e.role), e.name or f"tokens[{i}]")
+            for i, e in enumerate(parsed.tokens)
+            if (digest := e.digest) is not None
+        ]
+        return cls(tuple((digest, user) for digest, user, _ in kept), tuple(name for _, _, name in kept))
 
     @classmethod
     def load(cls, path: str | Path) -> AuthConfig:
@@ -119,7 +150,14 @@ class AuthConfig:
         where = str(path)
         text = read_file(where, what="tokens file")
         documents = parse_documents(text, source=where)
-        return cls.from_mapping(documents[0] if len(documents) == 1 else None, source=where)
+        loaded = cls.from_mapping(documents[0] if len(documents) == 1 else None, source=where)
+        return cls(loaded.entries, loaded.names, where)
+
+    @property
+    def entry_names(self) -> tuple[str, ...]:
+        """One name per entry (``tokens[i]`` where none was given)."""
+        given = self.names if len(self.names) == len(self.entries) else ()
+        return given or tuple(f"tokens[{i}]" for i in range(len(self.entries)))
 
     def authenticate(self, token: str) -> User | None:
         """The user holding ``token``: its digest is compared with every entry in constant time."""
@@ -131,14 +169,20 @@ class AuthConfig:
         return found
 
 
+def new_secret() -> str:
+    """A fresh random token: ``tsk_`` and 32 URL-safe characters (192 bits). The prefix tells
+    what it is to a secret scanner, and keeps it from starting with ``-`` (read as an option)."""
+    return "tsk_" + secrets.token_urlsafe(24)
+
+
 def generate_tokens(
     admin: str = "admin", user: str = "user"
 ) -> tuple[dict[str, Any], list[tuple[User, str]]]:
     """A fresh development tokens file holding only digests, and the random tokens themselves
     (one admin, one user) to show once."""
     fresh = [
-        (User(admin, Role.ADMIN), secrets.token_urlsafe(24)),
-        (User(user, Role.USER), secrets.token_urlsafe(24)),
+        (User(admin, Role.ADMIN), new_secret()),
+        (User(user, Role.USER), new_secret()),
     ]
     entries = [
         {"sha256": token_digest(token).hex(), "user": who.name, "role": who.role.value}
@@ -205,11 +249,11 @@ def _hint(error: Mapping[str, Any]) -> str:
 async def current_user(request: Request) -> User:
     """FastAPI dependency: the caller named by the ``Authorization: Bearer`` header. ``async``
     because it never blocks: a sync dependency would cost every request a thread-pool hop."""
-    auth: AuthConfig = request.app.state.auth
+    auth: Authenticator = request.app.state.auth
     return bearer_user(auth, request.headers.get("authorization", ""))
 
 
-def bearer_user(auth: AuthConfig, header: str) -> User:
+def bearer_user(auth: Authenticator, header: str) -> User:
     """The user an ``Authorization`` header value names (UnauthenticatedError for none)."""
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():

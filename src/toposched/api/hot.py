@@ -21,10 +21,10 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from toposched.api.auth import AuthConfig, UnauthenticatedError, User, bearer_user
+from toposched.api.auth import Authenticator, UnauthenticatedError, User, bearer_user
 from toposched.api.bodies import plain_submit
 from toposched.api.errors import CatchAllMiddleware, error_response
-from toposched.api.limits import BodyLimitMiddleware, replay
+from toposched.api.limits import BodyLimitMiddleware, read_body, replay
 from toposched.api.offload import json_response
 from toposched.api.params import plain_id
 from toposched.api.verbs import WorkloadVerbs
@@ -40,7 +40,7 @@ class HotRoutes:
     crashes by the same middlewares as there."""
 
     def __init__(
-        self, verbs: WorkloadVerbs, auth: AuthConfig, *, fallback: ASGIApp, max_body_bytes: int
+        self, verbs: WorkloadVerbs, auth: Authenticator, *, fallback: ASGIApp, max_body_bytes: int
     ) -> None:
         self.verbs = verbs
         self.auth = auth
@@ -76,7 +76,7 @@ class HotRoutes:
         await _answer(scope, receive, send, verb(user, workload_id))
 
     async def _submit(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await _read_body(receive)
+        body = await read_body(receive)
         if body is None:
             return  # the client left before its body arrived: nobody to answer
         user = self._user(scope)
@@ -126,16 +126,3 @@ def _json_body(scope: Scope, body: bytes) -> object:
         return json.loads(body)
     except (ValueError, RecursionError):
         return None
-
-
-async def _read_body(receive: Receive) -> bytes | None:
-    """The whole request body (``BodyLimitMiddleware`` has bounded it); None when the client
-    disconnected first."""
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return None
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)

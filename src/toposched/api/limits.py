@@ -9,6 +9,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toposched.model.limits import MAX_REQUEST_BODY_BYTES
 
+# Scope key set on a request whose body was already read within the limit and rewritten
+# (``api.yaml_submit``): the limit is not applied to the rewritten body again.
+BODY_BOUNDED = "toposched.body_bounded"
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -46,7 +50,7 @@ class BodyLimitMiddleware:
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope.get(BODY_BOUNDED):
             await self.app(scope, receive, send)
             return
         declared = _content_length(scope)
@@ -68,6 +72,19 @@ class BodyLimitMiddleware:
             if not message.get("more_body", False):
                 break
         await self.app(scope, replay(b"".join(chunks), receive), send)
+
+
+async def read_body(receive: Receive) -> bytes | None:
+    """The whole request body (``BodyLimitMiddleware`` has bounded it); None when the client
+    disconnected first."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 def _content_length(scope: Scope) -> int | None:

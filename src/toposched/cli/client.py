@@ -55,7 +55,7 @@ def submit_command(
         body["topology"] = topology
     if kind is not None:
         body["kind"] = kind
-    record = _call("POST", server, "/v1/workloads", token, json_body=body)
+    record = call("POST", server, "/v1/workloads", token, json_body=body)
     _show(
         record, output, f"submitted workload {record.get('id')} ({record.get('name')}): {record.get('state')}"
     )
@@ -68,7 +68,7 @@ def get_command(
     output: OutputOpt = "table",
 ) -> None:
     """Show one workload: state, placement and why it waits."""
-    record = _call("GET", server, f"/v1/workloads/{workload_id}", token)
+    record = call("GET", server, f"/v1/workloads/{workload_id}", token)
     if output == "json":
         typer.echo(json.dumps(record, indent=2))
         return
@@ -107,7 +107,7 @@ def list_command(
         params["state"] = state
     if owner:
         params["owner"] = owner
-    records = _call("GET", server, "/v1/workloads", token, params=params)
+    records = call("GET", server, "/v1/workloads", token, params=params)
     if output == "json":
         typer.echo(json.dumps(records, indent=2))
         return
@@ -124,7 +124,7 @@ def cancel_command(
     output: OutputOpt = "table",
 ) -> None:
     """Cancel a workload and release its capacity."""
-    record = _call("DELETE", server, f"/v1/workloads/{workload_id}", token)
+    record = call("DELETE", server, f"/v1/workloads/{workload_id}", token)
     _show(record, output, f"workload {record.get('id')} ({record.get('name')}): {record.get('state')}")
 
 
@@ -175,7 +175,7 @@ def _read_spec(spec: str) -> str:
     return text
 
 
-def _call(
+def call(
     method: str,
     server: str,
     path: str,

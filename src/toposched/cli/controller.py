@@ -27,10 +27,15 @@ def controller_command(
     kubeconfig: Annotated[
         str | None,
         typer.Option(
-            "--kubeconfig", metavar="PATH", help="Kubeconfig file; default: the pod's service account."
+            "--kubeconfig",
+            metavar="PATH",
+            help="Kubeconfig file; default as kubectl: $KUBECONFIG (files merged), else ~/.kube/config, "
+            "else the pod's service account.",
         ),
     ] = None,
-    context: Annotated[str | None, typer.Option("--context", help="Kubeconfig context.")] = None,
+    context: Annotated[
+        str | None, typer.Option("--context", help="Kubeconfig context (default: the current one).")
+    ] = None,
     namespace: Annotated[
         str | None, typer.Option("--namespace", help="Watch pods and PodGroups of one namespace only.")
     ] = None,

@@ -17,6 +17,7 @@ from toposched.cli.inspect import pool_app, topology_app
 from toposched.cli.place import place_command
 from toposched.cli.serve import serve_command
 from toposched.cli.simulate import simulate_command
+from toposched.cli.tokens import token_app
 from toposched.cli.topology import lint_command, show_command
 
 app = typer.Typer(
@@ -41,6 +42,7 @@ app.command("submit")(submit_command)
 app.command("get")(get_command)
 app.command("list")(list_command)
 app.command("cancel")(cancel_command)
+app.add_typer(token_app, name="token")
 app.command("simulate")(simulate_command)
 
 

@@ -33,7 +33,7 @@ def serve_command(
         typer.Option(
             "--tokens",
             metavar="FILE",
-            help="Tokens file (tokens: [{sha256 or token, user, role}], mode 600). "
+            help="Tokens file (tokens: [{sha256 or token, user, role, name}], mode 600). "
             "Default: a dev file next to the DB.",
         ),
     ] = None,
@@ -115,8 +115,9 @@ def serve_command(
         ),
     ] = DEFAULT_QUOTA.spec_bytes,
 ) -> None:
-    """Run the scheduler and its HTTP API (web page at /, API docs at /docs). SIGTERM or Ctrl-C
-    stops it cleanly: requests in flight finish, then the store is closed (exit 0)."""
+    """Run the scheduler and its HTTP API (web page at /, the API's OpenAPI schema at
+    /openapi.json). SIGTERM or Ctrl-C stops it cleanly: requests in flight finish, then the store
+    is closed (exit 0)."""
     # Imported here so the other commands start fast and do not need the server libraries.
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
@@ -137,6 +138,7 @@ def serve_command(
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
         scheduler = Scheduler(store, SystemClock(), config, search_clock=CpuClock())
+        stored_tokens = len(store.list_tokens())
         if cluster is not None:
             parsed, warnings = read_cluster(cluster)
             report = scheduler.import_cluster(parsed, warnings=warnings)
@@ -147,13 +149,10 @@ def serve_command(
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-    if created is not None:
-        where, fresh = created
-        typer.echo(f"created development tokens in {where} (only their SHA-256 is kept; shown once):")
-        for user, token in fresh:
-            typer.echo(f"  {user.role:<5}  {user.name:<8} {token}")
+    for line in _token_lines(auth, created, stored_tokens, db):
+        typer.echo(line)
     typer.echo(f"web page: http://{host}:{port}/ (enter a token there)")
-    typer.echo(f"serving on http://{host}:{port} (store {db}); API docs at /docs")
+    typer.echo(f"serving on http://{host}:{port} (store {db}); API schema at /openapi.json")
     app = create_app(scheduler, auth, limits=Limits(), store=store, loop_interval=interval)
     server_limits = ServerLimits(read_timeout=read_timeout, max_connections=max_connections)
     for stop in (signal.SIGINT, signal.SIGTERM):
@@ -182,10 +181,28 @@ def _exit_cleanly(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(0)
 
 
-def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, tuple[Path, list[tuple[User, str]]] | None]:
+def _token_lines(auth: AuthConfig, created: list[tuple[User, str]] | None, stored: int, db: str) -> list[str]:
+    """What ``serve`` says of its tokens on every start: where they are and how to make one;
+    on the first start also the new development tokens, shown this once."""
+    lines = []
+    if created is not None:
+        lines.append(f"created development tokens in {auth.path} (only their SHA-256 is kept; shown once):")
+        lines += [f"  {user.role:<5}  {user.name:<8} {token}" for user, token in created]
+    lines.append(
+        f"tokens: {len(auth.entries)} in {auth.path} (read at start), "
+        f"{stored} made with `toposched token create` (in the store {db})"
+    )
+    lines.append(
+        "new token: toposched token create NAME --user USER [--role admin] --token ADMIN_TOKEN "
+        f"(no admin token left: add {{token: SECRET, user: NAME, role: admin}} to {auth.path} and restart)"
+    )
+    return lines
+
+
+def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, list[tuple[User, str]] | None]:
     """The tokens file (``--tokens``, else the one beside the database, created on first use
     with owner-only permissions), refused when others may read it or another user owns it.
-    With a new file, also its path and the tokens it was made from, to show once."""
+    With a new file, also the tokens it was made from, to show once."""
     from toposched.api import AuthConfig, generate_tokens, require_private
 
     path = Path(tokens) if tokens is not None else db.with_name(db.name + ".tokens.yaml")
@@ -197,4 +214,4 @@ def _auth(tokens: str | None, db: Path) -> tuple[AuthConfig, tuple[Path, list[tu
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         yaml.safe_dump(content, handle, sort_keys=False)
-    return AuthConfig.load(path), (path, fresh)
+    return AuthConfig.load(path), fresh

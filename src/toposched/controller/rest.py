@@ -19,7 +19,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import urllib3
-from kubernetes import config as kube_config
 from kubernetes.client import ApiClient, Configuration
 from kubernetes.client.rest import RESTResponse
 from kubernetes.watch.watch import iter_resp_lines
@@ -37,7 +36,7 @@ from toposched.controller.kubeapi import (
     WatchEvent,
     WatchExpiredError,
 )
-from toposched.model import ToposchedError
+from toposched.controller.kubeconfig import client_configuration
 
 APPLY_PATCH: Final = "application/apply-patch+yaml"  # JSON is YAML: the body is sent as JSON
 CONNECT_TIMEOUT: Final = 5.0
@@ -57,22 +56,9 @@ def api_error(status: int, call: str, detail: str) -> KubeApiError:
 
 
 def connect(kubeconfig: str | None = None, *, context: str | None = None) -> RestKubeApi:
-    """A client configured from ``kubeconfig`` (a path), else from the pod's service account."""
-    configuration = Configuration()
-    try:
-        if kubeconfig is not None:
-            kube_config.load_kube_config(  # type: ignore[no-untyped-call]  # unannotated in the library
-                config_file=kubeconfig,
-                context=context,
-                client_configuration=configuration,
-                persist_config=False,
-            )
-        else:
-            kube_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
-    except (kube_config.ConfigException, OSError) as exc:
-        where = f"kubeconfig {kubeconfig!r}" if kubeconfig else "the in-cluster service account"
-        fix = "pass --kubeconfig PATH" if kubeconfig is None else "check the file and its current context"
-        raise ToposchedError(f"cannot configure the Kubernetes client from {where}: {exc}; {fix}") from exc
+    """A client of the cluster kubectl would talk to: ``kubeconfig`` (a path), else
+    ``$KUBECONFIG``, else ``~/.kube/config``, else the pod's service account (``client_configuration``)."""
+    configuration, _ = client_configuration(kubeconfig, context=context)
     return RestKubeApi(configuration)
 
 

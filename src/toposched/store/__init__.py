@@ -16,6 +16,7 @@ from toposched.store.records import (
     Note,
     PoolRecord,
     QueueEntry,
+    TokenRecord,
     WorkloadRecord,
     WorkloadState,
 )
@@ -35,6 +36,7 @@ __all__ = [
     "Decision",
     "PoolRecord",
     "QueueEntry",
+    "TokenRecord",
     "Json",
     "NodeChanges",
     "BookingChanges",

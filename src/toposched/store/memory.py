@@ -35,6 +35,7 @@ from toposched.store.frozen import frozen_copy
 from toposched.store.memory_changes import ChangeLog, MemoryChanges
 from toposched.store.memory_pools import MemoryPools
 from toposched.store.memory_quotas import MemoryQuotas
+from toposched.store.memory_tokens import MemoryTokens
 from toposched.store.records import (
     ACTIVE_STATES,
     Admission,
@@ -43,12 +44,13 @@ from toposched.store.records import (
     Json,
     PoolRecord,
     QueueEntry,
+    TokenRecord,
     WorkloadRecord,
     WorkloadState,
 )
 
 
-class MemoryStore(MemoryQuotas, MemoryPools, MemoryChanges):
+class MemoryStore(MemoryQuotas, MemoryPools, MemoryTokens, MemoryChanges):
     """Volatile state; everything is lost when the object goes away."""
 
     def __init__(self, *, history: bool = True) -> None:
@@ -58,6 +60,7 @@ class MemoryStore(MemoryQuotas, MemoryPools, MemoryChanges):
         self._topologies: dict[str, Topology] = {}
         self._pools: dict[str, PoolRecord] = {}
         self._quotas: dict[str, Quota] = {}
+        self._tokens: dict[str, TokenRecord] = {}
         self._workloads: dict[int, WorkloadRecord] = {}
         self._by_state: dict[WorkloadState, set[int]] = {state: set() for state in WorkloadState}
         # While ``write_decisions`` runs: each workload's record before the run, to roll back.

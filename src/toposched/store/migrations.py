@@ -139,6 +139,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             END""",
         ),
     ),
+    Migration(
+        7,
+        "API tokens made by admins (toposched token create): only the SHA-256 of each secret",
+        (
+            """CREATE TABLE tokens (
+                name TEXT PRIMARY KEY,
+                user TEXT NOT NULL,
+                role TEXT NOT NULL CHECK (role IN ('admin', 'user')),
+                sha256 TEXT NOT NULL UNIQUE,
+                created_at REAL NOT NULL,
+                created_by TEXT NOT NULL
+            )""",
+        ),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

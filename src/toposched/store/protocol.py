@@ -20,6 +20,7 @@ from toposched.store.records import (
     NodeChanges,
     PoolRecord,
     QueueEntry,
+    TokenRecord,
     WorkloadRecord,
     WorkloadState,
 )
@@ -100,6 +101,19 @@ class Store(Protocol):
 
     def delete_pool(self, name: str) -> None:
         """Delete a pool; ConflictError while a pending, admitted or running workload uses it."""
+        ...
+
+    # -- API tokens ----------------------------------------------------------------------------
+    def add_token(self, token: TokenRecord) -> None:
+        """Store a new token; ConflictError when its name or its digest is already stored."""
+        ...
+
+    def list_tokens(self) -> list[TokenRecord]:
+        """Every stored token, sorted by name."""
+        ...
+
+    def delete_token(self, name: str) -> TokenRecord:
+        """Delete a token by name and return it; NotFoundError when there is none."""
         ...
 
     # -- per-user quotas -----------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The rows the store keeps, as frozen values: workloads, events, OSMO pools.
+"""The rows the store keeps, as frozen values: workloads, events, OSMO pools, API tokens.
 
 Payloads (placements, explanations, event data, pool settings) are JSON values: plain dicts, lists,
 strings, numbers, booleans and None. The store copies them through JSON on write and read, so a
@@ -105,6 +105,19 @@ class PoolRecord:
     name: str
     topology: str = ""
     config: Json = field(default=None, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TokenRecord:
+    """An API token an admin made: its name (unique), the user and role it authenticates as, the
+    SHA-256 of its secret (the secret itself is never stored), when and by whom it was made."""
+
+    name: str
+    user: str
+    role: str
+    sha256: str  # hex
+    created_at: float = 0.0
+    created_by: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,12 +67,13 @@ from toposched.store.sqlite_rows import (
     transition,
     workload_filter,
 )
+from toposched.store.sqlite_tokens import SqliteTokens
 
 R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
 
 
-class SqliteStore(SqliteQuotas, SqlitePools, SqliteChanges):
+class SqliteStore(SqliteQuotas, SqlitePools, SqliteTokens, SqliteChanges):
     """The scheduler's state in one SQLite file (created and migrated on open)."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:

@@ -13,6 +13,7 @@ from toposched.api.deps import LimitsDep, SchedulerDep, StoreDep, VerbsDep
 from toposched.api.offload import json_response
 from toposched.api.params import After, Limit, WorkloadId, next_link
 from toposched.api.verbs import owned
+from toposched.api.yaml_submit import YAML_TYPES
 from toposched.model import PermissionDeniedError
 from toposched.store import WorkloadState
 
@@ -22,11 +23,28 @@ router = APIRouter(prefix="/v1/workloads", tags=["workloads"])
 # router) for well-formed requests; the declarations here describe them in /openapi.json and
 # answer every other request. Both run the same ``WorkloadVerbs``.
 _WORKLOAD = {"description": "The workload (see GET /v1/workloads/{id})"}
+# The job file itself as the body (api.yaml_submit turns it into the JSON envelope first).
+_JOB_FILE = {"schema": {"type": "string", "description": "The workload spec, YAML or JSON text."}}
+_QUERY = [
+    {"name": name, "in": "query", "required": False, "schema": {"type": kind}, "description": text}
+    for name, kind, text in (
+        ("priority", "integer", "With a job file as the body: higher runs first (default 0)."),
+        ("topology", "string", "With a job file as the body: the topology's name; default: the spec's."),
+        ("kind", "string", "With a job file as the body: front end hint, e.g. 'kueue' or 'kai'."),
+    )
+]
+_SUBMIT_DOC = {
+    "requestBody": {"content": dict.fromkeys(sorted(YAML_TYPES), _JOB_FILE)},
+    "parameters": _QUERY,
+}
 
 
-@router.post("", status_code=201, response_model=None, responses={201: _WORKLOAD})
+@router.post("", status_code=201, response_model=None, responses={201: _WORKLOAD}, openapi_extra=_SUBMIT_DOC)
 async def submit(body: SubmitBody, user: CurrentUser, verbs: VerbsDep) -> Response:
-    """Store a workload as pending. The answer comes after the store commit, so 201 means durable."""
+    """Store a workload as pending. The answer comes after the store commit, so 201 means durable.
+    The body is ``{"spec": "<YAML or JSON text>", ...}`` as ``application/json``, or the job file
+    itself as ``application/yaml`` (``application/x-yaml``, ``text/yaml``) with ``priority``,
+    ``topology`` and ``kind`` in the query string."""
     return json_response(await verbs.submit(user.name, body.fields()), 201)
 
 
