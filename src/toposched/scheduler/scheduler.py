@@ -19,8 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toposched.emit.result import pod_nodes
-from toposched.engine import PolicyRegistry
-from toposched.engine.profiles import builtin
+from toposched.engine import PolicyRegistry, builtin_policies
 from toposched.frontends.registry import Compiled, Registry, default_registry
 from toposched.model import (
     Cluster,
@@ -81,7 +80,7 @@ class Scheduler:
         ``search_clock``: what bounds the engine's searches in time (``CpuClock`` in the service;
         None: the steps searched, at a fixed cost each, which moves even when ``clock`` does not)."""
         self._state = State(
-            store, clock, config, registry or default_registry(), policies or builtin(), search_clock
+            store, clock, config, registry or default_registry(), policies or builtin_policies(), search_clock
         )
         if config.policy is not None:  # SpecError naming the setting when no policy has that name
             self._state.policies.get(config.policy)
