@@ -1,5 +1,5 @@
 """The service's managed topologies and OSMO pools, stored under the lifecycle guards of
-``registry.guards``: a topology's levels and a pool's keys cannot change while workloads using
+``guards``: a topology's levels and a pool's keys cannot change while workloads using
 them hold capacity."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 from toposched.model import NotFoundError, Topology
 from toposched.scheduler import pools
+from toposched.scheduler.guards import check_pool_update, check_topology_update
 from toposched.scheduler.outcome import HOLDING
-from toposched.scheduler.registry import check_pool_update, check_topology_update
 from toposched.scheduler.state import State
 from toposched.store import PoolRecord
 

@@ -190,7 +190,7 @@ class Scheduler:
         """Forget a node; gangs with pods on it see it as failed in the next cycle."""
         cluster_changes.delete_node(self._state, name)
 
-    # -- managed topologies and pools (the guards live in ``registry.guards``) --------------------
+    # -- managed topologies and pools (the guards live in ``guards``) --------------------
     def put_topology(self, topology: Topology) -> None:
         """Add or update a topology. Aliases may always change; changing the levels of one that
         admitted or running workloads use is a ConflictError (their placements are in those levels)."""

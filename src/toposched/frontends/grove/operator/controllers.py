@@ -15,8 +15,8 @@ from toposched.frontends.grove import (
     parse_cluster_topology,
     parse_podcliqueset,
 )
+from toposched.frontends.grove.operator.status import kai_sync, pcs_condition
 from toposched.model import Topology
-from toposched.scheduler.registry.status import kai_sync, pcs_condition
 
 FINALIZER = "grove.io/clustertopology"
 CT = "ClusterTopology"

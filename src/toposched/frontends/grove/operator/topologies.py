@@ -20,7 +20,7 @@ import copy
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from toposched.frontends.grove import (
     DEFAULT_TOPOLOGY,
@@ -37,9 +37,7 @@ from toposched.frontends.grove import (
     parse_podcliqueset,
     to_gang,
 )
-from toposched.model import Gang, NotFoundError, Problem, Topology, TopologySpecError
-from toposched.scheduler.clock import Clock, ManualClock
-from toposched.scheduler.registry.controllers import (
+from toposched.frontends.grove.operator.controllers import (
     CT,
     KAI_TOPOLOGY,
     KUEUE_TOPOLOGY,
@@ -51,6 +49,18 @@ from toposched.scheduler.registry.controllers import (
     reconcile_workloads,
     sync_kai,
 )
+from toposched.model import Gang, NotFoundError, Problem, Topology, TopologySpecError
+
+
+class Clock(Protocol):
+    """What stamps deletion requests (the scheduler's clocks are such)."""
+
+    def now(self) -> float: ...
+
+
+class _Epoch:
+    def now(self) -> float:
+        return 0.0
 
 
 def kind_of(obj: Mapping[str, Any]) -> str:
@@ -69,7 +79,7 @@ class TopologyRegistry:
         self, operator_config: Mapping[str, Any] | None = None, *, clock: Clock | None = None
     ) -> None:
         self.config: OperatorConfig = parse_operator_config(operator_config)
-        self._clock = clock if clock is not None else ManualClock()  # at the epoch unless told
+        self._clock = clock if clock is not None else _Epoch()  # at the epoch unless told
         self._objects: dict[Key, dict[str, Any]] = {}
         self._scheduled: dict[str, int] = {}
 
