@@ -38,7 +38,7 @@ from fastapi.testclient import TestClient
 from toposched.api import AuthConfig, Limits, create_app
 from toposched.cli.workloads import place_documents
 from toposched.engine import place
-from toposched.engine.explain import explain
+from toposched.engine.explain import explain_refusal
 from toposched.frontends.cluster import load_cluster
 from toposched.frontends.parse import parse_documents
 from toposched.model import Cluster, Explanation, Policy, Unschedulable
@@ -88,7 +88,7 @@ def cli_figures(cluster: Cluster) -> None:
     floor, _ = cpu(lambda: place(gang, on, topology=topology, policy=policy))
 
     def explained(probed: bool) -> Explanation:
-        return explain(gang, on, refusal, topology=topology, policy=policy, probed=probed)
+        return explain_refusal(gang, on, refusal, topology=topology, policy=policy, probed=probed)
 
     reused, explanation = cpu(lambda: explained(True))
     again, _ = cpu(lambda: explained(False))

@@ -11,7 +11,7 @@ from conformance import kai_case
 from conformance import kueue_case as kc
 from conformance.loader import Case, discover, missing_facts, skip_if_conflicted
 from toposched.engine import place
-from toposched.engine.explain import Explanation, apply_suggestion, explain
+from toposched.engine.explain import Explanation, apply_suggestion, explain_refusal
 from toposched.model import Cluster, Gang, Placement, Policy, Topology, Unschedulable
 
 
@@ -23,7 +23,7 @@ def _unschedulable(folder: str, kinds: set[str]) -> list[Any]:
 def _check(gang: Gang, cluster: Cluster, topology: Topology, policy: Policy, facts: list[str]) -> Explanation:
     refusal = place(gang, cluster, topology=topology, policy=policy)
     assert isinstance(refusal, Unschedulable)
-    explanation = explain(gang, cluster, refusal, topology=topology, policy=policy)
+    explanation = explain_refusal(gang, cluster, refusal, topology=topology, policy=policy)
     missing = missing_facts(facts, refusal.message, explanation.facts())
     assert not missing, f"facts {missing} not in the explanation"
     for suggestion in explanation.suggestions:

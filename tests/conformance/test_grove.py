@@ -18,8 +18,8 @@ from toposched.frontends.grove import (
     parse_podcliqueset,
     topologies_of,
 )
+from toposched.frontends.grove.operator import TopologyRegistry
 from toposched.model import SpecError
-from toposched.scheduler.registry import TopologyRegistry
 
 
 @pytest.mark.parametrize("case", params("grove", ["validate"]))

@@ -222,7 +222,7 @@ def sorted_one_by_one(
         kids: list[int] = []
         for parent in order[level - 1]:
             first, last = (0, tree.count(0)) if level == 0 else tree.children(level - 1, parent)
-            ranked = tree.dotted_rank(level)
+            ranked = tree.columns.dotted_rank(level)
             kids += sorted(range(first, last), key=lambda k: (-fits[level].ratio[k], ranked[k]))
         order[level] = kids
     return order

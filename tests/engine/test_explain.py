@@ -12,7 +12,13 @@ import pytest
 from builders import GPU, RACK, gang, node, podset, running, topology
 from toposched.engine import SearchBudget, place
 from toposched.engine.exact import ExactSearch
-from toposched.engine.explain import ExclusionReason, Suggestion, SuggestionKind, apply_suggestion, explain
+from toposched.engine.explain import (
+    ExclusionReason,
+    Suggestion,
+    SuggestionKind,
+    apply_suggestion,
+    explain_refusal,
+)
 from toposched.model import Cluster, Gang, Node, Placement, Policy, Taint, TaintEffect, Unschedulable
 
 LEVELS = topology("rack", "host")
@@ -37,7 +43,7 @@ def every_suggestion_places(job: Gang, cluster: Cluster, suggestions: Sequence[S
 def test_candidates_say_how_many_pods_fit_and_what_is_short() -> None:
     cluster = Cluster.create(rack("a", 2) + rack("b", 2), [running("busy", "b-n0", gpu=3)], [LEVELS])
     job = gang(podset("train", 3).requests(gpu=4).required(RACK).build())
-    explanation = explain(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
+    explanation = explain_refusal(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
     assert explanation.group == "train" and explanation.level == RACK
     best, second = explanation.candidates
     assert (best.domain, best.fit, best.needed) == (("a",), 2, 3)
@@ -53,7 +59,7 @@ def test_suggestions_preferred_level_smaller_and_after_a_workload_ends() -> None
     ]
     cluster = Cluster.create(rack("a", 3) + rack("b", 3), pods, [LEVELS])
     job = gang(podset("train", 3).requests(gpu=4).required(RACK).build())
-    explanation = explain(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
+    explanation = explain_refusal(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
     kinds = {s.kind: s for s in explanation.suggestions}
     assert set(kinds) == {
         SuggestionKind.PREFERRED_LEVEL,
@@ -79,7 +85,7 @@ def test_tainted_and_unusable_nodes_are_counted_with_the_taint_to_tolerate() -> 
     ]
     cluster = Cluster.create(nodes, [], [LEVELS])
     job = gang(podset("train", 1).requests(gpu=4).required(RACK).build())
-    explanation = explain(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
+    explanation = explain_refusal(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
     found = {(e.reason, e.taint): e.nodes for e in explanation.exclusions}
     assert found == {
         (ExclusionReason.TAINT, taint): 2,
@@ -93,7 +99,7 @@ def test_tainted_and_unusable_nodes_are_counted_with_the_taint_to_tolerate() -> 
 def test_no_suggestion_when_nothing_would_place() -> None:
     cluster = Cluster.create(rack("a", 1), [], [LEVELS])
     job = gang(podset("train", 2).requests(gpu=8).build())
-    explanation = explain(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
+    explanation = explain_refusal(job, cluster, refused(job, cluster), topology=LEVELS, policy=Policy.MIXED)
     assert explanation.suggestions == ()
     assert [(e.reason, e.resource) for e in explanation.exclusions] == [(ExclusionReason.RESOURCE, GPU)]
 
@@ -120,10 +126,10 @@ class Deadline:
 def test_an_expired_budget_stops_the_suggestions_and_lists_what_was_left_out() -> None:
     job, cluster = busy_cluster()
     refusal = refused(job, cluster)
-    full = explain(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
+    full = explain_refusal(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
     assert {s.kind for s in full.suggestions} >= {SuggestionKind.SMALLER, SuggestionKind.AFTER_WORKLOADS_END}
     deadline = Deadline(calls=1)  # one placement, then the time is up
-    cut = explain(
+    cut = explain_refusal(
         job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED, budget=SearchBudget(expired=deadline)
     )
     assert [s.kind for s in cut.suggestions] == [SuggestionKind.PREFERRED_LEVEL]
@@ -151,6 +157,6 @@ def test_a_probed_refusal_is_not_searched_again(monkeypatch: pytest.MonkeyPatch)
     job = gang(podset("train", 5).requests(gpu=4).required(RACK).build())  # no rack holds 5
     refusal = place(job, cluster, topology=LEVELS, policy=Policy.MIXED, probe=True)
     assert isinstance(refusal, Unschedulable) and len(runs) == 1
-    explanation = explain(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED, probed=True)
+    explanation = explain_refusal(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED, probed=True)
     assert len(runs) == 1
     assert SuggestionKind.COMPLETE_SEARCH not in {s.kind for s in explanation.suggestions}

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from builders import RACK, composite, kube_gang, node, pod_group, running, topology
 from toposched.engine import place
-from toposched.engine.explain import SuggestionKind, apply_suggestion, explain
+from toposched.engine.explain import SuggestionKind, apply_suggestion, explain_refusal
 from toposched.model import Cluster, Placement, Policy, Unschedulable
 
 LEVELS = topology("rack", "host")
@@ -25,7 +25,7 @@ def test_a_refused_pod_group_is_explained_with_suggestions_that_place() -> None:
     job = kube_gang(pod_group("leader", 1, gpu=1), pod_group("workers", 3, required=RACK, min_count=3, gpu=3))
     refusal = place(job, cluster, topology=LEVELS)
     assert isinstance(refusal, Unschedulable)
-    explanation = explain(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
+    explanation = explain_refusal(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
     assert (explanation.group, explanation.level) == ("workers", RACK)
     assert [(c.domain, c.fit, c.needed) for c in explanation.candidates] == [(("b",), 2, 3), (("a",), 1, 3)]
     kinds = [s.kind for s in explanation.suggestions]
@@ -53,7 +53,7 @@ def test_the_complete_search_is_suggested_when_the_per_pod_choice_misses() -> No
     )
     refusal = place(job, cluster, topology=LEVELS)
     assert isinstance(refusal, Unschedulable)
-    explanation = explain(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
+    explanation = explain_refusal(job, cluster, refusal, topology=LEVELS, policy=Policy.MIXED)
     [complete] = [s for s in explanation.suggestions if s.kind is SuggestionKind.COMPLETE_SEARCH]
     changed, on, search = apply_suggestion(job, cluster, complete)
     found = place(changed, on, topology=LEVELS, search=search)

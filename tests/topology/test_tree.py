@@ -148,9 +148,9 @@ def test_label_codes_and_taint_groups() -> None:
             node("c").at().taint("soft", effect="PreferNoSchedule").build(),
         ],
     )
-    codes, table = tree.label_codes("zone")
+    codes, table = tree.columns.label_codes("zone")
     assert codes.tolist() == [table["z1"], table["z2"], -1]
-    groups = tree.taint_groups()
+    groups = tree.columns.taint_groups()
     assert len(groups) == 1  # PreferNoSchedule does not block, so a and b share one group
     assert groups[0][1].tolist() == [0, 1]
 
@@ -177,7 +177,7 @@ def test_an_every_node_topology_holds_not_ready_and_cordoned_nodes_tainted_as_kc
     assert TopologyTree.build(topology("rack"), nodes).node_names == ("ok",)
     every = TopologyTree.build(Topology.create("kube-rack", [RACK], every_node=True), nodes)
     assert every.node_names == ("down", "off", "ok")
-    blocking = {tuple(str(t) for t in taints): rows.tolist() for taints, rows in every.taint_groups()}
+    blocking = {tuple(str(t) for t in taints): rows.tolist() for taints, rows in every.columns.taint_groups()}
     assert blocking == {
         ("node.kubernetes.io/not-ready:NoSchedule",): [0],
         ("node.kubernetes.io/unschedulable:NoSchedule",): [1],

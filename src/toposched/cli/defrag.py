@@ -13,7 +13,7 @@ from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
 from toposched.cli.output import to_json
 from toposched.emit.result import defrag_to_json
-from toposched.engine.defrag import plan_defrag
+from toposched.engine import plan_defrag
 from toposched.model import DefragPlan, Problem, SpecError, Topology, ToposchedError
 
 

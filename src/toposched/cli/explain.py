@@ -23,7 +23,7 @@ from toposched.cli.place import (
 )
 from toposched.cli.render import print_result
 from toposched.emit.result import explanation_to_json, result_document
-from toposched.engine.explain import explain
+from toposched.engine import explain_refusal
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Exclusion,
@@ -73,7 +73,7 @@ def explain_command(
             document = result_document(outcome.result, attempt.search)
             typer.echo(to_json(document) if output == "json" else to_yaml(document))
         raise typer.Exit(ExitCode.PLACED)
-    explanation = explain(
+    explanation = explain_refusal(
         outcome.gang,
         outcome.cluster,
         outcome.result,

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toposched.engine import PolicyRegistry
-from toposched.engine.profiles import builtin
+from toposched.engine import PolicyRegistry, builtin_policies
 from toposched.frontends import osmo
 from toposched.frontends.cluster import load_cluster_report, topologies_from_documents
 from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_file
@@ -55,7 +54,7 @@ def parse_policy(value: str | None, policies: PolicyRegistry | None = None) -> s
     leaves the choice to the workload and its front end."""
     if value is None:
         return None
-    return (policies or builtin()).get(value, field="--policy").name
+    return (policies or builtin_policies()).get(value, field="--policy").name
 
 
 def parse_search(value: str) -> Search:

@@ -12,9 +12,9 @@ from rich.table import Table
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import read_documents, read_pool
 from toposched.cli.output import to_json, to_yaml
+from toposched.frontends.grove.operator import TopologyRegistry, format_usage, usage
 from toposched.frontends.osmo import pool_keys
 from toposched.model import Problem, SpecError, ToposchedError
-from toposched.scheduler.registry import TopologyRegistry, format_usage, usage
 
 pool_app = typer.Typer(help="OSMO pools.", no_args_is_help=True)
 topology_app = typer.Typer(help="Topologies and the workloads using them.", no_args_is_help=True)

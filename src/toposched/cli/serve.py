@@ -13,7 +13,7 @@ import typer
 import yaml
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
-from toposched.engine.options import DEFAULT_ROUND_SECONDS
+from toposched.engine import DEFAULT_ROUND_SECONDS
 from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError, listen_error
 
 DEFAULT_QUOTA = Quota()

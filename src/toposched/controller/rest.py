@@ -9,7 +9,8 @@ No retries here: a failure becomes a typed ``KubeApiError`` naming the call, and
 reconcilers decide what to retry. Every request has bounded connect and read timeouts; a watch's
 read timeout is its ``timeoutSeconds`` plus a margin, since the server ends it at that time, and a
 write given a ``timeout`` sends it as the ``timeout`` parameter (the server's deadline) and waits
-that long plus a margin for the answer.
+that long plus a margin for the answer. The verbs live here; one request and its answer, in
+``rest_transport``.
 """
 
 from __future__ import annotations
@@ -19,13 +20,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
 import urllib3
-from kubernetes.client import ApiClient, Configuration
+from kubernetes.client import Configuration
 from kubernetes.client.rest import RESTResponse
 from kubernetes.watch.watch import iter_resp_lines
 
 from toposched.controller.kubeapi import (
-    ApiConflictError,
-    ApiNotFoundError,
     EventType,
     KubeApiError,
     Listing,
@@ -34,25 +33,12 @@ from toposched.controller.kubeapi import (
     Preconditions,
     Resource,
     WatchEvent,
-    WatchExpiredError,
 )
 from toposched.controller.kubeconfig import client_configuration
+from toposched.controller.rest_transport import CONNECT_TIMEOUT, RestTransport, api_error
 
 APPLY_PATCH: Final = "application/apply-patch+yaml"  # JSON is YAML: the body is sent as JSON
-CONNECT_TIMEOUT: Final = 5.0
 WATCH_READ_MARGIN: Final = 15.0  # the server closes a watch at timeoutSeconds; allow it to be late
-WRITE_READ_MARGIN: Final = 5.0  # a write past its deadline is answered 504 by the server; allow that
-
-_ERRORS: Final[dict[int, type[KubeApiError]]] = {
-    404: ApiNotFoundError,
-    409: ApiConflictError,
-    410: WatchExpiredError,
-}
-
-
-def api_error(status: int, call: str, detail: str) -> KubeApiError:
-    """The typed error for an HTTP status (or an in-stream watch ``Status``), naming the call."""
-    return _ERRORS.get(status, KubeApiError)(status, f"{call}: {detail}")
 
 
 def connect(kubeconfig: str | None = None, *, context: str | None = None) -> RestKubeApi:
@@ -69,19 +55,16 @@ class RestKubeApi:
     ``request_timeout`` bounds the wait for each response, watches excepted (see the module)."""
 
     def __init__(self, configuration: Configuration, *, request_timeout: float = 30.0) -> None:
-        # Retries are the reconcilers' decision; urllib3 must not repeat a PATCH behind their back.
-        configuration.retries = False
-        self._client = ApiClient(configuration)
-        self._timeout = (CONNECT_TIMEOUT, request_timeout)
+        self._transport = RestTransport(configuration, request_timeout=request_timeout)
 
     def close(self) -> None:
-        self._client.close()  # type: ignore[no-untyped-call]  # unannotated in the library
+        self._transport.close()
 
     def list(
         self, resource: Resource, namespace: str | None = None, *, label_selector: str | None = None
     ) -> Listing:
         query = {"labelSelector": label_selector} if label_selector else {}
-        body = self._call("GET", resource.path(namespace), query, call=f"list {resource.plural}")
+        body = self._transport.call("GET", resource.path(namespace), query, call=f"list {resource.plural}")
         items = tuple(_with_kind(resource, item) for item in body.get("items") or ())
         return Listing(items, str(body.get("metadata", {}).get("resourceVersion", "")))
 
@@ -101,7 +84,7 @@ class RestKubeApi:
             "timeoutSeconds": str(timeout_seconds),
         }
         timeout = (CONNECT_TIMEOUT, timeout_seconds + WATCH_READ_MARGIN)
-        response = self._send("GET", resource.path(namespace), query, None, {}, timeout, call)
+        response = self._transport.send("GET", resource.path(namespace), query, None, {}, timeout, call)
         try:
             for line in _stream_lines(response, call):
                 if line:
@@ -112,12 +95,14 @@ class RestKubeApi:
             response.response.release_conn()
 
     def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object:
-        return self._call("GET", resource.path(namespace, name), call=f"get {resource.plural}/{name}")
+        return self._transport.call(
+            "GET", resource.path(namespace, name), call=f"get {resource.plural}/{name}"
+        )
 
     def create(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         namespace = _namespace(resource, obj)
         name = obj.get("metadata", {}).get("name", "")
-        return self._call(
+        return self._transport.call(
             "POST",
             resource.path(namespace),
             body=_typed(resource, obj),
@@ -128,7 +113,7 @@ class RestKubeApi:
     def replace(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
         name = str(obj.get("metadata", {}).get("name", ""))
         path = resource.path(_namespace(resource, obj), name)
-        return self._call(
+        return self._transport.call(
             "PUT",
             path,
             body=_typed(resource, obj),
@@ -147,7 +132,7 @@ class RestKubeApi:
         field_manager: str | None = None,
         timeout: float | None = None,
     ) -> Object:
-        return self._call(
+        return self._transport.call(
             "PATCH",
             resource.path(namespace, name),
             {"fieldManager": field_manager} if field_manager else None,
@@ -168,7 +153,7 @@ class RestKubeApi:
     ) -> Object:
         name = str(obj.get("metadata", {}).get("name", ""))
         query = {"fieldManager": field_manager, "force": "true" if force else "false"}
-        return self._call(
+        return self._transport.call(
             "PATCH",
             resource.path(_namespace(resource, obj), name),
             query,
@@ -195,75 +180,13 @@ class RestKubeApi:
                 "kind": "DeleteOptions",
                 "preconditions": {k: v for k, v in wanted.items() if v is not None},
             }
-        self._call(
+        self._transport.call(
             "DELETE",
             resource.path(namespace, name),
             body=body,
             call=f"delete {resource.plural}/{name}",
             deadline=timeout,
         )
-
-    def _call(
-        self,
-        method: str,
-        path: str,
-        query: Mapping[str, str] | None = None,
-        *,
-        body: Any = None,
-        content_type: str = "application/json",
-        call: str,
-        deadline: float | None = None,
-    ) -> Object:
-        """One request; ``deadline`` (seconds) goes to the server as its ``timeout`` parameter."""
-        headers = {"Content-Type": content_type} if body is not None else {}
-        query = dict(query or {})
-        timeout = self._timeout
-        if deadline is not None:
-            query["timeout"] = f"{max(deadline, 0.001):.3f}s"  # a Go duration, as the server parses it
-            timeout = (CONNECT_TIMEOUT, deadline + WRITE_READ_MARGIN)
-        response = self._send(method, path, query, body, headers, timeout, call)
-        try:
-            data = response.read()  # type: ignore[no-untyped-call]  # unannotated in the library
-        except urllib3.exceptions.HTTPError as exc:
-            raise KubeApiError(0, f"{call}: reading the response failed: {exc}") from exc
-        finally:
-            response.response.release_conn()
-        try:
-            decoded: Object = json.loads(data) if data else {}
-        except ValueError as exc:
-            raise KubeApiError(response.status, f"{call}: the response is not JSON: {exc}") from exc
-        return decoded
-
-    def _send(
-        self,
-        method: str,
-        path: str,
-        query: Mapping[str, str],
-        body: Any,
-        headers: dict[str, str],
-        timeout: tuple[float, float],
-        call: str,
-    ) -> RESTResponse:
-        """One request; a non-2xx status or a transport failure becomes a typed error."""
-        request = self._client.param_serialize(
-            method,
-            path,
-            query_params=list(query.items()),
-            header_params={"Accept": "application/json", **headers},
-            body=body,
-            auth_settings=["BearerToken"],
-        )
-        try:
-            response = self._client.call_api(*request, _request_timeout=timeout)
-        except urllib3.exceptions.HTTPError as exc:
-            raise KubeApiError(
-                0, f"{call}: no response from {self._client.configuration.host}: {exc}"
-            ) from exc
-        if not 200 <= response.status <= 299:
-            detail = _status_message(response.read(), response.reason)  # type: ignore[no-untyped-call]
-            response.response.release_conn()
-            raise api_error(response.status, call, detail)
-        return response
 
 
 def _stream_lines(response: RESTResponse, call: str) -> Iterator[str]:
@@ -287,17 +210,6 @@ def _event(line: str, resource: Resource, call: str) -> WatchEvent:
     except ValueError as exc:
         raise KubeApiError(0, f"{call}: unknown watch event type {kind!r}") from exc
     return WatchEvent(event_type, _with_kind(resource, obj))
-
-
-def _status_message(data: bytes | None, reason: str | None) -> str:
-    """The ``message`` of the API server's ``Status`` body, else the HTTP reason."""
-    try:
-        status = json.loads(data or b"")
-    except ValueError:
-        status = None
-    if isinstance(status, dict) and status.get("message"):
-        return str(status["message"])
-    return reason or "no reason given"
 
 
 def _namespace(resource: Resource, obj: Mapping[str, Any]) -> str | None:

@@ -17,30 +17,27 @@ slots; the pods pinned to the old slots are deleted (their owner recreates them,
 new pods take the free slots. An evicted gang's ungated pods are deleted the same way and its
 workload cancelled: the recreated pods form the gang again and are queued afresh.
 
-Every write is conditional on the pod as read (``podwrites``): a pod that changed since is left
-for the next pass. A gang whose writes fail is left for the next pass; the other gangs go on.
+The two phases for one gang are ``assignment``'s. Every write is conditional on the pod as read
+(``podwrites``): a pod that changed since is left for the next pass. A gang whose writes fail is
+left for the next pass; the other gangs go on.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
+from toposched.controller.assignment import AssignmentWriter
 from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
-from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, Membership, is_gated, name_of
-from toposched.controller.kubeapi import KubeApiError, Object, PatchType
-from toposched.controller.pinning import pinned
+from toposched.controller.keys import GangKey, Membership, is_gated, name_of
+from toposched.controller.kubeapi import KubeApiError, Object
 from toposched.controller.podwrites import PodWrites
-from toposched.controller.records import PodRecord, placement_of, uid_of
-from toposched.emit.kueue import node_selector_patches
-from toposched.emit.result import placement_from_json
-from toposched.model import ConflictError, Node, NotFoundError, Search, SpecError, Topology
-from toposched.model.node import level_value
-from toposched.scheduler import PodStatus, Scheduler
+from toposched.controller.records import PodRecord, placement_of
+from toposched.model import ConflictError, Node, NotFoundError, SpecError, Topology
+from toposched.scheduler import Scheduler
 from toposched.store import WorkloadRecord, WorkloadState
-from toposched.wire.core import annotations_patch
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +48,6 @@ HINTS = {
     Membership.KUBE: "kube",
     Membership.KUBE_COMPOSITE: "kube",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    """One pod of an admitted placement: as the workload names it, and where it goes."""
-
-    name: str
-    pod_set: str
-    index: int
-    node: str
 
 
 @dataclass(slots=True)
@@ -75,6 +62,10 @@ class Ungater:
     failed: list[int] = field(default_factory=list)  # statuses of other failed writes, drained by metrics
     whole_at: dict[GangKey, float] = field(default_factory=dict)  # when each queued gang became whole
     latencies: list[float] = field(default_factory=list)  # whole -> fully ungated, drained by metrics
+    assigner: AssignmentWriter = field(init=False)  # the two write phases of one admitted gang
+
+    def __post_init__(self) -> None:
+        self.assigner = AssignmentWriter(self.writes, self.scheduler)
 
     # -- start -----------------------------------------------------------------------------------
     def restore(self, gangs: Mapping[GangKey, GangPods], now: float) -> list[GangKey]:
@@ -185,10 +176,14 @@ class Ungater:
             if not record.state.holds_capacity or not self.expectations.satisfied(key, cache, now):
                 continue
             try:
-                self._reconcile(key, gang, record, nodes, now)
+                done = self.assigner.reconcile(key, gang, record, nodes, now)
             except KubeApiError as exc:  # this gang waits for the next pass; the others go on
                 self.failed.append(exc.status)
                 log.warning("gang %s: %s", key, exc)
+                continue
+            self.ungated += done.pods
+            if done.whole and key in self.whole_at:
+                self.latencies.append(now - self.whole_at.pop(key))
 
     def evict(self, workload_ids: set[int], gangs: Mapping[GangKey, GangPods], now: float) -> None:
         """The scheduler evicted these workloads: evict their pods and cancel the workloads."""
@@ -208,10 +203,7 @@ class Ungater:
         """Delete the ungated pods (their owners recreate them, gated) and clear the records of
         the gated ones: the gang is placed afresh once whole again."""
         for pod in gang.pods:
-            if is_gated(pod):
-                self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: None}), now)
-            else:
-                self.writes.delete(pod)
+            self.assigner.unassign(key, pod, now)
 
     def _end(self, key: GangKey, record: WorkloadRecord) -> None:
         """No live pod of the gang is left: it finished (or was deleted)."""
@@ -226,154 +218,3 @@ class Ungater:
         self.workloads.pop(key, None)
         self.whole_at.pop(key, None)
         self.expectations.forget(key)
-
-    def _reconcile(
-        self, key: GangKey, gang: GangPods, record: WorkloadRecord, nodes: Mapping[str, Node], now: float
-    ) -> None:
-        topology = self.scheduler.topology_of(record.id)  # its own, or a stored one
-        policy = str((record.placement or {}).get("policy", ""))
-        found_by = str((record.placement or {}).get("foundBy") or Search.FAITHFUL)
-        slots = [
-            Slot(str(p["name"]), str(p["podSet"]), int(p["index"]), str(p["node"]))
-            for p in (record.placement or {}).get("pods", [])
-            if p.get("node") is not None
-        ]
-        records = gang.records()
-        by_name = {name_of(p): p for p in gang.pods}
-        filled: dict[Slot, str] = {}  # slot -> pod name
-        stale: list[Object] = []
-        for name, pod_record in records.items():
-            slot = next(
-                (
-                    s
-                    for s in slots
-                    if (s.pod_set, s.index, s.node) == (pod_record.pod_set, pod_record.index, pod_record.node)
-                    and s not in filled
-                ),
-                None,
-            )
-            if slot is None:
-                stale.append(by_name[name])
-            else:
-                filled[slot] = name
-        for pod in stale:  # pinned to a slot the scheduler moved away (node failure)
-            if is_gated(pod):
-                self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: None}), now)
-            else:
-                self.writes.delete(pod)
-        free = [s for s in slots if s not in filled]
-        # A record names its pod's uid; a pod without one (never so on an API server) gets none.
-        waiting = [p for p in gang.pods if name_of(p) not in records and uid_of(p)]
-        assigned = _match(free, waiting)
-        for slot, pod in assigned:
-            node = nodes.get(slot.node)
-            if node is None:
-                continue  # the node went away: the next cycle replaces or evicts
-            entry = PodRecord(
-                str(key),
-                topology.name,
-                policy,
-                slot.pod_set,
-                slot.index,
-                slot.node,
-                _domain(node, topology),
-                uid_of(pod),
-                found_by,
-            )
-            self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
-        self._report_statuses(record, filled, by_name)
-        if stale or len(filled) < len(slots):
-            return  # phase 2 waits until every slot is recorded on a pod
-        self._ungate_recorded(key, gang, record, topology, filled, nodes, now)
-
-    def _ungate_recorded(
-        self,
-        key: GangKey,
-        gang: GangPods,
-        record: WorkloadRecord,
-        topology: Topology,
-        filled: Mapping[Slot, str],
-        nodes: Mapping[str, Node],
-        now: float,
-    ) -> None:
-        gated = {
-            name: slot
-            for slot, name in filled.items()
-            if is_gated(next(p for p in gang.pods if name_of(p) == name))
-        }
-        if not gated:
-            return
-        placement = placement_from_json(record.placement, gang=record.name)
-        pods = []
-        chosen: dict[str, Node] = {}  # pod name -> its node
-        for pod in placement.pods:
-            slot = next((s for s in gated.values() if (s.pod_set, s.index) == (pod.group, pod.index)), None)
-            node = nodes.get(pod.node or "")
-            if slot is None or node is None:
-                continue
-            name = next(n for n, s in gated.items() if s == slot)
-            pods.append(pod._replace(pod=name, domain=_domain(node, topology)))
-            chosen[name] = node
-        patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
-        by_name = {name_of(p): p for p in gang.pods}
-        written = [
-            self.writes.patch(
-                key,
-                by_name[name],
-                pinned(patch, by_name[name], chosen[name], topology),
-                now,
-                PatchType.STRATEGIC,
-            )
-            for name, patch in sorted(patches.items())
-        ]
-        self.ungated += sum(written)
-        if len(patches) == len(gated) and all(written) and key in self.whole_at:
-            self.latencies.append(now - self.whole_at.pop(key))
-
-    def _report_statuses(
-        self, record: WorkloadRecord, filled: Mapping[Slot, str], pods: Mapping[str, Object]
-    ) -> None:
-        """Tell the scheduler what the pods do (node-failure rules read it); the first running
-        pod marks the gang running."""
-        known = self.scheduler.pod_statuses(record.id)
-        starting = record.state is WorkloadState.ADMITTED
-        for slot, name in filled.items():
-            status = _status(pods[name])
-            if slot.name not in known:
-                continue
-            if known[slot.name] is not status or (starting and status is PodStatus.RUNNING):
-                self.scheduler.set_pod_status(record.id, slot.name, status)
-                starting = starting and status is not PodStatus.RUNNING
-
-
-def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]:
-    """Free slots for unrecorded pods: a pod takes the slot of its own name, else the next one."""
-    out: list[tuple[Slot, Object]] = []
-    left = list(free)
-    rest: list[Object] = []
-    for pod in waiting:
-        own = next((s for s in left if s.name == name_of(pod)), None)
-        if own is None:
-            rest.append(pod)
-        else:
-            left.remove(own)
-            out.append((own, pod))
-    out.extend(zip(left, rest, strict=False))
-    return out
-
-
-def _domain(node: Node, topology: Topology) -> tuple[str, ...]:
-    """The node's value at each level, as the engine reads it (``NODE_LEVEL``: its hostname
-    label, else its name); a level the node has no label for (never so once it was placed
-    there) reads as the node's name."""
-    return tuple(level_value(node, level) or node.name for level in topology.levels)
-
-
-def _status(pod: Object) -> PodStatus:
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
-        return PodStatus.TERMINATING
-    phase = (pod.get("status") or {}).get("phase")
-    if phase == "Failed":
-        return PodStatus.FAILED
-    bound = bool((pod.get("spec") or {}).get("nodeName"))
-    return PodStatus.RUNNING if bound and phase == "Running" else PodStatus.PENDING

@@ -10,14 +10,18 @@ search, bounded by a ``SearchBudget``, for gangs the faithful solvers refuse.
 """
 
 from toposched.engine.budget import SearchBudget, WorkClock
-from toposched.engine.options import PlacementOptions
+from toposched.engine.defrag import plan_defrag
+from toposched.engine.explain import explain_refusal
+from toposched.engine.options import DEFAULT_ROUND_SECONDS, PlacementOptions
 from toposched.engine.place import named_topologies, place_gang, usage_of
 from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
+from toposched.engine.profiles import builtin as builtin_policies
 from toposched.engine.replace import replace_failed_node
 from toposched.engine.session import PlacementSession, open_session, place
 from toposched.engine.statement import Statement
 
 __all__ = [
+    "DEFAULT_ROUND_SECONDS",
     "PlacementOptions",
     "PlacementPolicy",
     "PlacementSession",
@@ -25,8 +29,11 @@ __all__ = [
     "SearchBudget",
     "Statement",
     "WorkClock",
+    "builtin_policies",
+    "explain_refusal",
     "named_topologies",
     "open_session",
+    "plan_defrag",
     "place",
     "place_gang",
     "replace_failed_node",

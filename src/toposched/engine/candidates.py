@@ -187,7 +187,7 @@ def _tightest_first(view: TopoView, fit: LevelFit, domains: list[int], n: int, l
     else:
         ratio = fit.ratio[index]
         room = np.where(ratio > 0, n / np.where(ratio > 0, ratio, 1.0), np.inf)
-    ids = view.tree.dotted_rank(level)[index] if level >= 0 else np.zeros(len(index), dtype=np.int64)
+    ids = view.tree.columns.dotted_rank(level)[index] if level >= 0 else np.zeros(len(index), dtype=np.int64)
     ordered: list[int] = index[np.lexsort((ids, room))].tolist()
     return ordered
 
@@ -196,7 +196,7 @@ def _domain_ranks(view: TopoView, level: int, ordered: list[int]) -> RowScores:
     """Per row, the dotted-id rank of its ``level`` domain when that domain is in ``ordered``."""
     inside = np.zeros(view.tree.count(level), dtype=np.bool_)
     inside[np.asarray(ordered, dtype=np.int64)] = True
-    return RowScores(view.codes[level], np.where(inside, view.tree.dotted_rank(level), -1), -1)
+    return RowScores(view.codes[level], np.where(inside, view.tree.columns.dotted_rank(level), -1), -1)
 
 
 def _members_by_domain(view: TopoView, valid: IntArray, level: int) -> Callable[[int], IntArray]:

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 RowValues = Callable[[IntArray | slice], IntArray]
 _PENDING = 64  # changes kept as they came before they are merged into one set of rows
 _DERIVED = 32  # derived values kept before those of other states are dropped
-_STATES = count(1)  # a fresh number for every distinct state of some sums
 Derived = TypeVar("Derived")
 
 
@@ -56,7 +55,8 @@ class DomainSums:
         self._most: IntArray = self._per_row.max(axis=0, initial=0)
         # The sums' state: a new number whenever they change; the checkpoint's again after a
         # rollback to it (which restores them exactly).
-        self._state = next(_STATES)
+        self._states = count(1)  # a fresh number for every distinct state of these sums
+        self._state = next(self._states)
         self._checkpoint_state = 0
         self._derived: dict[tuple[int, Hashable], object] = {}
 
@@ -111,7 +111,7 @@ class DomainSums:
             self._flat = np.asfortranarray(flat)
             self._moves = None  # the new levels hold the moves already: read the rows again instead
             self._summed, self._codes = lowest + 1, None
-            self._state = next(_STATES)
+            self._state = next(self._states)
         return self._flat[:end]
 
     def down_to(self, deepest: int) -> list[IntArray]:
@@ -169,7 +169,7 @@ class DomainSums:
         delta = fresh - before
         if not delta.any():
             return
-        self._state = next(_STATES)
+        self._state = next(self._states)
         self._per_row[rows] = fresh
         self._most = np.maximum(self._most, fresh.max(axis=0))
         inside = self._view.member[rows]

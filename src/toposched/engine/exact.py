@@ -27,6 +27,7 @@ at its first step instead of by trying every split.
 
 The walk is a generator that pauses every few hundred steps, so a caller can stop a search at
 its share of a round and ``resume`` it later, on the same capacity (``run`` goes to the end).
+Which domains a group tries is ``exact_domains``'; where the pods went, ``exact_pods``'.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ from itertools import combinations
 
 import numpy as np
 
-from toposched.engine.bounds import Runs, capacity, fits, room_left, shape_runs, slice_room, tree_order
+from toposched.engine.bounds import Runs, capacity, room_left, shape_runs, slice_room, tree_order
 from toposched.engine.budget import SearchBudget, Steps
+from toposched.engine.exact_domains import DomainChoices
+from toposched.engine.exact_pods import FoundPods
 from toposched.engine.ledger import Ledger
 from toposched.engine.members import Progress, SNode
 from toposched.engine.space import NodeSpace
@@ -71,10 +74,8 @@ class ExactSearch:
         self.root = root
         self.steps = Steps(budget)
         self.progress = Progress()
-        self.where: dict[tuple[str, str], int] = {}
-        self.placed: list[tuple[SNode, list[PodSpec], IntArray, list[int]]] = []  # splits so far
-        self.held: dict[str, IntArray] = {}
-        self.leaf_rows: dict[str, IntArray] = {}  # rows of each leaf placed so far
+        self.pods = FoundPods(space, self.progress)
+        self.domains = DomainChoices(space)
         self.code: dict[str, int] = {}  # required-level domain of each group placed so far
         self.twin: dict[str, str] = {}  # group -> the interchangeable sibling placed just before it
         self._runs: dict[str, Runs] = {}
@@ -102,8 +103,8 @@ class ExactSearch:
         if self._walk is None:
             if len(self.root.walk()) > MAX_GROUPS:
                 return Outcome(False, True, 0, too_large=True)
-            self._pin()
-            if self._held_apart():
+            self.pods.pin(self.root)
+            if self.domains.held_apart(self.root, self.pods.held):
                 return Outcome(False, False, self.steps.count)
             self._walk = self._step([(self.root, self.space.every_row)])
         if pause is not None and pause():
@@ -120,54 +121,15 @@ class ExactSearch:
         except RecursionError:  # one frame per group and pod-shape run: too many distinct shapes
             return Outcome(False, True, self.steps.count, too_large=True)
         if found:
-            self._record()
-            self._grow()
-        return Outcome(found, False, self.steps.count, dict(self.where) if found else {})
+            self.pods.record()
+            self.pods.grow(self.root, self._order)
+        return Outcome(found, False, self.steps.count, dict(self.pods.where) if found else {})
 
     # -- set-up and bookkeeping -----------------------------------------------------------------
 
     @property
     def ledger(self) -> Ledger:
         return self.space.ledger
-
-    def _charge(self, row: int, pods: int, vec: IntArray) -> None:
-        """``pods`` pods of ``vec`` on one row (negative: give them back)."""
-        self.ledger.charge(np.asarray([row], dtype=np.int64), np.asarray([pods], dtype=np.int64), vec)
-
-    def _pin(self) -> None:
-        """Charge pods that already run and note, per group, the rows they hold. Every resource
-        the gang asks for gets its ledger column first, so request vectors keep one length."""
-        rows_of: dict[str, list[int]] = {}
-        for node in reversed(self.root.walk()):  # children before parents
-            rows = [r for child in node.children for r in rows_of[child.name]]
-            for position, pod in enumerate(node.pods if node.is_leaf else ()):
-                self.ledger.vector(pod.requests)
-                if pod.node is None:
-                    continue
-                self.progress.add(node, np.asarray([position], dtype=np.int64))
-                row = self.space.row.get(pod.node)
-                if row is not None:
-                    self._charge(row, 1, self.ledger.vector(pod.requests))
-                    self.where[(node.leaf, pod.name)] = row
-                    rows.append(row)
-            rows_of[node.name] = rows
-            self.held[node.name] = np.unique(np.asarray(rows, dtype=np.int64))
-
-    def _held_apart(self) -> bool:
-        """Whether a group's running pods already span several domains of its required level
-        (or sit outside the level): no placement honours it, even one that drops the group."""
-        for node in self.root.walk():
-            held = self.held[node.name]
-            if node.required is None or not len(held):
-                continue
-            view = self.space.views.get(node.topology if node.topology is not None else self.space.default)
-            level = view.tree.level_index(node.required) if view is not None else None
-            if view is None or level is None:
-                continue  # the faithful refusal names the missing level
-            codes = set(view.codes[level][held].tolist())
-            if len(codes) != 1 or -1 in codes:
-                return True
-        return False
 
     def _wanted(self, node: SNode) -> list[PodSpec]:
         """The pods a leaf must place to reach its minimum (pending ones, in index order)."""
@@ -220,18 +182,18 @@ class ExactSearch:
             if not options and node.required is not None:
                 return False  # its running pods are outside every domain the level allows here
             for code, option in options[:1]:
-                self.code[node.name], self.leaf_rows[node.name] = code, option
+                self.code[node.name], self.pods.leaf_rows[node.name] = code, option
             if (yield from self._step(rest)):
                 return True
-            self.leaf_rows.pop(node.name, None)
+            self.pods.leaf_rows.pop(node.name, None)
             return False
         for code, option in self._options(node, rows):
             self.code[node.name] = code
             if node.is_leaf:
-                self.leaf_rows[node.name] = option
+                self.pods.leaf_rows[node.name] = option
                 if (yield from self._place(shape_runs(wanted), option, node, rest)):
                     return True
-                del self.leaf_rows[node.name]
+                del self.pods.leaf_rows[node.name]
                 continue
             for chosen in self._selections(node):
                 kids = sorted(chosen, key=lambda c: (c.required is None, -len(self._pods_of(c))))
@@ -256,60 +218,23 @@ class ExactSearch:
         vec = self.ledger.vector(run[0].requests)
         mark = self.ledger.mark()
         charged = [0] * len(usable)
-        alike = len(runs) == 1 and self._split_blind(rows, rest, run[0])
+        alike = len(runs) == 1 and self.domains.split_blind(rows, rest, run[0], self._bound)
         for take, first, end in splits(cap.tolist(), len(run)):
             if self.steps.tick():
                 yield
             for position in range(first, end):
                 change = take[position] - charged[position]
                 if change:
-                    self._charge(int(usable[position]), change, vec)
+                    self.pods.charge(int(usable[position]), change, vec)
                     charged[position] = take[position]
             if alike and not self._room_left(rest):
                 break  # every other split leaves the same room: none can go on either
-            self.placed.append((leaf, run, usable, take))
+            self.pods.placed.append((leaf, run, usable, take))
             if (yield from self._place(runs[1:], rows, leaf, rest)):
                 return True
-            self.placed.pop()
+            self.pods.placed.pop()
         self.ledger.undo(mark)
         return False
-
-    def _split_blind(self, rows: IntArray, rest: list[Task], pod: PodSpec) -> bool:
-        """Whether the capacity bounds of ``rest`` come out the same for every split of pods like
-        ``pod`` over ``rows``: every pod still to place has that shape (one pod of it takes exactly
-        one from a node's count of them, wherever it goes), every group's rows hold all of
-        ``rows`` or none of them, and a group that requires a level (whose domains
-        ``slice_room`` counts apart) sees ``rows`` inside one of its domains."""
-        shape = pod.shape
-        for node, task_rows in rest:
-            if any(run[0].shape != shape for run in self._bound(node)):
-                return False
-            if task_rows is not rows:
-                inside = np.isin(rows, task_rows)
-                if not inside.any():
-                    continue
-                if not inside.all():
-                    return False
-            if node.required is not None and not self._one_domain(node, rows):
-                return False
-        return True
-
-    def _one_domain(self, node: SNode, rows: IntArray) -> bool:
-        """``rows`` lie in one domain of the level ``node`` requires."""
-        view = self.space.views.get(node.topology if node.topology is not None else self.space.default)
-        level = view.tree.level_index(node.required) if view is not None and node.required else None
-        if view is None or level is None:
-            return True  # ``slice_room`` does not count such a group
-        codes = view.codes[level][rows]
-        return bool((codes == codes[0]).all()) if len(codes) else True
-
-    def _record(self) -> None:
-        """Each placed pod's row, from the splits of the placement found (pods in index order)."""
-        for leaf, run, usable, take in self.placed:
-            pods = iter(run)
-            for row, count in zip(usable.tolist(), take, strict=True):
-                for _ in range(count):
-                    self.where[(leaf.leaf, next(pods).name)] = row
 
     def _selections(self, node: SNode) -> list[tuple[SNode, ...]]:
         """Which children to satisfy: all of them, or every choice of the missing number."""
@@ -320,74 +245,19 @@ class ExactSearch:
         missing = max(threshold - (len(node.children) - len(open_)), 0)
         return list(combinations(open_, missing))
 
+    def _options(self, node: SNode, rows: IntArray) -> list[tuple[int, IntArray]]:
+        """The (domain, rows) to try for ``node`` (``DomainChoices.options``); a group whose
+        interchangeable sibling is placed takes a domain from the sibling's on."""
+        twin = self.twin.get(node.name)
+        lowest = (
+            self.code[twin]
+            if twin is not None and node.required is not None and node.preferred is None
+            else None
+        )
+        return self.domains.options(node, rows, self.pods.held[node.name], lowest, self._bound(node))
+
     def _pods_of(self, node: SNode) -> list[PodSpec]:
         return [pod for run in self._bound(node) for pod in run]
-
-    def _options(self, node: SNode, rows: IntArray) -> list[tuple[int, IntArray]]:
-        """The (domain, rows) to try for ``node``, preferred first, each big enough for its pods;
-        domain -1 when the rows are not one domain of the required level."""
-        if not node.constrained:
-            return [(-1, rows)]
-        view = self.space.views.get(node.topology if node.topology is not None else self.space.default)
-        if view is None or (node.required is None and node.preferred is None):
-            return []  # the faithful solver refuses these too; its reason stands
-        req = view.tree.level_index(node.required) if node.required is not None else None
-        pref = view.tree.level_index(node.preferred) if node.preferred is not None else None
-        if (node.required is not None and req is None) or (node.preferred is not None and pref is None):
-            return []
-        valid = rows[view.member[rows]]
-        held = self.held[node.name]
-        if req is not None and len(held):  # one domain: ``_held_apart`` refused the others
-            valid = valid[view.codes[req][valid] == view.codes[req][held[0]]]
-        twin = self.twin.get(node.name)
-        if req is not None and twin is not None and pref is None:
-            valid = valid[view.codes[req][valid] >= self.code[twin]]  # permutations of twins: skip
-        runs = self._bound(node)
-        options: list[tuple[int, IntArray]] = []
-        if pref is not None and (req is None or pref > req):
-            fine = self._by_domain(valid, view.codes[pref], runs)
-            options += [(-1 if req is None else int(view.codes[req][part[0]]), part) for _, part in fine]
-        if req is not None:
-            options += self._by_domain(valid, view.codes[req], runs)
-        elif fits(self.space, valid, runs):
-            options.append((-1, valid))
-        return options
-
-    def _by_domain(self, rows: IntArray, codes: IntArray, runs: Runs) -> list[tuple[int, IntArray]]:
-        """``rows`` split by domain, the domains that fit ``runs``, tightest first (ties by domain)."""
-        keys = codes[rows]
-        rows, keys = rows[keys >= 0], keys[keys >= 0]
-        domains, inverse = np.unique(keys, return_inverse=True)
-        fit = np.ones(len(domains), dtype=np.bool_)
-        room = np.zeros(len(domains), dtype=np.int64)
-        for run in runs:
-            per = np.bincount(inverse, weights=capacity(self.space, rows, run[0]), minlength=len(domains))
-            fit &= per >= len(run)
-            room += per.astype(np.int64)
-        by_domain = np.argsort(inverse, kind="stable")
-        starts = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=len(domains)))))
-        return [
-            (int(domains[d]), rows[by_domain[starts[d] : starts[d + 1]]])
-            for d in np.lexsort((domains, room)).tolist()
-            if fit[d]
-        ]
-
-    def _grow(self) -> None:
-        """Elastic pods beyond the minima: one at a time, in index order, on the first row of the
-        leaf's chosen rows with room; a leaf stops at its first pod that fits nowhere."""
-        leaves = {leaf.name: leaf for leaf in self.root.walk() if leaf.is_leaf}
-        for name, rows in self.leaf_rows.items():
-            leaf = leaves[name]
-            rows = rows[np.argsort(self._order[rows], kind="stable")]
-            for pod in self.progress.pending(leaf):
-                if (leaf.leaf, pod.name) in self.where:
-                    continue
-                room = np.flatnonzero(capacity(self.space, rows, pod) > 0)
-                if not len(room):
-                    break
-                row = int(rows[room[0]])
-                self._charge(row, 1, self.ledger.vector(pod.requests))
-                self.where[(leaf.leaf, pod.name)] = row
 
 
 def _signature(node: SNode) -> object:

@@ -60,7 +60,7 @@ WORKLOAD_TRIES = 8  # running workloads tried one at a time
 WORKLOAD_SUGGESTIONS = 3
 
 
-def explain(
+def explain_refusal(
     gang: Gang,
     cluster: Cluster,
     refusal: Unschedulable,

@@ -34,6 +34,7 @@ SCORED = (CPU, MEMORY)  # the default resources of both resource plugins, weight
 NON_ZERO = np.asarray(
     [100, 200 * 1024 * 1024], dtype=np.int64
 )  # DefaultMilliCPURequest, DefaultMemoryRequest
+NON_ZERO.setflags(write=False)  # a shared constant
 TAINT_WEIGHT = 3  # TaintToleration's weight in the default profile
 
 

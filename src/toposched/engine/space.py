@@ -297,7 +297,7 @@ class _Layout:
             for tree, rows, theirs in self.parts:
                 at = np.full(tree.node_count, -1, dtype=np.int64)
                 at[theirs] = rows
-                for taints, members in tree.taint_groups():
+                for taints, members in tree.columns.taint_groups():
                     mine = at[members]
                     mine = mine[mine >= 0]
                     if len(mine):
@@ -309,7 +309,7 @@ class _Layout:
         """Rows whose node carries ``label`` with ``value``."""
         match = np.zeros(len(self.names), dtype=np.bool_)
         for tree, rows, theirs in self.parts:
-            codes, table = tree.label_codes(label)
+            codes, table = tree.columns.label_codes(label)
             code = table.get(value)
             if code is not None:
                 match[rows] = codes[theirs] == code
@@ -333,7 +333,7 @@ def _single(tree: TopologyTree) -> _Layout:
     n = tree.node_count
     everything = np.arange(n, dtype=np.int64)
     name_rank = np.empty(n, dtype=np.int64)
-    name_rank[tree.by_name()[0]] = everything
+    name_rank[tree.columns.by_name()[0]] = everything
     view = TopoView(tree, _frozen(np.ones(n, dtype=np.bool_)), tree.node_domain, _bounds(tree))
     return _Layout(
         tree.node_names, _frozen(name_rank), {id(tree): view}, [(tree, everything, everything)], {}

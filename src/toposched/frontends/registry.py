@@ -50,6 +50,13 @@ Documents = Sequence[Any]
 _POLICY_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
+# OSMO pools: the service manages them under OSMO's own rules, and reaches them here as it
+# reaches every front end (through this registry, never a front-end package).
+Pool = osmo.Pool
+parse_pool = osmo.parse_pool
+pool_keys = osmo.pool_keys
+
+
 @dataclass(frozen=True, slots=True)
 class PoolEntry:
     """An OSMO pool and the stored topology it uses (None = its own

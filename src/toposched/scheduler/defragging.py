@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from toposched.engine.defrag import plan_defrag
+from toposched.engine import plan_defrag
 from toposched.model import DefragPlan, Gang, RunningPod
 from toposched.scheduler.explaining import OWN_NAMESPACE, workload_pods
 from toposched.scheduler.outcome import HOLDING

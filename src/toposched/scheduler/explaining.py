@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from toposched.emit.result import pod_nodes
-from toposched.engine import SearchBudget
-from toposched.engine.explain import explain
+from toposched.engine import SearchBudget, explain_refusal
 from toposched.model import PODS, Cluster, ConflictError, Explanation, Placement, Resources, RunningPod
 from toposched.scheduler.outcome import HOLDING
 from toposched.scheduler.state import State
@@ -64,7 +63,7 @@ def explain_pending(state: State, workload_id: int, *, viewer: str | None = None
         raise ConflictError(
             f"workload {workload_id} places on the cluster as it is now: the next scheduling cycle admits it"
         )
-    return explain(
+    return explain_refusal(
         gang,
         cluster,
         refusal,

@@ -1,12 +1,13 @@
-"""OSMO pools as managed objects: validated by the OSMO front end's ``parse_pool`` (so the
-service's pool rules and messages are OSMO's), stored as JSON, guarded like topologies."""
+"""OSMO pools as managed objects: validated by the OSMO front end's ``parse_pool``, reached through
+the front-end registry (so the service's pool rules and messages are OSMO's), stored as JSON,
+guarded like topologies."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.frontends.osmo import Pool, parse_pool, pool_keys
+from toposched.frontends.registry import Pool, parse_pool, pool_keys
 from toposched.model import Problem, SpecError, StoreError, TopologySpecError
 from toposched.store import PoolRecord
 

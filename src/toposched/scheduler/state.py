@@ -8,8 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from toposched.engine import PlacementSession, PolicyRegistry, named_topologies, open_session
-from toposched.engine.profiles import builtin
+from toposched.engine import (
+    PlacementSession,
+    PolicyRegistry,
+    builtin_policies,
+    named_topologies,
+    open_session,
+)
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
 from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
@@ -38,7 +43,7 @@ class State:
     clock: Clock
     config: SchedulerConfig
     registry: Registry
-    policies: PolicyRegistry = field(default_factory=builtin)
+    policies: PolicyRegistry = field(default_factory=builtin_policies)
     search_clock: Clock | None = None  # bounds searches in time; None: a work clock (``open_session``)
     tracker: Tracker = field(default_factory=Tracker)
     backoff: dict[int, Backoff] = field(default_factory=dict)

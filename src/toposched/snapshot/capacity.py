@@ -69,7 +69,7 @@ def level_sums(tree: TopologyTree, per_node: IntArray) -> list[IntArray]:
 def taint_blocked(tree: TopologyTree, tolerations: tuple[Toleration, ...]) -> list[tuple[str, IntArray]]:
     """For nodes whose taints are not all tolerated: the first untolerated taint and the nodes."""
     blocked: list[tuple[str, IntArray]] = []
-    for taints, nodes in tree.taint_groups():
+    for taints, nodes in tree.columns.taint_groups():
         taint = tolerates_all(tolerations, taints)
         if taint is not None:
             blocked.append((str(taint), nodes))
@@ -80,7 +80,7 @@ def selector_mismatch(tree: TopologyTree, selector: tuple[tuple[str, str], ...])
     """True for member nodes that miss a selector label or carry another value."""
     miss = np.zeros(tree.node_count, dtype=np.bool_)
     for key, value in selector:
-        codes, table = tree.label_codes(key)
+        codes, table = tree.columns.label_codes(key)
         code = table.get(value)
         miss |= codes != code if code is not None else np.ones(tree.node_count, dtype=np.bool_)
     return miss

@@ -94,3 +94,62 @@ def python_string_order(strings: list[str]) -> IntArray:
     return np.fromiter(
         sorted(range(len(strings)), key=strings.__getitem__), dtype=np.int64, count=len(strings)
     )
+
+
+class DecodedPaths:
+    """The path tuples of a tree's domains, decoded from its ``codes`` on first use and kept;
+    ``leaf_domain``: per member node, its leaf; ``hostname_is_lowest``: the leaf level is the
+    hostname, whose assignment entry is the hostname alone."""
+
+    __slots__ = (
+        "_codes",
+        "_hostname_is_lowest",
+        "_hostname_leaf",
+        "_leaf_domain",
+        "_leaf_values",
+        "_node_leaf_path",
+        "_paths",
+    )
+
+    def __init__(self, codes: PathCodes, leaf_domain: IntArray, hostname_is_lowest: bool) -> None:
+        self._codes = codes
+        self._leaf_domain = leaf_domain
+        self._hostname_is_lowest = hostname_is_lowest
+        self._paths: tuple[tuple[tuple[str, ...], ...], ...] | None = None
+        self._leaf_values: tuple[tuple[str, ...], ...] | None = None
+        self._node_leaf_path: ObjectArray | None = None
+        self._hostname_leaf: IntArray | None = None
+
+    def paths(self) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        """Per level, the path of each domain."""
+        if self._paths is None:
+            self._paths = tuple(
+                tuple(self._codes.paths(level, np.arange(len(codes), dtype=np.int64)))
+                for level, codes in enumerate(self._codes.codes)
+            )
+        return self._paths
+
+    def leaf_values(self) -> tuple[tuple[str, ...], ...]:
+        """Per leaf, its assignment entry: ``(hostname,)`` for hostname topologies, else its path."""
+        if self._leaf_values is None:
+            leaf = len(self._codes.codes) - 1
+            if self._hostname_is_lowest:
+                leaves = np.arange(len(self._codes.codes[leaf]), dtype=np.int64)
+                self._leaf_values = tuple(self._codes.paths(leaf, leaves, first=leaf))
+            else:
+                self._leaf_values = self.paths()[leaf]
+        return self._leaf_values
+
+    def node_leaf_path(self) -> ObjectArray:
+        """Per member node, the path of its leaf."""
+        if self._node_leaf_path is None:
+            leaves = self.paths()[-1]
+            leaf_paths = np.fromiter(leaves, dtype=object, count=len(leaves))
+            self._node_leaf_path = leaf_paths[self._leaf_domain]
+        return self._node_leaf_path
+
+    def first_leaf_by_hostname(self) -> IntArray:
+        """Per hostname (leaf-level value code), its first leaf."""
+        if self._hostname_leaf is None:
+            self._hostname_leaf = np.unique(self._codes.codes[-1], return_index=True)[1].astype(np.int64)
+        return self._hostname_leaf

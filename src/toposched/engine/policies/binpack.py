@@ -353,13 +353,15 @@ def sorted_levels(
         # Parent position first (hierarchical order), then fullest first, then the dotted id.
         if level == 0 or len(parents) == 1:  # one parent: its children are one index range
             first, last = (0, tree.count(0)) if level == 0 else tree.children(level - 1, int(parents[0]))
-            ranks = (tree.dotted_rank(level)[first:last], -fits[level].ratio[first:last])
+            ranks = (tree.columns.dotted_rank(level)[first:last], -fits[level].ratio[first:last])
             parents = np.lexsort(ranks) + first
         else:
             starts, ends = tree.child_start[level - 1][parents], tree.child_end[level - 1][parents]
             kids = expand(starts, ends)
             rank = np.repeat(np.arange(len(parents), dtype=np.int64), ends - starts)
-            parents = kids[np.lexsort((tree.dotted_rank(level)[kids], -fits[level].ratio[kids], rank))]
+            parents = kids[
+                np.lexsort((tree.columns.dotted_rank(level)[kids], -fits[level].ratio[kids], rank))
+            ]
         order[level] = parents.tolist()
     return order
 

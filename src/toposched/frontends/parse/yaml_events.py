@@ -34,6 +34,7 @@ from toposched.frontends.parse.bounds import (
     too_deep,
     too_many_aliases,
 )
+from toposched.frontends.parse.yaml_scalars import MERGE, PREFIX, TEXT_TAGS, ScalarValues
 from toposched.model import Problem, SpecError
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -57,13 +58,8 @@ def twin_load(data: bytes | str) -> list[Any]:
     return [doc for doc in yaml.load_all(data, Loader=_Loader) if doc is not None]
 
 
-_PREFIX = "tag:yaml.org,2002:"
-_STR, _MAP, _SEQ = _PREFIX + "str", _PREFIX + "map", _PREFIX + "seq"
-_TEXT_TAGS = frozenset({_STR, _PREFIX + "timestamp", _PREFIX + "value"})  # "=" reads as text
-_SCALAR_TAGS = frozenset({_PREFIX + t for t in ("null", "bool", "int", "float", "binary")}) | _TEXT_TAGS
-_MERGE = object()  # the value of a plain ``<<`` key
+_MAP, _SEQ = PREFIX + "map", PREFIX + "seq"
 _COLLECTIONS = (dict, list)
-_CACHE_LIMIT = 100_000  # plain scalars remembered: keys and label values repeat in every object
 
 
 _RESOLVER: Any = yaml.SafeLoader("")  # the YAML 1.1 resolver, as every loader here has it
@@ -71,7 +67,7 @@ _RESOLVER: Any = yaml.SafeLoader("")  # the YAML 1.1 resolver, as every loader h
 
 def resolves_to_text(text: str) -> bool:
     """Whether ``text`` written plain is read as text (timestamps and "=" are kept as text)."""
-    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) in _TEXT_TAGS
+    return _RESOLVER.resolve(yaml.ScalarNode, text, (True, False)) in TEXT_TAGS
 
 
 class _Frame:
@@ -123,11 +119,12 @@ class _Reader:
         self.data = data
         self.source = source
         self.limits = limits
-        self.plain: dict[str, Any] = {}
+        self.scalars = ScalarValues(loader, source)
 
     def documents(self, stream_items: bool) -> Iterator[Parsed]:  # one loop: the per-event cost is the cost
         get_event = self.loader.get_event
-        plain = self.plain
+        scalars = self.scalars
+        plain, plain_scalar, tagged_scalar = scalars.plain, scalars.plain_scalar, scalars.tagged_scalar
         scalar_event, alias_event = yaml.ScalarEvent, yaml.AliasEvent
         mapping_start, sequence_start = yaml.MappingStartEvent, yaml.SequenceStartEvent
         mapping_end, sequence_end = yaml.MappingEndEvent, yaml.SequenceEndEvent
@@ -146,9 +143,9 @@ class _Reader:
                     text = event.value
                     value = plain.get(text, _NO_KEY) if event.implicit[0] else text
                     if value is _NO_KEY:
-                        value = self.plain_scalar(text, event.start_mark)
+                        value = plain_scalar(text, event.start_mark)
                 else:
-                    value = self.tagged_scalar(event)
+                    value = tagged_scalar(event)
                 count += 1
                 if event.anchor is not None:
                     anchors[event.anchor] = (value, 1)
@@ -157,7 +154,7 @@ class _Reader:
                 if len(stack) >= max_depth:
                     raise too_deep(at_mark(self.source, event.start_mark), self.limits)
                 if event.tag is not None and event.tag not in (_MAP, _SEQ, "!"):
-                    raise self.unsupported(event.tag, event.start_mark)
+                    raise scalars.unsupported(event.tag, event.start_mark)
                 frame = _Frame({} if kind is mapping_start else [], event.anchor, count, event.start_mark)
                 count += 1
                 if event.anchor is not None:
@@ -207,8 +204,8 @@ class _Reader:
             else:  # StreamStartEvent
                 continue
             # a value is complete: put it where it belongs
-            if value is _MERGE and not (parent is not None and parent.is_map and parent.key is _NO_KEY):
-                raise self.unsupported(_PREFIX + "merge", origin.start_mark)
+            if value is MERGE and not (parent is not None and parent.is_map and parent.key is _NO_KEY):
+                raise scalars.unsupported(PREFIX + "merge", origin.start_mark)
             if parent is None:
                 root = value
             elif not parent.is_map:
@@ -226,7 +223,7 @@ class _Reader:
             else:
                 key = parent.key
                 parent.key = _NO_KEY
-                if key is _MERGE:
+                if key is MERGE:
                     if parent.merges is None:
                         parent.merges = []
                     parent.merges.append((value, parent.key_origin.start_mark))
@@ -234,38 +231,6 @@ class _Reader:
                     raise self.duplicate(parent, key)
                 else:
                     parent.value[key] = value
-
-    def plain_scalar(self, text: str, mark: Any) -> Any:
-        """A plain scalar resolved as YAML 1.1 and remembered: keys and most values repeat."""
-        tag = self.loader.resolve(yaml.ScalarNode, text, (True, False))
-        value = self.construct(tag, text, mark)
-        if len(self.plain) >= _CACHE_LIMIT:
-            self.plain.clear()
-        self.plain[text] = value
-        return value
-
-    def tagged_scalar(self, event: Any) -> Any:
-        """``!`` (resolved as if untagged), ``!!str`` and the other known scalar tags."""
-        tag, text = event.tag, event.value
-        if tag == "!":
-            return self.plain_scalar(text, event.start_mark) if event.implicit[0] else text
-        if tag in _TEXT_TAGS:
-            return text
-        if tag not in _SCALAR_TAGS:
-            raise self.unsupported(tag, event.start_mark)
-        return self.construct(tag, text, event.start_mark)
-
-    def construct(self, tag: str, text: str, mark: Any) -> Any:
-        if tag in _TEXT_TAGS:
-            return text
-        if tag == _PREFIX + "merge":
-            return _MERGE
-        try:
-            return self.loader.yaml_constructors[tag](self.loader, yaml.ScalarNode(tag, text))
-        except (ValueError, LookupError, yaml.YAMLError):  # e.g. ``!!int abc``, ``!!bool maybe``
-            raise syntax_error(
-                self.source, mark.line + 1, mark.column + 1, f"{text!r} is not a valid {tag}"
-            ) from None
 
     def merge(self, own: dict[Any, Any], merges: list[tuple[Any, Any]]) -> None:
         """``<<: *base`` (or a list of them): keys written in the mapping win over merged ones, and
@@ -318,23 +283,12 @@ class _Reader:
             elif depth == 0:
                 if is_key and isinstance(event, yaml.ScalarEvent):
                     if event.tag is not None:
-                        value = self.tagged_scalar(event)
+                        value = self.scalars.tagged_scalar(event)
                     elif event.implicit[0]:
-                        value = self.plain_scalar(event.value, event.start_mark)
+                        value = self.scalars.plain_scalar(event.value, event.start_mark)
                     else:
                         value = event.value
                     mark: Any = event.start_mark
                     if value == key and type(value) is type(key):
                         return int(mark.line) + 1
                 is_key = not is_key
-
-    def unsupported(self, tag: str, mark: Any) -> SpecError:
-        return SpecError(
-            [
-                Problem(
-                    at_mark(self.source, mark),
-                    f"invalid YAML: the tag {tag!r} is not supported",
-                    "remove the tag: write plain mappings, lists, strings, numbers and booleans",
-                )
-            ]
-        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toposched.frontends.grove import DEFAULT_TOPOLOGY
-from toposched.scheduler.registry.operator import TopologyRegistry
+from toposched.frontends.grove.operator.topologies import TopologyRegistry
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,9 @@ lifecycle rules around them (GREP-369).
   finalizer while a PodCliqueSet references the topology (or it is the default and TAS is on).
 * Each ClusterTopology gets a KAI Topology (same name, controller owner reference) unless it binds
   kai-scheduler to an external one, which is only compared (drift status).
+
+The registry keeps the objects and answers requests; the controllers that ``reconcile`` runs
+are ``controllers``'.
 """
 
 from __future__ import annotations
@@ -17,11 +20,10 @@ import copy
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from toposched.frontends.grove import (
     DEFAULT_TOPOLOGY,
-    KAI_SCHEDULER,
     MANAGED_BY,
     OPERATOR,
     Admission,
@@ -29,24 +31,36 @@ from toposched.frontends.grove import (
     OperatorConfig,
     PodCliqueSet,
     admit,
-    build_podgangs,
     is_podgang_of,
     parse_cluster_topology,
     parse_operator_config,
     parse_podcliqueset,
     to_gang,
 )
+from toposched.frontends.grove.operator.controllers import (
+    CT,
+    KAI_TOPOLOGY,
+    KUEUE_TOPOLOGY,
+    PCS,
+    PODGANG,
+    Key,
+    as_topology,
+    reconcile_topologies,
+    reconcile_workloads,
+    sync_kai,
+)
 from toposched.model import Gang, NotFoundError, Problem, Topology, TopologySpecError
-from toposched.scheduler.clock import Clock, ManualClock
-from toposched.scheduler.registry.status import kai_sync, pcs_condition
 
-FINALIZER = "grove.io/clustertopology"
-CT = "ClusterTopology"
-PCS = "PodCliqueSet"
-PODGANG = "PodGang"
-KAI_TOPOLOGY = "KAITopology"
-KUEUE_TOPOLOGY = "KueueTopology"
-Key = tuple[str, str, str]  # kind, namespace, name
+
+class Clock(Protocol):
+    """What stamps deletion requests (the scheduler's clocks are such)."""
+
+    def now(self) -> float: ...
+
+
+class _Epoch:
+    def now(self) -> float:
+        return 0.0
 
 
 def kind_of(obj: Mapping[str, Any]) -> str:
@@ -65,7 +79,7 @@ class TopologyRegistry:
         self, operator_config: Mapping[str, Any] | None = None, *, clock: Clock | None = None
     ) -> None:
         self.config: OperatorConfig = parse_operator_config(operator_config)
-        self._clock = clock if clock is not None else ManualClock()  # at the epoch unless told
+        self._clock = clock if clock is not None else _Epoch()  # at the epoch unless told
         self._objects: dict[Key, dict[str, Any]] = {}
         self._scheduled: dict[str, int] = {}
 
@@ -99,7 +113,7 @@ class TopologyRegistry:
         for kind in (CT, KAI_TOPOLOGY, KUEUE_TOPOLOGY):
             for (k, _, name), obj in sorted(self._objects.items()):
                 if k == kind and name not in found:
-                    found[name] = self._as_topology(kind, obj)
+                    found[name] = as_topology(kind, obj)
         return list(found.values())
 
     def topology(self, name: str) -> Topology:
@@ -193,15 +207,15 @@ class TopologyRegistry:
             obj["spec"]["levels"] = levels  # manual edits are overwritten
         elif not self.config.tas_enabled and self._managed(key):
             self.delete(CT, DEFAULT_TOPOLOGY)
-        self._sync_kai()
+        sync_kai(self._objects, self.config)
 
     def reconcile(self) -> None:
         """Run every controller until nothing changes."""
         for _ in range(10):
             before = copy.deepcopy(self._objects)
-            self._reconcile_topologies()
-            self._sync_kai()
-            self._reconcile_workloads()
+            reconcile_topologies(self._objects, self._referenced, self._remove)
+            sync_kai(self._objects, self.config)
+            reconcile_workloads(self._objects, self.config)
             if before == self._objects:
                 return
 
@@ -216,7 +230,7 @@ class TopologyRegistry:
             return admit(kind, operation, obj, old, existing, self.config, self._scheduled)
         if kind in (KAI_TOPOLOGY, KUEUE_TOPOLOGY):
             try:
-                self._as_topology(kind, obj)
+                as_topology(kind, obj)
             except TopologySpecError as exc:
                 return Admission(False, exc.problems)
             return Admission(True)
@@ -224,15 +238,6 @@ class TopologyRegistry:
             False,
             (Problem("kind", f"unsupported kind {kind!r}", "use ClusterTopology, PodCliqueSet or Topology"),),
         )
-
-    def _as_topology(self, kind: str, obj: Mapping[str, Any]) -> Topology:
-        name = str((obj.get("metadata") or {}).get("name") or "")
-        if kind == CT:
-            return parse_cluster_topology(obj).to_topology()
-        levels = [dict(lv) for lv in (obj.get("spec") or {}).get("levels") or []]
-        keys = [str(lv.get("nodeLabel", "")) for lv in levels]
-        aliases = {str(lv["alias"]): str(lv.get("nodeLabel", "")) for lv in levels if lv.get("alias")}
-        return Topology.create(name, keys, aliases)
 
     def _remove(self, key: Key) -> None:
         self._objects.pop(key, None)
@@ -256,49 +261,6 @@ class TopologyRegistry:
         if self.config.tas_enabled and name == DEFAULT_TOPOLOGY:
             return True  # the operator's default is protected while TAS is on
         return any(p.resolved_topology() == name for p in self.podcliquesets())
-
-    def _reconcile_topologies(self) -> None:
-        for key, obj in list(self._objects.items()):
-            if key[0] != CT:
-                continue
-            meta = obj["metadata"]
-            finalizers: list[str] = meta.setdefault("finalizers", [])
-            if "deletionTimestamp" not in meta:
-                if FINALIZER not in finalizers:
-                    finalizers.append(FINALIZER)
-            elif not self._referenced(key[2]):
-                if FINALIZER in finalizers:
-                    finalizers.remove(FINALIZER)
-                if not finalizers:
-                    self._remove(key)
-
-    def _sync_kai(self) -> None:
-        if KAI_SCHEDULER not in self.config.backends:
-            return
-        for key, obj in list(self._objects.items()):
-            if key[0] == CT and "deletionTimestamp" not in obj["metadata"]:
-                kai_sync(obj, self._objects, KAI_TOPOLOGY, self.config)
-
-    def _reconcile_workloads(self) -> None:
-        for (kind, namespace, name), obj in list(self._objects.items()):
-            if kind != PCS:
-                continue
-            pcs = parse_podcliqueset(obj)
-            resolved = pcs.resolved_topology()
-            topology = self.cluster_topology(resolved) if resolved else None
-            for gang in [
-                k for k, o in self._objects.items() if k[0] == PODGANG and is_podgang_of(o, namespace, name)
-            ]:
-                self._objects.pop(gang)
-            for built in build_podgangs(pcs, topology, tas_enabled=self.config.tas_enabled):
-                self._objects[(PODGANG, namespace, built.name)] = built.object
-            conditions = [
-                c
-                for c in obj.setdefault("status", {}).get("conditions", [])
-                if c["type"] != "TopologyLevelsUnavailable"
-            ]
-            condition = pcs_condition(pcs, topology, self.config.tas_enabled)
-            obj["status"]["conditions"] = conditions + ([condition] if condition else [])
 
 
 def _owner(obj: Mapping[str, Any]) -> str | None:

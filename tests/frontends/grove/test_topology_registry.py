@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toposched.scheduler.registry import FINALIZER, TopologyRegistry, format_usage, usage
+from toposched.frontends.grove.operator import FINALIZER, TopologyRegistry, format_usage, usage
 
 CONFIG = {
     "topologyAwareScheduling": {
