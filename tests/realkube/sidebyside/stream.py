@@ -250,8 +250,12 @@ def measure(
     gangs: Sequence[StreamGang],
     *,
     timeout: float,
+    idle: float = 120.0,
 ) -> Measured:
-    """The stream through ``contender`` on ``plane`` (fresh: nothing else on it)."""
+    """The stream through ``contender`` on ``plane`` (fresh: nothing else on it). It ends when
+    every pod is placed, ``timeout`` seconds after the first PodGroup, or once no pod has been
+    placed for ``idle`` seconds: a gang the cluster cannot take (its racks fragmented by the
+    gangs before it) stays pending, and counts as not placed."""
     api = AdminApi(plane)
     try:
         api.create("/api/v1/namespaces", {"metadata": {"name": NAMESPACE}})
@@ -271,8 +275,13 @@ def measure(
             complete[gang.name] = time.monotonic()
         wanted = sum(g.pods for g in gangs)
         deadline = start + timeout
+        seen, moved = 0, time.monotonic()
         while len(watch.placed) < wanted and time.monotonic() < deadline:
             time.sleep(0.2)
+            if len(watch.placed) > seen:
+                seen, moved = len(watch.placed), time.monotonic()
+            elif time.monotonic() - moved > idle:
+                break
         watch.stop()
         result = Measured(contender.name, 0, 0, 0.0)
         last = start
