@@ -374,6 +374,7 @@ def scheduled_condition(api_version: str, *, scheduled: bool, message: str = "")
 
 
 PLACEMENTS_AVAILABLE = "placements are available, first placement status: "
+NO_FEASIBLE_PLACEMENTS = "no feasible placements found"  # no node has the constraint's label
 
 
 def unschedulable_message(total: int, statuses: Sequence[str]) -> str:
