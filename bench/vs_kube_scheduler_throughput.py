@@ -67,6 +67,7 @@ def line(m: Measured) -> str:
         f"{m.name:<16} {m.pods:>7} pods {m.gangs:>5} gangs in {m.seconds:7.1f} s  {rate:8.1f} pods/s"
         f" {gangs:7.2f} gangs/s  p50 {m.quantile(0.5):7.3f} s  p99 {m.quantile(0.99):7.3f} s"
         + (f"  ({m.unplaced} gangs not placed)" if m.unplaced else "")
+        + (f"  (the watch listed the pods again {m.relists} times)" if m.relists else "")
     )
 
 
