@@ -18,7 +18,8 @@ ratios of pods per second come last.
 Needs the binaries of testenv/build.sh.
 
 Run: python bench/vs_kube_scheduler_throughput.py [--nodes 5000] [--gangs 400] [--largest 256]
-[--seed 1] [--only kube-scheduler,toposched,engine] [--interval 0.05] [--profile FILE] [--quick]
+[--seed 1] [--only kube-scheduler,toposched,engine] [--interval 0.05] [--profile FILE]
+[--timeout 1800] [--idle 120] [--quick]
 (--quick: 240 nodes and 20 gangs of up to 32 pods, to check that the script works; --profile:
 the controller runs under cProfile and writes its profile to FILE, read it with
 ``python -m pstats FILE``.)
@@ -66,6 +67,7 @@ def line(m: Measured) -> str:
         f"{m.name:<16} {m.pods:>7} pods {m.gangs:>5} gangs in {m.seconds:7.1f} s  {rate:8.1f} pods/s"
         f" {gangs:7.2f} gangs/s  p50 {m.quantile(0.5):7.3f} s  p99 {m.quantile(0.99):7.3f} s"
         + (f"  ({m.unplaced} gangs not placed)" if m.unplaced else "")
+        + (f"  (the watch listed the pods again {m.relists} times)" if m.relists else "")
     )
 
 
@@ -97,13 +99,16 @@ def main() -> int:
     parser.add_argument("--largest", type=int, default=256)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds to wait for the stream")
+    parser.add_argument(
+        "--idle", type=float, default=120.0, help="stop once no pod was placed for this many seconds"
+    )
     parser.add_argument("--only", default=",".join(NAMES), help="which to measure, comma-separated")
     parser.add_argument("--interval", type=float, default=0.05, help="the controller's --interval")
     parser.add_argument("--profile", type=Path, help="cProfile the controller into this file")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     if args.quick:
-        args.nodes, args.gangs, args.largest, args.timeout = 240, 20, 32, 300.0
+        args.nodes, args.gangs, args.largest, args.timeout, args.idle = 240, 20, 32, 300.0, 60.0
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = sorted(set(names) - set(NAMES))
     if unknown:
@@ -127,7 +132,9 @@ def main() -> int:
     for contender in contenders(names, args.interval, args.profile):
         try:
             with running_control_plane(binaries) as plane:
-                results.append(measure(plane, binaries, contender, nodes, gangs, timeout=args.timeout))
+                results.append(
+                    measure(plane, binaries, contender, nodes, gangs, timeout=args.timeout, idle=args.idle)
+                )
         except ControlPlaneError as exc:
             print(f"{contender.name}: the control plane failed: {exc}", file=sys.stderr)
             return 1

@@ -100,16 +100,24 @@ def pending_pods(group: Group) -> list[PodSpec]:
     return sorted((p for p in group.pods if p.node is None), key=lambda p: (p.index, p.name))
 
 
+NO_PLACEMENTS = "no feasible placements found"
+
+
 def refusal(group: Group, placements: int, status: str | None, fit: int) -> Refusal:
     """No qualifying placement among ``placements``: the first one's ``status`` (None: there
     is none), and the most pods one scheduled (``fit``, for a PodGroup). kube-scheduler v1.37.2
     words both kinds alike (schedule_one_podgroup.go): "first placement status"; the first is
-    random there (a map's order), here the first by name."""
-    if status is None:
-        status = f"no schedulable node in the placement has label {group.required}"
+    random there (a map's order), here the first by name. With no placement at all (no node
+    has the group's label) the generator's own status is the message
+    (framework.go, ``RunPlacementGeneratePlugins``)."""
+    message = (
+        NO_PLACEMENTS
+        if status is None
+        else f"0/{placements} placements are available, first placement status: {status}"
+    )
     return Refusal(
         group.name,
-        f"0/{placements} placements are available, first placement status: {status}",
+        message,
         level=group.required,
         fit=None if group.children else fit,
         needed=None if group.children else minimum(group),

@@ -378,6 +378,7 @@ def scheduled_condition(api_version: str, *, scheduled: bool, at: float, message
 
 
 PLACEMENTS_AVAILABLE = "placements are available, first placement status: "
+NO_FEASIBLE_PLACEMENTS = "no feasible placements found"  # no node has the constraint's label
 
 
 def unschedulable_message(total: int, statuses: Sequence[str]) -> str:

@@ -119,3 +119,13 @@ def test_the_objects_are_kept_as_given() -> None:
     given = pod_groups("scheduling.k8s.io/v1alpha3")
     out = status_objects(given, gang(), refused, NODES, at=AT)
     assert [{k: v for k, v in o.items() if k != "status"} for o in out] == given
+
+
+def test_a_group_without_any_placement_says_so_as_kube_scheduler_does() -> None:
+    """No node has the constraint's label: kube-scheduler's placement generator answers "no
+    feasible placements found", which is the whole condition (no "0/0 placements" around it)."""
+    refused = Unschedulable(
+        "infer", "t", Policy.BINPACK, "no feasible placements found", group="infer-workers"
+    )
+    got = conditions(status_objects(pod_groups(), gang(), refused, [Node.create("bare")]))
+    assert got["infer-workers"]["message"] == "no feasible placements found"

@@ -32,6 +32,8 @@ from tests.realkube.sidebyside.placing import Ours, Renaming, place
 from tests.realkube.sidebyside.run import Observed
 from tests.realkube.sidebyside.ties import both_tied, kube_order
 
+from toposched.wire.scheduling import NO_FEASIBLE_PLACEMENTS
+
 SAME, TIE, BOTH_REFUSE, DIFFER, ERROR, UNSETTLED, RACED = (
     "same",
     "tie",
@@ -192,13 +194,19 @@ def _whole_workload(case: Case, observed: Observed) -> list[str]:
 
 def _messages_agree(unit: Unit, observed: Observed, ours: Ours) -> bool | None:
     """Both refused: do kube-scheduler's condition and toposched's reason name the same count
-    of placements? (Which placement's status follows is random upstream: a map's order.)"""
+    of placements (or both say there is none)? (Which placement's status follows is random
+    upstream: a map's order.)"""
     ours_count = PLACEMENTS.search(ours.refused or "")
     theirs = [observed.conditions.get(leaf.name, {}).get("message", "") for leaf in unit.leaves]
     counts = {m.group(1) for text in theirs if (m := PLACEMENTS.search(text))}
-    if ours_count is None or not counts:
+    # No node has the constraint's label: no placement to count, the generator's status instead.
+    counts |= {"none" for text in theirs if NO_FEASIBLE_PLACEMENTS in text}
+    ours_key = "none" if NO_FEASIBLE_PLACEMENTS in (ours.refused or "") else None
+    if ours_count is not None:
+        ours_key = ours_count.group(1)
+    if ours_key is None or not counts:
         return None
-    return ours_count.group(1) in counts
+    return ours_key in counts
 
 
 def _nodes(nodes: Iterable[str | None]) -> list[str]:

@@ -6,7 +6,8 @@ cluster kube-scheduler saw, the gang as stored, and what kube-scheduler did as e
 runs the case once more against kube-scheduler and writes ``cases/kube/<ID>.json``. Expected:
 every keyed group's pods in one domain of its key, each pod in the domain kube-scheduler chose
 (``--nodes``: on the nodes it chose, for a case whose nodes are no tie), and the pods it left
-pending; a gang it refused entirely is expected unschedulable, naming the number of placements.
+pending; a gang it refused entirely is expected unschedulable, naming the number of placements
+(or that there is none).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from tests.realkube.sidebyside.batch import RUNS, side_by_side
 from tests.realkube.sidebyside.cases import Case, generate_case
 from tests.realkube.sidebyside.compare import BOTH_REFUSE, RACED, SAME, TIE, all_documents, judge
 from tests.realkube.sidebyside.run import Observed, clean_up, run_case
+
+from toposched.wire.scheduling import NO_FEASIBLE_PLACEMENTS
 
 CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases" / "kube"
 VERSION = "v1.37.2"
@@ -60,6 +63,11 @@ def conformance_case(
     if not assignments:
         counts = {
             m.group(0) for c in observed.conditions.values() if (m := PLACEMENTS.search(c.get("message", "")))
+        }
+        counts |= {
+            NO_FEASIBLE_PLACEMENTS
+            for c in observed.conditions.values()
+            if NO_FEASIBLE_PLACEMENTS in c.get("message", "")
         }
         expect = {"unschedulable": True, "reasonFacts": sorted(counts)[:1], "pending": sorted(pending)}
     return {

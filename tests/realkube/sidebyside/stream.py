@@ -167,6 +167,7 @@ class Measured:
     seconds: float  # from the first PodGroup written to the last pod placed
     latencies: list[float] = field(default_factory=list)  # per gang: complete -> last pod placed
     unplaced: int = 0  # gangs not placed within the timeout
+    relists: int = 0  # times the watch on the pods had to list them again (410 Gone)
 
     def quantile(self, q: float) -> float:
         found = sorted(self.latencies)
@@ -207,36 +208,72 @@ def write_node(node: NodeSpec) -> Callable[[AdminApi], None]:
 
 
 class Bindings:
-    """A watch on the stream's pods, noting when each is first placed."""
+    """A watch on the stream's pods, noting when each is first placed.
+
+    A watch ends when the server closes it (its timeout, or a watcher that falls behind the
+    watch cache's buffer, which tens of thousands of pod events at once can make it) or answers
+    410 Gone: it is opened again from the last version seen, after a listing when 410 says that
+    version is gone (the pods found placed by that listing are noted at the listing's time:
+    ``relists`` says how often that happened)."""
 
     def __init__(self, plane: ControlPlane, contender: Contender, since: str) -> None:
         self.placed: dict[str, float] = {}
-        self._plane, self._contender, self._since = plane, contender, since
+        self.relists = 0
+        self._plane, self._contender, self._version = plane, contender, since
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
         api = AdminApi(self._plane)
-        client = api._client  # the admin's kept-alive connection, streamed
-        params = {"watch": "true", "resourceVersion": self._since, "timeoutSeconds": "3600"}
         try:
-            with client.stream(
-                "GET", f"/api/v1/namespaces/{NAMESPACE}/pods", params=params, timeout=None
-            ) as r:
-                for line in r.iter_lines():
-                    if self._stop.is_set():
-                        return
-                    if not line:
-                        continue
-                    obj = json.loads(line).get("object", {})
-                    name = obj.get("metadata", {}).get("name", "")
-                    if name and name not in self.placed and self._contender.placed(obj):
-                        self.placed[name] = time.monotonic()
-        except httpx.HTTPError:
-            return
+            while not self._stop.is_set():
+                try:
+                    self._watch_once(api)
+                except (httpx.HTTPError, json.JSONDecodeError):
+                    time.sleep(0.2)  # the connection broke: open it again from the last version
         finally:
             api.close()
+
+    def _watch_once(self, api: AdminApi) -> None:
+        params = {
+            "watch": "true",
+            "resourceVersion": self._version,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": "600",
+        }
+        path = f"/api/v1/namespaces/{NAMESPACE}/pods"
+        with api._client.stream("GET", path, params=params, timeout=None) as r:
+            if r.status_code == 410:
+                self._relist(api)
+                return
+            for line in r.iter_lines():
+                if self._stop.is_set():
+                    return
+                if not line:
+                    continue
+                event = json.loads(line)
+                obj = event.get("object") or {}
+                if event.get("type") == "ERROR":
+                    if obj.get("code") == 410:
+                        self._relist(api)
+                    return
+                self._version = obj.get("metadata", {}).get("resourceVersion") or self._version
+                if event.get("type") != "BOOKMARK":
+                    self._note(obj, time.monotonic())
+
+    def _relist(self, api: AdminApi) -> None:
+        self.relists += 1
+        listing = api.call("GET", f"/api/v1/namespaces/{NAMESPACE}/pods")
+        now = time.monotonic()
+        for pod in listing.get("items") or ():
+            self._note(pod, now)
+        self._version = listing["metadata"]["resourceVersion"]
+
+    def _note(self, pod: Mapping[str, Any], when: float) -> None:
+        name = pod.get("metadata", {}).get("name", "")
+        if name and name not in self.placed and self._contender.placed(pod):
+            self.placed[name] = when
 
     def stop(self) -> None:
         self._stop.set()
@@ -250,8 +287,12 @@ def measure(
     gangs: Sequence[StreamGang],
     *,
     timeout: float,
+    idle: float = 120.0,
 ) -> Measured:
-    """The stream through ``contender`` on ``plane`` (fresh: nothing else on it)."""
+    """The stream through ``contender`` on ``plane`` (fresh: nothing else on it). It ends when
+    every pod is placed, ``timeout`` seconds after the first PodGroup, or once no pod has been
+    placed for ``idle`` seconds: a gang the cluster cannot take (its racks fragmented by the
+    gangs before it) stays pending, and counts as not placed."""
     api = AdminApi(plane)
     try:
         api.create("/api/v1/namespaces", {"metadata": {"name": NAMESPACE}})
@@ -271,10 +312,15 @@ def measure(
             complete[gang.name] = time.monotonic()
         wanted = sum(g.pods for g in gangs)
         deadline = start + timeout
+        seen, moved = 0, time.monotonic()
         while len(watch.placed) < wanted and time.monotonic() < deadline:
             time.sleep(0.2)
+            if len(watch.placed) > seen:
+                seen, moved = len(watch.placed), time.monotonic()
+            elif time.monotonic() - moved > idle:
+                break
         watch.stop()
-        result = Measured(contender.name, 0, 0, 0.0)
+        result = Measured(contender.name, 0, 0, 0.0, relists=watch.relists)
         last = start
         for gang in gangs:
             times = [watch.placed.get(f"{gang.name}-{i}") for i in range(gang.pods)]

@@ -5,7 +5,8 @@ returned unchanged but for ``status.conditions``: ``PodGroupInitiallyScheduled``
 (``PodGroupScheduled`` in ``v1alpha2``, by the object's own apiVersion), True/``Scheduled`` when
 its pods were placed, else False/``Unschedulable`` with kube-scheduler's message, "0/N placements
 are available, first placement status: ...", N being the values of the group's constraint
-label among the nodes (one placement, all nodes, for a group without a constraint). A PodGroup's
+label among the nodes (one placement, all nodes, for a group without a constraint), or "no
+feasible placements found" when no node has the label. A PodGroup's
 pods are the gang group of the same name (a kube gang keeps the PodGroups' names).
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 from toposched.model import Gang, Node, Placement, Unschedulable
 from toposched.model.lenient import mapping, text
 from toposched.wire.scheduling import (
+    NO_FEASIBLE_PLACEMENTS,
     PLACEMENTS_AVAILABLE,
     api_version_of,
     read_key,
@@ -68,6 +70,6 @@ def _message(result: Placement | Unschedulable, group: str, total: int, pods: in
         return unschedulable_message(
             total, [f"the gang's group {result.group} cannot be placed: {result.message}"]
         )
-    if PLACEMENTS_AVAILABLE in result.message:
+    if PLACEMENTS_AVAILABLE in result.message or result.message == NO_FEASIBLE_PLACEMENTS:
         return result.message
     return unschedulable_message(total, [result.message])
