@@ -12,6 +12,7 @@ from tests.realkube.fixture import binaries_for_tests
 
 @pytest.mark.real_apiserver
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # three control planes one after another: about a minute, more on a loaded machine
 def test_the_throughput_bench_runs_in_quick_mode() -> None:
     binaries_for_tests()
     run = run_bench("vs_kube_scheduler_throughput.py", "--quick", timeout=600)
