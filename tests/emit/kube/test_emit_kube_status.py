@@ -127,5 +127,5 @@ def test_a_group_without_any_placement_says_so_as_kube_scheduler_does() -> None:
     refused = Unschedulable(
         "infer", "t", Policy.BINPACK, "no feasible placements found", group="infer-workers"
     )
-    got = conditions(status_objects(pod_groups(), gang(), refused, [Node.create("bare")]))
+    got = conditions(status_objects(pod_groups(), gang(), refused, [Node.create("bare")], at=AT))
     assert got["infer-workers"]["message"] == "no feasible placements found"
