@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+
+from tests.controller.real_cluster import ControllerAccounts, RealCluster
 
 from toposched.controller.kubeapi import ForwardingKubeApi, KubeApi, Resource
+from toposched.controller.modes import Mode
 from toposched.controller.rest import connect
 from toposched.controller.ungating import StepReport, UngaterController
 from toposched.scheduler import ManualClock, Scheduler
@@ -20,15 +22,16 @@ Hook = Callable[[str, Resource, str], None]  # (verb, resource, object name), be
 
 @contextmanager
 def ungater(
-    kubeconfig: Path,
-    namespace: str,
-    topology: str,
+    cluster: RealCluster,
+    accounts: ControllerAccounts,
     clock: ManualClock | None = None,
     *,
     hook: Hook | None = None,
 ) -> Iterator[UngaterController]:
-    """A fresh ungater (an empty scheduler: a new process) watching ``namespace``."""
-    api = connect(str(kubeconfig))
+    """A fresh ungater (an empty scheduler: a new process) as the ungater's ServiceAccount,
+    watching ``cluster``'s namespace and placing on its topology."""
+    api = connect(str(accounts[Mode.UNGATER]))
+    namespace, topology = cluster.namespace, cluster.topology().name
     clock = clock or ManualClock(1000.0)
     scheduler = Scheduler(MemoryStore(history=False), clock)  # as app.py builds it
     used: KubeApi = Interposed(api, hook) if hook is not None else api
