@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import argparse
 import re
-import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from toposched.engine import PlacementOptions, SearchBudget, open_session
@@ -36,22 +34,12 @@ from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the placement benchmark's cluster and gangs
-from place import BLOCK, GANGS, LEVELS, RACK, cluster, gang
+from place import BLOCK, GANGS, LEVELS, RACK, cluster, gang, median_ms
 
 REFUSED: tuple[tuple[Gang, Policy], ...] = (
     (gang("block-512-rack-slices", 512, required=BLOCK, slices=(SliceLayer(RACK, 16),)), Policy.MIXED),
     (gang("block-1024", 1024, required=BLOCK), Policy.MIXED),
 )
-
-
-def median_ms(fn: Callable[[], object], runs: int) -> float:
-    fn()  # warm-up: what the session derives from the snapshot
-    times = []
-    for _ in range(runs):
-        start = time.process_time()
-        fn()
-        times.append(time.process_time() - start)
-    return statistics.median(times) * 1000
 
 
 def answer(result: Placement | Unschedulable) -> str:

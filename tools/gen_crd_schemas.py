@@ -14,15 +14,15 @@ a schema keyword the checker does not know stops it, naming the keyword.
 
 from __future__ import annotations
 
-import argparse
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the generators' shared command line
+from generated_module import ROOT, formatted, write_or_check
+
 SOURCES = (
     "deploy/crds/podgroups.scheduling.run.ai.yaml",  # KAI Scheduler
     "deploy/crds/topologies.kai.scheduler.yaml",  # KAI Scheduler
@@ -130,30 +130,11 @@ def render() -> str:
 
 def generate() -> str:
     """The module as ``ruff format`` writes it (CI checks the formatting)."""
-    done = subprocess.run(
-        ["ruff", "format", "--stdin-filename", str(TARGET), "-"],
-        input=render(),
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    return done.stdout
+    return formatted(render(), TARGET)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when the module is out of date")
-    args = parser.parse_args()
-    text = generate()
-    if args.check:
-        if TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET} is out of date: run python tools/gen_crd_schemas.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    print(f"wrote {TARGET}")
-    return 0
+    return write_or_check(TARGET, generate, __doc__, __file__)
 
 
 if __name__ == "__main__":

@@ -16,13 +16,15 @@ versions below and run the script.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the generators' shared command line
+from generated_module import ROOT, formatted, write_or_check
 
 API_MODULE = "k8s.io/api"
 # (group/version, module version, package directory, the types taken: None = every struct)
@@ -34,7 +36,7 @@ SOURCES: tuple[tuple[str, str, str, tuple[str, ...] | None], ...] = (
 )
 # Package aliases a types.go uses for types of another group version read here.
 ALIASES = {"schedulingv1alpha3": "scheduling.k8s.io/v1alpha3"}
-TARGET = Path(__file__).resolve().parents[1] / "src" / "toposched" / "wire" / "scheduling_types.py"
+TARGET = ROOT / "src" / "toposched" / "wire" / "scheduling_types.py"
 
 _TYPE = re.compile(r"^type (\w+) (struct \{|string)\s*$")
 _FIELD = re.compile(r"^\t(?:(\w+)\s+)?([\w.*\[\]]+)\s+`(.*)`\s*$")
@@ -200,35 +202,11 @@ def generate() -> str:
             if names is not None
             else tuple(n for n, s in types[gv].items() if any(f[0] == "spec" for f in s.fields))
         )
-    return formatted(render(types, reachable(types, roots)))
-
-
-def formatted(text: str) -> str:
-    """The module as ``ruff format`` writes it (CI checks the formatting)."""
-    done = subprocess.run(
-        ["ruff", "format", "--stdin-filename", str(TARGET), "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=TARGET.parents[3],
-    )
-    return done.stdout
+    return formatted(render(types, reachable(types, roots)), TARGET)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when the module is out of date")
-    args = parser.parse_args()
-    text = generate()
-    if args.check:
-        current = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
-        if current != text:
-            print(f"{TARGET} is out of date: run {sys.argv[0]}", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(TARGET, generate, __doc__, __file__)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from conformance.case_nodes import case_node
 from toposched.model import (
     DomainCount,
     Gang,
@@ -17,8 +18,6 @@ from toposched.model import (
     Role,
     RunningPod,
     SliceLayer,
-    Taint,
-    TaintEffect,
     Topology,
     TopologyAssignment,
 )
@@ -47,20 +46,7 @@ def nodes_of(case: Mapping[str, Any]) -> tuple[list[Node], list[RunningPod]]:
             requests = Resources({k: v for k, v in used.items() if k != "pods"})
             pods.append(RunningPod(f"{raw['name']}-used-0", "other", raw["name"], requests))
             pods += [RunningPod(f"{raw['name']}-used-{i}", "other", raw["name"]) for i in range(1, count)]
-        taints = tuple(
-            Taint(t["key"], t.get("value", ""), TaintEffect(t.get("effect", "NoSchedule")))
-            for t in raw.get("taints", [])
-        )
-        nodes.append(
-            Node.create(
-                raw["name"],
-                raw.get("labels", {}),
-                allocatable,
-                taints,
-                ready=raw.get("ready", True),
-                unschedulable=raw.get("unschedulable", False),
-            )
-        )
+        nodes.append(case_node(raw, allocatable))
     return nodes, pods
 
 

@@ -11,17 +11,15 @@ from typing import Any
 
 import pytest
 
+from conformance.case_nodes import case_node
 from conformance.loader import Case, missing_facts, params, skip_if_conflicted
 from toposched.cli.workloads import place_documents
 from toposched.frontends.kube import validate_create, validate_update
 from toposched.model import (
     Cluster,
-    Node,
     Placement,
     Problem,
     RunningPod,
-    Taint,
-    TaintEffect,
     WorkloadSpecError,
 )
 from toposched.model.quantity import PODS
@@ -86,21 +84,7 @@ def cluster_of(case: Case) -> Cluster:
     requests of each pod (kube-scheduler's scores count a pod asking no cpu or memory)."""
     nodes, running = [], []
     for raw in case.data["nodes"]:
-        allocatable = Resources.parse(raw.get("allocatable", {}))
-        taints = tuple(
-            Taint(t["key"], t.get("value", ""), TaintEffect(t.get("effect", "NoSchedule")))
-            for t in raw.get("taints", ())
-        )
-        nodes.append(
-            Node.create(
-                raw["name"],
-                raw.get("labels", {}),
-                allocatable,
-                taints,
-                ready=raw.get("ready", True),
-                unschedulable=raw.get("unschedulable", False),
-            )
-        )
+        nodes.append(case_node(raw, Resources.parse(raw.get("allocatable", {}))))
         used = raw.get("used") or []
         for i, pod in enumerate([used] if isinstance(used, Mapping) else used):
             requests = Resources.parse({k: v for k, v in pod.items() if k != PODS})

@@ -60,9 +60,8 @@ def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_boun
         real_cluster.create(PODS, pod)
     real_cluster.create(KUBE_PODGROUPS, kube_podgroup(min_count=2, key=None))
     names = ["w0", "w1"]
-    account, namespace = controller_accounts[Mode.UNGATER], real_cluster.namespace
     with running_scheduler(real_cluster.plane, scheduler, tmp_path):
-        with ungater(account, namespace, real_cluster.topology().name) as ctl:
+        with ungater(real_cluster, controller_accounts) as ctl:
             settle(ctl, lambda: real_cluster.ungated(names), what="the PodGroup's pods are ungated")
         recorded = {n: record_of(real_cluster.pod(n)) for n in names}
         wait_until(
@@ -70,7 +69,7 @@ def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_boun
             what="kube-scheduler binds both pods",
             timeout=60,
         )
-    with ungater(account, namespace, real_cluster.topology().name) as again:  # a restarted controller
+    with ungater(real_cluster, controller_accounts) as again:  # a restarted controller
         report = again.step()
         again.step()
 
@@ -83,7 +82,7 @@ def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_boun
     bound = {n: p["spec"]["nodeName"] for n, p in ungated.items()}
     assert bound == {n: r.node for n, r in recorded.items() if r is not None}
     assert len(set(bound.values())) == 2
-    assert report.restored == (f"kube:{namespace}/workers",)
+    assert report.restored == (f"kube:{real_cluster.namespace}/workers",)
     assert {n: record_of(real_cluster.pod(n)) for n in names} == recorded
 
 

@@ -15,7 +15,6 @@ from tests.controller.real_steps import settle, ungater
 
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import PODS, KubeApiError, Resource
-from toposched.controller.modes import Mode
 from toposched.controller.records import record_of
 from toposched.controller.ungating import UngaterController
 from toposched.model import NotFoundError, Taint, TaintEffect
@@ -48,13 +47,8 @@ def test_a_restart_in_the_middle_of_ungating_assigns_no_pod_twice(
     names = [f"p{i}" for i in range(4)]
     for name in names:
         real_cluster.create(PODS, kueue_pod(name, total=4, level=ZONE))
-    account, namespace, topology = (
-        controller_accounts[Mode.UNGATER],
-        real_cluster.namespace,
-        real_cluster.topology().name,
-    )
     dying = Dying()
-    with ungater(account, namespace, topology, hook=dying) as first:
+    with ungater(real_cluster, controller_accounts, hook=dying) as first:
         settle(first, lambda: all(record_of(real_cluster.pod(n)) for n in names), what="every pod recorded")
         recorded = {n: record_of(real_cluster.pod(n)) for n in names}
         dying.budget = 1  # the first ungate goes through, then the process dies
@@ -63,12 +57,12 @@ def test_a_restart_in_the_middle_of_ungating_assigns_no_pod_twice(
     (alone,) = [n for n in names if not is_gated(real_cluster.pod(n))]
     real_cluster.bind(alone)
 
-    with ungater(account, namespace, topology) as second:  # a new process: empty scheduler
+    with ungater(real_cluster, controller_accounts) as second:  # a new process: empty scheduler
         report = second.step()
         settle(second, lambda: real_cluster.ungated(names), what="the rest are ungated")
         (workload,) = second.scheduler.list()
 
-    assert report.restored == (f"kueue:{namespace}/g",)
+    assert report.restored == (f"kueue:{real_cluster.namespace}/g",)
     assert {n: record_of(real_cluster.pod(n)) for n in names} == recorded  # nobody assigned again
     assert all(host_of(real_cluster, n) == r.node for n, r in recorded.items() if r is not None)
     assert workload.state in (WorkloadState.ADMITTED, WorkloadState.RUNNING)
@@ -123,8 +117,7 @@ def test_a_failed_node_is_replaced_inside_the_gangs_rack(
 ) -> None:
     real_cluster.add_racks()
     clock = ManualClock(1000.0)
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology, clock) as ctl:
+    with ungater(real_cluster, controller_accounts, clock) as ctl:
         where = running_gang(real_cluster, ctl, 2)
         rack = real_cluster.racks_of([real_cluster.pod("p0")])
         fail, grace = FAILURES[failure]
@@ -152,8 +145,7 @@ def test_a_gang_that_cannot_be_repaired_is_evicted_and_placed_again_when_recreat
 ) -> None:
     real_cluster.add_racks()
     clock = ManualClock(1000.0)
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology, clock) as ctl:
+    with ungater(real_cluster, controller_accounts, clock) as ctl:
         where = running_gang(real_cluster, ctl, 3)  # fills one rack: no spare node in it
         first_rack = real_cluster.racks_of([real_cluster.pod("p0")])
         not_ready(real_cluster, node_index(real_cluster, where["p0"]))
@@ -184,8 +176,7 @@ def test_a_gang_waits_for_its_nodes_to_be_provisioned_and_ready(
     real_cluster.add_racks(nodes=0)
     clock = ManualClock(1000.0)
     names = ["p0", "p1"]
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology, clock) as ctl:
+    with ungater(real_cluster, controller_accounts, clock) as ctl:
         for name in names:
             real_cluster.create(PODS, kueue_pod(name, level=RACK))
         settle(ctl, lambda: bool(ctl.scheduler.list()), what="the gang is queued")
@@ -214,8 +205,7 @@ def test_a_short_not_ready_spell_changes_nothing(
 ) -> None:
     real_cluster.add_racks()
     clock = ManualClock(1000.0)
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology, clock) as ctl:
+    with ungater(real_cluster, controller_accounts, clock) as ctl:
         where = running_gang(real_cluster, ctl, 2)
         i = node_index(real_cluster, where["p0"])
         not_ready(real_cluster, i)
@@ -236,19 +226,14 @@ def test_a_restart_in_the_middle_of_a_repair_starts_the_gang_over(
 ) -> None:
     real_cluster.add_racks()
     clock = ManualClock(1000.0)
-    account, namespace, topology = (
-        controller_accounts[Mode.UNGATER],
-        real_cluster.namespace,
-        real_cluster.topology().name,
-    )
-    with ungater(account, namespace, topology, clock) as first:
+    with ungater(real_cluster, controller_accounts, clock) as first:
         where = running_gang(real_cluster, first, 2)
         deleted(real_cluster, node_index(real_cluster, where["p0"]))
         settle(
             first, lambda: "deletionTimestamp" in real_cluster.pod("p0")["metadata"], what="p0 is replaced"
         )
     real_cluster.finish("p0")  # the controller stops before p0's owner recreates it
-    with ungater(account, namespace, topology, clock) as again:
+    with ungater(real_cluster, controller_accounts, clock) as again:
         report = again.step()
         settle(again, lambda: "deletionTimestamp" in real_cluster.pod("p1")["metadata"], what="p1 is evicted")
         real_cluster.finish("p1")

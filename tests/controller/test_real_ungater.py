@@ -18,7 +18,6 @@ from tests.controller.real_gangs import FRONT_ENDS
 from tests.controller.real_steps import settle, ungater
 
 from toposched.controller.kubeapi import PODS, Object
-from toposched.controller.modes import Mode
 from toposched.controller.records import record_of
 
 
@@ -41,9 +40,7 @@ def test_a_gated_gang_of_each_front_end_is_ungated_in_one_rack_once_whole(
     real_cluster.add_racks()
     gang = FRONT_ENDS[front_end](real_cluster, "")
     names = gang.names
-    with ungater(
-        controller_accounts[Mode.UNGATER], real_cluster.namespace, real_cluster.topology().name
-    ) as ctl:
+    with ungater(real_cluster, controller_accounts) as ctl:
         for pod in gang.pods:
             real_cluster.create(PODS, pod)
         ctl.step()

@@ -14,7 +14,6 @@ from tests.controller.real_steps import settle, ungater
 
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import PODS, Resource
-from toposched.controller.modes import Mode
 from toposched.controller.records import record_of
 from toposched.store import WorkloadState
 
@@ -45,8 +44,7 @@ def test_a_pod_changed_after_it_was_read_is_not_written_from_the_old_read(
     real_cluster.add_racks()
     names = ["p0", "p1"]
     meddler = Meddler(real_cluster, "patch")
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology, hook=meddler) as ctl:
+    with ungater(real_cluster, controller_accounts, hook=meddler) as ctl:
         ctl.step()  # everything listed
         for name in names:
             real_cluster.create(PODS, kueue_pod(name, level=RACK))
@@ -67,8 +65,7 @@ def test_a_pod_recreated_by_its_owner_is_not_deleted_for_its_predecessor(
     real_cluster.add_racks()
     names = ["p0", "p1"]
     meddler = Meddler(real_cluster, "delete")
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology, hook=meddler) as ctl:
+    with ungater(real_cluster, controller_accounts, hook=meddler) as ctl:
         for name in names:
             real_cluster.create(PODS, kueue_pod(name, level=RACK))
         settle(ctl, lambda: real_cluster.ungated(names), what="the gang is ungated")
@@ -90,8 +87,7 @@ def test_a_copy_of_a_members_record_on_another_pod_deletes_nobody(
 ) -> None:
     real_cluster.add_racks()
     names = ["p0", "p1"]
-    account, topology = controller_accounts[Mode.UNGATER], real_cluster.topology().name
-    with ungater(account, real_cluster.namespace, topology) as ctl:
+    with ungater(real_cluster, controller_accounts) as ctl:
         for name in names:
             real_cluster.create(PODS, kueue_pod(name, level=RACK))
         settle(ctl, lambda: real_cluster.ungated(names), what="the gang is ungated")

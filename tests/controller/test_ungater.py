@@ -6,6 +6,7 @@ server, as the ungater's ServiceAccount: ``test_real_ungater``, ``test_real_repa
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 
 from tests.controller.cluster import (
     HOST,
@@ -218,33 +219,30 @@ def test_a_gang_naming_its_topology_is_placed_on_it_and_one_naming_none_on_the_d
     assert placed_on == {"w0": "other", "w1": "other", "p0": "default", "p1": "default"}
 
 
-def test_a_gang_naming_a_topology_the_cluster_has_not_yet_is_placed_once_it_appears() -> None:
+def refused_then_placed(topology: str, fix: Callable[[FakeKubeApi], object]) -> None:
+    """A KAI gang naming ``topology`` is refused; after ``fix`` changes the cluster it is placed."""
     api = cluster()
     ctl = controller(api)
-    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="later"))
+    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology=topology))
     for name in ("w0", "w1"):
         api.put(PODS, kai_pod(name, gpus=4))
     for _ in range(2):
         ctl.step()
     refused = set(ctl.ungater.refused)
-    api.put(KUEUE_TOPOLOGIES, topology_object(Topology.create("later", TOPOLOGY.levels)))
+    fix(api)
     for _ in range(3):
         ctl.step()
     assert {str(k) for k in refused} == {"kai:default/pg"}
     assert not is_gated(pod(api, "w0")) and not is_gated(pod(api, "w1"))
+
+
+def test_a_gang_naming_a_topology_the_cluster_has_not_yet_is_placed_once_it_appears() -> None:
+    refused_then_placed(
+        "later",
+        lambda api: api.put(KUEUE_TOPOLOGIES, topology_object(Topology.create("later", TOPOLOGY.levels))),
+    )
 
 
 def test_a_gang_refused_for_its_podgroup_is_compiled_again_once_the_podgroup_changes() -> None:
-    api = cluster()
-    ctl = controller(api)
-    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2, topology="no-such-topology"))
-    for name in ("w0", "w1"):
-        api.put(PODS, kai_pod(name, gpus=4))
-    for _ in range(2):
-        ctl.step()
-    refused = set(ctl.ungater.refused)
-    api.put(KAI_PODGROUPS, kai_podgroup(min_member=2))  # fixed; the pods and topologies are as they were
-    for _ in range(3):
-        ctl.step()
-    assert {str(k) for k in refused} == {"kai:default/pg"}
-    assert not is_gated(pod(api, "w0")) and not is_gated(pod(api, "w1"))
+    # fixed; the pods and topologies are as they were
+    refused_then_placed("no-such-topology", lambda api: api.put(KAI_PODGROUPS, kai_podgroup(min_member=2)))

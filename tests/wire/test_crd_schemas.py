@@ -4,35 +4,21 @@ evaluation, and the model's level bound is the Topology CRDs'."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from tests.wire.generator_tools import load_tool
 
 from toposched.model.topology import MAX_LEVELS
 from toposched.wire.crd import RULES, normalised
 from toposched.wire.crd_schemas import RESOURCES
 from toposched.wire.openapi import Schema
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "gen_crd_schemas.py"
-
-
-def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_crd_schemas", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_generated_module_is_what_the_crd_files_give() -> None:
     if shutil.which("ruff") is None:
         pytest.skip("ruff formats the generated module and is not installed")
-    gen = tool()
+    gen = load_tool("gen_crd_schemas")
     assert gen.generate() == gen.TARGET.read_text(encoding="utf-8")
 
 

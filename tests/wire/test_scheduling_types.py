@@ -4,31 +4,17 @@ every version the wire layer serves is described."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
-from pathlib import Path
-from types import ModuleType
 
 import pytest
+from tests.wire.generator_tools import load_tool
 
 from toposched.wire.scheduling import SERVED
 from toposched.wire.scheduling_types import TYPES
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "gen_scheduling_types.py"
-
-
-def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_scheduling_types", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_generated_module_is_what_the_k8s_api_sources_give() -> None:
-    gen = tool()
+    gen = load_tool("gen_scheduling_types")
     missing = [v for _, v, p, _ in gen.SOURCES if not (gen.module_dir(v) / p / "types.go").is_file()]
     if missing or shutil.which("ruff") is None:
         pytest.skip(f"k8s.io/api sources not in the Go module cache ({', '.join(sorted(set(missing)))})")

@@ -188,3 +188,92 @@ class KubeApi(Protocol):
         preconditions: Preconditions | None = None,
         timeout: float | None = None,
     ) -> None: ...
+
+
+class ForwardingKubeApi:
+    """A ``KubeApi`` that passes every call to ``api``; a subclass adds one step before each write
+    by overriding ``before_write`` (a check, a hook, a tighter deadline). Reads pass unchanged."""
+
+    def __init__(self, api: KubeApi) -> None:
+        self.api = api
+
+    def before_write(self, verb: str, resource: Resource, name: str, timeout: float | None) -> float | None:
+        """Called before each write (``verb`` is create/replace/patch/apply/delete) with the
+        object's name and the caller's timeout; returns the timeout the write is sent with."""
+        return timeout
+
+    def list(
+        self, resource: Resource, namespace: str | None = None, *, label_selector: str | None = None
+    ) -> Listing:
+        return self.api.list(resource, namespace, label_selector=label_selector)
+
+    def watch(
+        self,
+        resource: Resource,
+        resource_version: str,
+        namespace: str | None = None,
+        *,
+        timeout_seconds: int = 300,
+    ) -> Iterator[WatchEvent]:
+        return self.api.watch(resource, resource_version, namespace, timeout_seconds=timeout_seconds)
+
+    def get(self, resource: Resource, name: str, namespace: str | None = None) -> Object:
+        return self.api.get(resource, name, namespace)
+
+    def create(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
+        timeout = self.before_write("create", resource, _name_of(obj), timeout)
+        return self.api.create(resource, obj, timeout=timeout)
+
+    def replace(self, resource: Resource, obj: Mapping[str, Any], *, timeout: float | None = None) -> Object:
+        timeout = self.before_write("replace", resource, _name_of(obj), timeout)
+        return self.api.replace(resource, obj, timeout=timeout)
+
+    def patch(
+        self,
+        resource: Resource,
+        name: str,
+        patch: Any,
+        namespace: str | None = None,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        field_manager: str | None = None,
+        timeout: float | None = None,
+    ) -> Object:
+        timeout = self.before_write("patch", resource, name, timeout)
+        return self.api.patch(
+            resource,
+            name,
+            patch,
+            namespace,
+            patch_type=patch_type,
+            field_manager=field_manager,
+            timeout=timeout,
+        )
+
+    def apply(
+        self,
+        resource: Resource,
+        obj: Mapping[str, Any],
+        *,
+        field_manager: str,
+        force: bool = False,
+        timeout: float | None = None,
+    ) -> Object:
+        timeout = self.before_write("apply", resource, _name_of(obj), timeout)
+        return self.api.apply(resource, obj, field_manager=field_manager, force=force, timeout=timeout)
+
+    def delete(
+        self,
+        resource: Resource,
+        name: str,
+        namespace: str | None = None,
+        *,
+        preconditions: Preconditions | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        timeout = self.before_write("delete", resource, name, timeout)
+        self.api.delete(resource, name, namespace, preconditions=preconditions, timeout=timeout)
+
+
+def _name_of(obj: Mapping[str, Any]) -> str:
+    return str(obj.get("metadata", {}).get("name", ""))

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 from tests.realkube.control_plane import ControlPlane
 from tests.realkube.processes import ControlPlaneError
+from tests.realkube.sidebyside.cluster import NodeSpec
 
 TIMEOUT = 30.0
 
@@ -73,6 +74,17 @@ class AdminApi:
         """A merge patch of ``path``'s status subresource."""
         return self.call(
             "PATCH", f"{path}/status", {"status": dict(status)}, content_type="application/merge-patch+json"
+        )
+
+    def add_node(self, node: NodeSpec) -> None:
+        """``node`` as its kubelet reports it and the node lifecycle controller taints it."""
+        self.create("/api/v1/nodes", node.node())
+        self.merge_status(f"/api/v1/nodes/{node.name}", node.status())
+        self.call(
+            "PATCH",
+            f"/api/v1/nodes/{node.name}",
+            {"spec": {"taints": node.lifecycle_taints() or None}},
+            content_type="application/merge-patch+json",
         )
 
     def delete_now(self, path: str, **params: str) -> None:

@@ -96,14 +96,7 @@ def run_case(api: AdminApi, case: Case, log: Path | None = None) -> Observed:
     # kube-controller-manager makes it in a real cluster; pod admission wants it.
     _create_anew(api, f"/api/v1/namespaces/{ns}/serviceaccounts", {"metadata": {"name": "default"}})
     for node in case.cluster.nodes:
-        api.create("/api/v1/nodes", node.node())
-        api.merge_status(f"/api/v1/nodes/{node.name}", node.status())
-        api.call(
-            "PATCH",
-            f"/api/v1/nodes/{node.name}",
-            {"spec": {"taints": node.lifecycle_taints() or None}},
-            content_type="application/merge-patch+json",
-        )
+        api.add_node(node)
     for pod in case.cluster.bound:
         api.create(path_of(pod, ns), pod)
     gang = case.gang

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import httpx
@@ -193,20 +194,6 @@ def write_all(plane: ControlPlane, calls: Sequence[Callable[[AdminApi], None]]) 
             api.close()
 
 
-def write_node(node: NodeSpec) -> Callable[[AdminApi], None]:
-    def call(api: AdminApi) -> None:
-        api.create("/api/v1/nodes", node.node())
-        api.merge_status(f"/api/v1/nodes/{node.name}", node.status())
-        api.call(
-            "PATCH",
-            f"/api/v1/nodes/{node.name}",
-            {"spec": {"taints": node.lifecycle_taints() or None}},
-            content_type="application/merge-patch+json",
-        )
-
-    return call
-
-
 class Bindings:
     """A watch on the stream's pods, noting when each is first placed.
 
@@ -297,7 +284,7 @@ def measure(
     try:
         api.create("/api/v1/namespaces", {"metadata": {"name": NAMESPACE}})
         api.create(f"/api/v1/namespaces/{NAMESPACE}/serviceaccounts", {"metadata": {"name": "default"}})
-        write_all(plane, [write_node(n) for n in nodes])
+        write_all(plane, [partial(AdminApi.add_node, node=n) for n in nodes])
         contender.start(plane, binaries)
         since = api.call("GET", f"/api/v1/namespaces/{NAMESPACE}/pods", params={"limit": "1"})["metadata"][
             "resourceVersion"
