@@ -190,3 +190,24 @@ def test_an_upstream_job_is_compiled_once_per_submission(monkeypatch: pytest.Mon
     context = CompileContext(topologies=(H100,))
     chosen, _ = default_registry().compile_for(docs("kube/job-one-rack.yaml"), context, default=H100.name)
     assert chosen.name == "kube.all-nodes" and len(calls) == 1
+
+
+def test_an_osmo_workflow_is_compiled_once_per_submission(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gang and the objects ``compile`` prints come from one run of the tree algorithm per
+    group (the objects were built by compiling the workflow a second time)."""
+    from toposched.frontends.osmo import compile as osmo_compile
+
+    trees: list[int] = []
+    build = osmo_compile.build_tree
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        trees.append(1)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(osmo_compile, "build_tree", counted)
+    pool = parse_pool(docs("osmo/3-multiple-nvl72-same-zone.pool.yaml")[0])
+    context = CompileContext(pools={pool.name: PoolEntry(pool)})
+    _, compiled = default_registry().compile_for(
+        docs("osmo/3-multiple-nvl72-same-zone.workflow.yaml"), context
+    )
+    assert len(trees) == len(compiled.objects[0]["podGroups"])

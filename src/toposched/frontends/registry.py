@@ -349,7 +349,7 @@ class OsmoFrontend:
         own = osmo.topology_object(entry.pool)
         if entry.topology is None and own is not None:
             brought = (parse_topology_object(own),)
-        objects = (osmo.compile_objects(workflow, entry.pool, priority),)
+        objects = (osmo.compile_objects(workflow, entry.pool, priority, compiled),)
         return Compiled(self.name, one_gang(gangs, workflow.name), objects, brought, pool=entry.pool.name)
 
 

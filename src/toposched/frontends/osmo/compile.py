@@ -44,10 +44,16 @@ def compile_workflow(
 
 
 def compile_objects(
-    workflow: Workflow, pool: Pool, priority: Priority | str = Priority.NORMAL
+    workflow: Workflow,
+    pool: Pool,
+    priority: Priority | str = Priority.NORMAL,
+    compiled: list[CompiledGroup] | None = None,
 ) -> dict[str, Any]:
-    """``{podGroups: {group: PodGroup}, pods: {task: {metadata, spec}}, topology}``."""
-    compiled = compile_workflow(workflow, pool, priority)
+    """``{podGroups: {group: PodGroup}, pods: {task: {metadata, spec}}, topology}``; ``compiled``:
+    the groups ``compile_workflow`` already made of this workflow for this pool and priority (not
+    compiled again)."""
+    if compiled is None:
+        compiled = compile_workflow(workflow, pool, priority)
     pods: dict[str, Any] = {}
     groups: dict[str, Any] = {}
     for cg in compiled:
