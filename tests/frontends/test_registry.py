@@ -211,3 +211,39 @@ def test_an_osmo_workflow_is_compiled_once_per_submission(monkeypatch: pytest.Mo
         docs("osmo/3-multiple-nvl72-same-zone.workflow.yaml"), context
     )
     assert len(trees) == len(compiled.objects[0]["podGroups"])
+
+
+# -- the declared run time (toposched.io/run-seconds) -----------------------------------------
+
+_JOB = """apiVersion: batch/v1
+kind: Job
+metadata:
+  name: timed{annotations}
+spec:
+  parallelism: 1
+  template:
+    spec:
+      containers:
+      - name: main
+        image: busybox
+"""
+
+
+def _timed(value: str | None) -> Documents:
+    annotations = "" if value is None else f"\n  annotations:\n    toposched.io/run-seconds: {value}"
+    return parse_documents(_JOB.format(annotations=annotations), source="job.yaml")
+
+
+@pytest.mark.parametrize(("value", "seconds"), [(None, None), ('"3600"', 3600.0), ('"90.5"', 90.5)])
+def test_run_seconds_annotation_is_read_into_the_gang(value: str | None, seconds: float | None) -> None:
+    gang = default_registry().compile(_timed(value), CompileContext(topologies=(H100,))).gang
+    assert gang.run_seconds == seconds
+
+
+@pytest.mark.parametrize("value", ['"0"', '"-5"', '"soon"', '"nan"', '"inf"', '"99999999999"', "[1]"])
+def test_bad_run_seconds_is_a_spec_error_naming_the_annotation(value: str) -> None:
+    with pytest.raises(WorkloadSpecError) as err:
+        default_registry().compile(_timed(value), CompileContext(topologies=(H100,)))
+    (problem,) = err.value.problems
+    assert problem.path == "documents[0].metadata.annotations[toposched.io/run-seconds]"
+    assert "seconds" in problem.hint

@@ -11,7 +11,8 @@ front end recognises, so its own message names what it supports.
 A document of the input may name the policy its workload is placed under with the annotation
 ``toposched.io/policy`` (``Gang.policy``; it wins over the caller's choice); the front ends set
 only their default (``Gang.default_policy``). The name is checked against the policies a caller
-knows when it places the gang.
+knows when it places the gang. The annotation ``toposched.io/run-seconds`` declares how long the
+workload runs (``Gang.run_seconds``), which the scheduler's reservations plan with.
 
 ``compile_for`` also settles which topology the input uses: the one asked for, else the one the
 spec names, else the caller's default (a Topology file given on the command line), else the only
@@ -33,7 +34,9 @@ from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
 from toposched.frontends.parse import first_mapping
 from toposched.model import (
     MAX_PODS_PER_GANG,
+    MAX_RUN_SECONDS,
     POLICY_ANNOTATION,
+    RUN_SECONDS_ANNOTATION,
     Gang,
     Group,
     NotFoundError,
@@ -158,9 +161,17 @@ class Registry:
             raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
         frontend = self.choose(documents, hint)
         named = named_policy(documents)
+        run_seconds = declared_run_seconds(documents)
         with collector_paused():
             compiled = frontend.compile(documents, context)
-        return compiled if named is None else replace(compiled, gang=replace(compiled.gang, policy=named))
+        if named is None and run_seconds is None:
+            return compiled
+        gang = compiled.gang
+        if named is not None:
+            gang = replace(gang, policy=named)
+        if run_seconds is not None:
+            gang = replace(gang, run_seconds=run_seconds)
+        return replace(compiled, gang=gang)
 
     def compile_for(
         self,
@@ -227,6 +238,54 @@ def named_policy(documents: Documents) -> str | None:
     if problems:
         raise WorkloadSpecError(problems)
     return next(iter(named), None)
+
+
+def declared_run_seconds(documents: Documents) -> float | None:
+    """The run time the documents declare (``RUN_SECONDS_ANNOTATION`` on any of them), in
+    seconds; None when none does. ``WorkloadSpecError`` for a value that is not a number of
+    seconds above 0 and at most a year, or for two different values."""
+    found: dict[float, str] = {}
+    problems: list[Problem] = []
+    for position, document in enumerate(documents):
+        metadata = document.get("metadata") if isinstance(document, Mapping) else None
+        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
+        if not isinstance(annotations, Mapping) or RUN_SECONDS_ANNOTATION not in annotations:
+            continue
+        path = f"documents[{position}].metadata.annotations[{RUN_SECONDS_ANNOTATION}]"
+        value = annotations[RUN_SECONDS_ANNOTATION]
+        seconds = _seconds(value)
+        if seconds is None:
+            problems.append(
+                Problem(
+                    path,
+                    f"is {value!r}",
+                    f"write the expected run time in seconds, above 0 and at most {MAX_RUN_SECONDS:.0f}, "
+                    'e.g. "3600"',
+                )
+            )
+        else:
+            found.setdefault(seconds, path)
+    if len(found) > 1:
+        values = ", ".join(f"{v:g}" for v in sorted(found))
+        problems.append(Problem(next(iter(found.values())), f"declares run times {values}", "declare one"))
+    if problems:
+        raise WorkloadSpecError(problems)
+    return next(iter(found), None)
+
+
+def _seconds(value: object) -> float | None:
+    """A run time annotation as seconds, or None when it is not one (annotations are strings;
+    a bare number is accepted too)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = str(value).strip()
+    if len(text) > 32:  # bounded before it is parsed
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if 0 < seconds <= MAX_RUN_SECONDS else None
 
 
 def _named(compiled: Compiled, by_name: Mapping[str, Topology], fallback: str | None) -> Topology:

@@ -29,8 +29,10 @@ from toposched.model.explanation import (
     SuggestionKind,
 )
 from toposched.model.ir import (
+    MAX_RUN_SECONDS,
     POLICY_ANNOTATION,
     POLICY_FIELD,
+    RUN_SECONDS_ANNOTATION,
     Gang,
     Group,
     Mode,
@@ -69,6 +71,8 @@ __all__ = [
     "MAX_PODS_PER_GANG",
     "POLICY_ANNOTATION",
     "POLICY_FIELD",
+    "RUN_SECONDS_ANNOTATION",
+    "MAX_RUN_SECONDS",
     "MEMORY",
     "PODS",
     "Cluster",

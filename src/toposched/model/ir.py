@@ -29,6 +29,10 @@ from toposched.model.resources import EMPTY, Resources
 
 POLICY_ANNOTATION = "toposched.io/policy"  # a workload naming its own policy (``Gang.policy``)
 POLICY_FIELD = f"metadata.annotations[{POLICY_ANNOTATION}]"  # where a problem with it is reported
+# How long a workload says it runs, in seconds (``Gang.run_seconds``): reservations and backfill
+# plan with it (``toposched.scheduler.reservations``).
+RUN_SECONDS_ANNOTATION = "toposched.io/run-seconds"
+MAX_RUN_SECONDS = 366 * 86400.0  # a declared run time beyond a year is a mistake
 
 
 class Policy(StrEnum):
@@ -199,6 +203,8 @@ class Gang:
     default_policy: str | None = None
     semantics: Semantics = Semantics.KUEUE
     queue: Queue | None = None  # the queue the input names, if it names one
+    # Its declared run time (``RUN_SECONDS_ANNOTATION``); None: the queue's or the service's default.
+    run_seconds: float | None = None
     # The tree is not Kueue-shaped, so even a Kueue gang needs the hierarchical solver.
     needs_hierarchy: bool = field(init=False, repr=False, compare=False)
 

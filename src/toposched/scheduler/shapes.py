@@ -27,7 +27,8 @@ from toposched.model import Gang, Group, PodSpec, Unschedulable
 SHAPE_FIELDS: dict[type, tuple[frozenset[str], frozenset[str]]] = {
     Gang: (
         frozenset({"root", "topology", "min_member", "kind", "policy", "default_policy", "semantics"}),
-        frozenset({"name", "namespace", "priority", "queue"}),  # the queue decides nothing of the fit
+        # The queue and the declared run time decide nothing of the fit.
+        frozenset({"name", "namespace", "priority", "queue", "run_seconds"}),
     ),
     Group: (
         frozenset(
