@@ -19,9 +19,22 @@ def test_placement_json_round_trip(env: Env) -> None:
     wid = env.submit(job("a", 3))
     env.sched.cycle()
     stored = env.sched.get(wid).placement
-    assert set(stored) == {"topology", "policy", "pods", "assignments", "foundBy", "note"}
+    # The admission stamps: when (the clock), its run time (the default) and the rank it had.
+    assert set(stored) == {
+        "topology",
+        "policy",
+        "pods",
+        "assignments",
+        "foundBy",
+        "note",
+        "admittedAt",
+        "runSeconds",
+        "admittedPriority",
+    }
+    assert (stored["admittedAt"], stored["runSeconds"], stored["admittedPriority"]) == (1000.0, 3600.0, 0)
     assert set(stored["pods"][0]) == {"name", "podSet", "index", "node"}
-    assert placement_to_json(placement_from_json(stored)) == stored
+    document = {k: v for k, v in stored.items() if k not in ("admittedAt", "runSeconds", "admittedPriority")}
+    assert placement_to_json(placement_from_json(stored)) == document
 
 
 def test_topology_in_use_cannot_be_deleted_or_relevelled(env: Env) -> None:

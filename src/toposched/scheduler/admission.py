@@ -1,6 +1,9 @@
-"""Step 3 of the cycle, admission: pending gangs by priority (high first), then arrival; each
-placed all-or-nothing on the cycle's view and its booking queued with the cycle's other decisions
-(stored a run at a time, see ``outcome``); failures wait out a backoff.
+"""Step 3 of the cycle, admission: pending gangs by effective priority (high first; priority
+rises with the wait, ``aging``), then arrival; each placed all-or-nothing on the cycle's view and
+its booking queued with the cycle's other decisions (stored a run at a time, see ``outcome``);
+failures wait out a backoff. A gang that does not fit may preempt lower ones, and the first that
+still does not fit reserves where it fits soonest; the gangs after it are placed around that
+reservation unless they end before it starts (``contention``).
 
 A refusal is remembered per gang shape until the next change of the cycle's capacity
 (``shapes``), so once the cluster is full a queue of many alike gangs asks the engine once per
@@ -15,9 +18,12 @@ from __future__ import annotations
 
 from toposched.emit.result import placement_to_json, problems_to_json, reason_to_json, unschedulable_to_json
 from toposched.engine import usage_of
-from toposched.model import Gang, NotFoundError, Placement, SpecError, Unschedulable
+from toposched.model import Gang, NotFoundError, Placement, SpecError, Topology, Unschedulable
+from toposched.scheduler import contention, preemption, reservations
 from toposched.scheduler.kept import topology_key
 from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
+from toposched.scheduler.reservations import Backfill
+from toposched.scheduler.running import Held, stamped
 from toposched.scheduler.shapes import Refusals, shape_of
 from toposched.scheduler.state import State
 from toposched.scheduler.types import EventType
@@ -26,22 +32,31 @@ from toposched.store import Admission, QueueEntry, WorkloadRecord
 
 
 def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
-    """Place ``pending`` (the queue read after step 2) in priority then arrival order, each
-    under the lock on a fresh read; workloads still backing off are not even read."""
+    """Place ``pending`` (the queue read after step 2) in the cycle's order (``aging``), each
+    under the lock on a fresh read; workloads still backing off are not even read, but the
+    reservation of one (kept from the cycle that made it) still holds."""
     now = state.clock.now()
     refusals = Refusals()
     state.session.begin_round()
-    for entry in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
-        wait = state.backoff.get(entry.id)
-        if wait is not None and wait.not_before > now:
-            continue
-        with state.lock:
-            try:
-                current = fresh(state, entry.id, PENDING)
-                if current is not None:  # else cancelled since the list was read
-                    _admit_one(state, view, current, out, refusals)
-            except Exception as exc:  # one broken workload must not stop the cycle
-                isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
+    backfill = Backfill(view)
+    try:
+        for entry in state.ages.order(pending, now, state.config.aging_seconds):
+            wait = state.backoff.get(entry.id)
+            if wait is not None and wait.not_before > now:
+                kept = state.reservation
+                if kept is not None and kept[0].workload == entry.id and backfill.reservation is None:
+                    backfill.hold(*kept)  # its reservation stands while it backs off
+                continue
+            with state.lock:
+                try:
+                    current = fresh(state, entry.id, PENDING)
+                    if current is not None:  # else cancelled since the list was read
+                        _admit_one(state, view, current, out, refusals, backfill)
+                except Exception as exc:  # one broken workload must not stop the cycle
+                    isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
+    finally:
+        backfill.release()
+    state.reservation = backfill.kept()
     with state.lock:
         while out.decisions:  # a refused admission queues its explanation
             flush(state, view, out)
@@ -64,7 +79,12 @@ def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Pla
 
 
 def _admit_one(
-    state: State, view: CycleView, record: WorkloadRecord, out: Outcome, refusals: Refusals
+    state: State,
+    view: CycleView,
+    record: WorkloadRecord,
+    out: Outcome,
+    refusals: Refusals,
+    backfill: Backfill,
 ) -> None:
     try:
         topology = state.topology_of(record)
@@ -87,21 +107,75 @@ def _admit_one(
         explain(state, view, out, record, reason_to_json(str(exc)))
         return
     shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy.name)
-    result: Placement | Unschedulable | None = refusals.get(shape, gang, view.changes)
+    now, run_seconds = state.clock.now(), state.run_seconds_of(gang)
+    result: Placement | Unschedulable | None = None
+    if backfill.may_use(now, run_seconds):  # it ends before the reservation starts
+        with backfill.lifted():
+            result = session.place(
+                gang, view.snapshot(topology), snapshots, policy=policy.name, key=record.id
+            )
+            if isinstance(result, Placement):
+                _book(state, view, out, record, gang, topology, result, run_seconds)
+                return
+    if result is None:
+        result = refusals.get(shape, gang, view.changes)
     if result is None:
         # A faithful refusal says whether the complete search would place it.
         result = session.place(gang, view.snapshot(topology), snapshots, policy=policy.name, key=record.id)
         if isinstance(result, Unschedulable):
             refusals.remember(shape, gang, result, view.changes)
-    if isinstance(result, Unschedulable):
-        explain(state, view, out, record, unschedulable_to_json(result), searching=result.searching)
+    if isinstance(result, Placement):
+        _book(state, view, out, record, gang, topology, result, run_seconds)
         return
+    explanation = unschedulable_to_json(result)
+    if not result.searching and state.config.preemption:
+        ask = contention.ask_for(
+            state,
+            gang,
+            view.snapshot(topology),
+            snapshots,
+            policy.name,
+            preemption.MAX_TRIALS,
+            preemption.SECONDS,
+        )
+        if contention.try_preempt(state, view, out, record, gang, topology, ask):
+            return
+    if not result.searching and state.config.reservations and backfill.reservation is None:
+        ask = contention.ask_for(
+            state,
+            gang,
+            view.snapshot(topology),
+            snapshots,
+            policy.name,
+            reservations.MAX_TRIALS,
+            reservations.SECONDS,
+        )
+        reserved = contention.try_reserve(state, view, record, backfill, ask, topology)
+        if reserved is not None:
+            explanation["reservation"] = contention.reservation_to_json(reserved, now)
+    explain(state, view, out, record, explanation, searching=result.searching)
+
+
+def _book(
+    state: State,
+    view: CycleView,
+    out: Outcome,
+    record: WorkloadRecord,
+    gang: Gang,
+    topology: Topology,
+    result: Placement,
+    run_seconds: float,
+) -> None:
+    """Queue the admission of ``record`` with ``result``, charged on the view at once."""
     usage = usage_of(result, gang)
     nodes = sorted(usage)
     message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
     if result.note:
         message += f" ({result.note})"
     event = state.event(EventType.ADMITTED, message, record.id, {"nodes": nodes})
-    view.charge(record.id, usage)  # the gangs after it are placed around it
+    now = state.clock.now()
+    held = Held(state.rank_of(record), now, run_seconds)
+    view.charge(record.id, usage, held)  # the gangs after it go around it
     out.waiting[record.id] = record
-    out.queue(state, view, Admission(record.id, placement_to_json(result), usage, event), len(result.pods))
+    placement = stamped(placement_to_json(result), held)
+    out.queue(state, view, Admission(record.id, placement, usage, event), len(result.pods))

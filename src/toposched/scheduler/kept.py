@@ -134,6 +134,7 @@ class SnapshotCache:
         self.overbooked = Overbooked()
         self.generation: int | None = None  # of the store's bookings (None: read them all next)
         self.touched: set[int] = set()  # charged or given back by a cycle, not read from the store yet
+        self.held: dict[str, Usage] = {}  # capacity a cycle keeps out of every snapshot, by key
 
     @property
     def booked(self) -> Mapping[int, Usage]:
@@ -160,6 +161,19 @@ class SnapshotCache:
         self.totals.release(workload)
         for kept in self._kept.values():
             kept.release(workload)
+
+    def hold(self, key: str, usage: Usage) -> None:
+        """Keep ``usage`` out of every snapshot (replacing what ``key`` held) without booking it:
+        a reservation, for one cycle (``reservations``)."""
+        self.held[key] = usage
+        for kept in self._kept.values():
+            kept.snapshot.add_usage(key, usage)
+
+    def unhold(self, key: str) -> None:
+        """Give back what ``hold`` kept out under ``key``."""
+        if self.held.pop(key, None) is not None:
+            for kept in self._kept.values():
+                kept.snapshot.remove_usage(key)
 
     def sync(self, booked: Mapping[int, Usage]) -> None:
         """Make the bookings ``booked`` (all of them, as a full read gives them)."""
@@ -192,6 +206,8 @@ class SnapshotCache:
         ):
             kept = KeptSnapshot(tree, external)
             kept.sync(self.totals.charged)
+            for held, usage in self.held.items():
+                kept.snapshot.add_usage(held, usage)
             self.builds += 1
             self._kept[key] = kept
         return kept

@@ -14,6 +14,7 @@ from typing import Any
 
 from toposched.emit.result import pod_nodes
 from toposched.model import Node, TaintEffect
+from toposched.scheduler.running import Held, held_of
 from toposched.store import NodeChanges, WorkloadRecord
 
 
@@ -87,12 +88,14 @@ def placement_nodes(placement: Any) -> tuple[str, ...] | None:
 
 class HoldingIndex:
     """Per workload holding capacity: its arrival order and the nodes of its pods (from its
-    stored placement), and by node the workloads with pods there. Workloads whose placement
+    stored placement), what preemption and reservations need of it (``held``, see ``running``),
+    and by node the workloads with pods there. Workloads whose placement
     cannot be read are kept apart: ``damaged`` (the store's reason) and ``misshapen``. Nodes that
     hold pods but are no longer stored are ``missing``."""
 
     def __init__(self) -> None:
         self.sequence: dict[int, int] = {}
+        self.held: dict[int, Held] = {}
         # A tuple, not a set: most nodes hold pods of one or two gangs (a set costs 216 bytes).
         self.on_node: dict[str, tuple[int, ...]] = {}
         self.missing: set[str] = set()
@@ -102,7 +105,7 @@ class HoldingIndex:
 
     def clear(self) -> None:
         """Forget every workload (before a full read)."""
-        for table in (self.sequence, self.on_node, self.damaged, self._nodes_of):
+        for table in (self.sequence, self.held, self.on_node, self.damaged, self._nodes_of):
             table.clear()
         self.missing.clear()
         self.misshapen.clear()
@@ -112,6 +115,7 @@ class HoldingIndex:
         ``stored`` tells whether a node is stored."""
         self.drop(record.id)
         self.sequence[record.id] = record.sequence
+        self.held[record.id] = held_of(record)
         if record.damage:
             self.damaged[record.id] = record.damage
             return
@@ -121,13 +125,18 @@ class HoldingIndex:
             return
         self._place(record.id, nodes, stored)
 
-    def booked(self, workload: int, nodes: Iterable[str], stored: Callable[[str], bool]) -> None:
+    def booked(
+        self, workload: int, nodes: Iterable[str], stored: Callable[[str], bool], held: Held | None = None
+    ) -> None:
         """A workload the cycle just booked on ``nodes`` (its pods' nodes), before the store's
-        record of it is read; its arrival order stays as known."""
+        record of it is read; its arrival order and facts stay as known unless ``held`` is given."""
         sequence = self.sequence.get(workload)
+        known = held if held is not None else self.held.get(workload)
         self.drop(workload)
         if sequence is not None:
             self.sequence[workload] = sequence
+        if known is not None:
+            self.held[workload] = known
         self._place(workload, tuple(nodes), stored)
 
     def _place(self, workload: int, nodes: tuple[str, ...], stored: Callable[[str], bool]) -> None:
@@ -140,6 +149,7 @@ class HoldingIndex:
     def drop(self, workload: int) -> None:
         """Forget a workload (it holds no capacity any more)."""
         self.sequence.pop(workload, None)
+        self.held.pop(workload, None)
         self.damaged.pop(workload, None)
         self.misshapen.discard(workload)
         for name in self._nodes_of.pop(workload, ()):

@@ -18,9 +18,12 @@ from toposched.engine import (
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
 from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
 from toposched.scheduler import pools
+from toposched.scheduler.aging import Ages
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
 from toposched.scheduler.known import HoldingIndex, KnownNodes
+from toposched.scheduler.preemption import LowerPriority, PreemptionRule
+from toposched.scheduler.reservations import Reservation
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import LoopHealth, SchedulerConfig
 from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
@@ -55,6 +58,10 @@ class State:
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
     nodes: KnownNodes = field(default_factory=KnownNodes)
     holding: HoldingIndex = field(default_factory=HoldingIndex)
+    rule: PreemptionRule = field(default_factory=LowerPriority)  # which gangs a gang may preempt
+    ages: Ages = field(default_factory=Ages)  # how long each pending gang has waited (``aging``)
+    # The last cycle's reservation and its topology: it stands while its gang backs off.
+    reservation: tuple[Reservation, Topology] | None = None
     # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.
     session: PlacementSession = field(init=False)
     cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time
@@ -70,6 +77,15 @@ class State:
         return open_session(
             self.config.options(), policies=self.policies, clock=None if clock is None else clock.now
         )
+
+    def run_seconds_of(self, gang: Gang) -> float:
+        """How long ``gang`` is expected to run: what it declares, else the service's default."""
+        return gang.run_seconds if gang.run_seconds is not None else self.config.default_run_seconds
+
+    def rank_of(self, record: WorkloadRecord) -> int:
+        """The priority a pending workload has reached now (``aging``), at least its own."""
+        now, aging = self.clock.now(), self.config.aging_seconds
+        return max(record.priority, self.ages.effective(record.id, record.priority, now, aging))
 
     def event(self, kind: str, message: str, workload: int | None = None, data: Json = None) -> EventRecord:
         """An event stamped with the clock (the store assigns its ``seq``)."""

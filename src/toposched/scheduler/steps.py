@@ -33,6 +33,7 @@ from toposched.model import (
 )
 from toposched.scheduler.health import NodeFailure, failed_nodes
 from toposched.scheduler.outcome import HOLDING, Outcome, fresh, isolate, mark_broken
+from toposched.scheduler.running import carried
 from toposched.scheduler.state import State
 from toposched.scheduler.types import EventType, PodStatus
 from toposched.scheduler.view import CycleView
@@ -142,7 +143,7 @@ def _commit_replacement(
     try:
         state.store.reassign(
             record.id,
-            placement_to_json(result),
+            carried(placement, placement_to_json(result)),  # it keeps running: same admission time
             usage,
             state.event(EventType.NODE_REPLACED, message, record.id, data),
         )

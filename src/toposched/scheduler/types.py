@@ -7,7 +7,16 @@ from enum import StrEnum
 
 from toposched.engine import PlacementOptions
 from toposched.engine.options import DEFAULT_ROUND_SECONDS, DEFAULT_SECONDS, DEFAULT_STEPS
-from toposched.model import MAX_PODS_PER_GANG, Gang, Problem, Quota, Search, SpecError, Topology
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    MAX_RUN_SECONDS,
+    Gang,
+    Problem,
+    Quota,
+    Search,
+    SpecError,
+    Topology,
+)
 from toposched.store import WorkloadRecord
 
 
@@ -31,9 +40,38 @@ class SchedulerConfig:
     # Each user's pending work at most, unless the store holds a quota of their own (429 past
     # it); None: no bound but users' own quotas (the service sets one, the simulator none).
     quota: Quota | None = None
+    # A pending gang that does not fit evicts whole gangs the preemption rule allows (by default
+    # of lower priority), fewest GPU-hours lost (``preemption``).
+    preemption: bool = True
+    # The first gang of a cycle that does not fit reserves where it fits soonest; later gangs use
+    # those nodes only when they end before it starts (``reservations``).
+    reservations: bool = True
+    default_run_seconds: float = 3600.0  # the run time of a gang that declares none
+    aging_seconds: float | None = 3600.0  # one priority step per this much waiting (None: no aging)
+    gpu_resource: str = "nvidia.com/gpu"  # whose time preemption counts as lost
 
     def __post_init__(self) -> None:
         self.options()  # SpecError naming the field of a bad search setting
+        if not 0 < self.default_run_seconds <= MAX_RUN_SECONDS:
+            raise SpecError(
+                [
+                    Problem(
+                        "default_run_seconds",
+                        f"{self.default_run_seconds:g}",
+                        f"use a number of seconds above 0 and at most {MAX_RUN_SECONDS:.0f}",
+                    )
+                ]
+            )
+        if self.aging_seconds is not None and not 0 < self.aging_seconds < float("inf"):
+            raise SpecError(
+                [
+                    Problem(
+                        "aging_seconds",
+                        f"{self.aging_seconds:g}",
+                        "use a finite number of seconds above 0, or none to turn aging off",
+                    )
+                ]
+            )
         if not 0 < self.explain_seconds < float("inf"):
             raise SpecError(
                 [

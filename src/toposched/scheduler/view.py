@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from toposched.model import Node, NotFoundError, Resources, RunningPod, Topology
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
 from toposched.scheduler.known import HoldingIndex, KnownNodes
+from toposched.scheduler.running import Held
 from toposched.scheduler.state import State
 from toposched.snapshot import Snapshot
 from toposched.store import NodeChanges, Store
@@ -67,11 +68,12 @@ class CycleView:
         tree = self._trees.tree(topology, self._known.members)
         return self._cache.kept(key, tree, self._external).snapshot
 
-    def charge(self, workload: int, usage: Mapping[str, Resources]) -> None:
-        """Book ``usage`` for a workload (replacing what it had) in every snapshot."""
+    def charge(self, workload: int, usage: Mapping[str, Resources], held: Held | None = None) -> None:
+        """Book ``usage`` for a workload (replacing what it had) in every snapshot; ``held``: its
+        facts, for one the cycle admits (``running``)."""
         self._cache.charge(workload, dict(usage))
         self._cache.touched.add(workload)
-        self.holding.booked(workload, usage, self.nodes.__contains__)
+        self.holding.booked(workload, usage, self.nodes.__contains__, held)
         self.changes += 1
 
     def release(self, workload: int) -> None:
@@ -80,6 +82,18 @@ class CycleView:
         self._cache.touched.add(workload)
         self.holding.drop(workload)
         self.changes += 1
+
+    def hold(self, key: str, usage: Mapping[str, Resources]) -> None:
+        """Keep ``usage`` out of every snapshot of the cycle without booking it (a reservation's
+        nodes); ``unhold`` gives it back, before the cycle ends."""
+        self._cache.hold(key, usage)
+        self.changes += 1
+
+    def unhold(self, key: str) -> None:
+        """Give back what ``hold`` kept out under ``key`` (nothing when it holds nothing)."""
+        if key in self._cache.held:
+            self._cache.unhold(key)
+            self.changes += 1
 
     def overbooked(self) -> Mapping[str, str]:
         """Nodes whose bookings and external pods exceed what they have now (a node re-imported

@@ -1,0 +1,45 @@
+"""Aging: a pending gang's place in the queue rises with its wait, so none waits forever.
+
+The order of a cycle is by effective priority (high first), then arrival: a gang's priority
+plus one for every ``SchedulerConfig.aging_seconds`` it has waited since the loop first saw it
+pending (again after it is evicted or preempted). A gang keeps the rank it reached when it is
+admitted: as a victim of preemption it counts with that rank (``running.Held.priority``), so a
+gang let through by aging is not evicted at once by the gangs it overtook. A preemptor is
+ranked by its own priority: waiting gives a gang its turn, not the right to evict. Waits are kept
+in memory: a restart of the service starts them again.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from toposched.store import QueueEntry
+
+
+class Ages:
+    """When the loop first saw each pending gang waiting."""
+
+    def __init__(self) -> None:
+        self.since: dict[int, float] = {}
+
+    def order(
+        self, pending: Sequence[QueueEntry], now: float, aging_seconds: float | None
+    ) -> list[QueueEntry]:
+        """``pending`` in the cycle's order; gangs not seen before start waiting ``now``, and
+        gangs no longer pending are forgotten."""
+        since = {entry.id: self.since.get(entry.id, now) for entry in pending}
+        self.since = since
+
+        def key(entry: QueueEntry) -> tuple[int, int, int]:
+            return (-self.effective(entry.id, entry.priority, now, aging_seconds), entry.sequence, entry.id)
+
+        return sorted(pending, key=key)
+
+    def effective(self, workload: int, priority: int, now: float, aging_seconds: float | None) -> int:
+        """``priority`` plus one per ``aging_seconds`` the workload waited (just ``priority``
+        without aging)."""
+        if aging_seconds is None:
+            return priority
+        waited = max(0.0, now - self.since.get(workload, now))
+        return priority + math.floor(waited / aging_seconds)

@@ -1,0 +1,155 @@
+"""What admission does for a gang that does not fit: preempt lower gangs for it (``preemption``),
+else, for the first such gang of the cycle, reserve where it fits soonest (``reservations``);
+and how the gangs after a reservation are placed around it (``Backfill``).
+
+A preemption is carried out at once: each victim goes back to the queue (same arrival order,
+spec intact) with an event and an explanation naming the gang that preempted it and why, its
+booking is given back to the view, and the preemptor is admitted with the placement the trial
+found, its event and stored explanation naming the victims and the GPU-hours they lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from toposched.emit.result import placement_to_json, reason_to_json
+from toposched.engine import usage_of
+from toposched.model import Gang, Topology
+from toposched.scheduler import preemption, reservations
+from toposched.scheduler.outcome import Outcome, flush
+from toposched.scheduler.preemption import Candidates, Contender, Plan
+from toposched.scheduler.reservations import Backfill, Reservation
+from toposched.scheduler.running import Held, stamped
+from toposched.scheduler.state import State
+from toposched.scheduler.trials import Ask
+from toposched.scheduler.types import EventType
+from toposched.scheduler.view import CycleView
+from toposched.snapshot import Snapshot
+from toposched.store import Admission, Json, WorkloadRecord
+
+
+def ask_for(
+    state: State,
+    gang: Gang,
+    snapshot: Snapshot,
+    snapshots: Mapping[str, Snapshot],
+    policy: str,
+    trials: int,
+    seconds: float,
+) -> Ask:
+    """The trials of one decision for ``gang``, on the cycle's session."""
+    session = state.session
+    return Ask(gang, snapshot, snapshots, policy, session, trials, session.clock() + seconds)
+
+
+def try_preempt(
+    state: State,
+    view: CycleView,
+    out: Outcome,
+    record: WorkloadRecord,
+    gang: Gang,
+    topology: Topology,
+    ask: Ask,
+) -> bool:
+    """Preempt for ``record`` when a victim set lets it place; True when it was admitted so."""
+    rule, booked = state.rule, view.booked
+    preemptor = Contender(record.id, record.priority, gang)
+    fresh = {*out.waiting, *out.admitted}  # admitted by this cycle: never its victims
+    allowed = [
+        w
+        for w, held in view.holding.held.items()
+        if w != record.id
+        and w not in fresh
+        and w in booked
+        and rule.may_preempt(preemptor, _contender(state, w, held))
+    ]
+    if not allowed:
+        return False
+    candidates = Candidates(booked, view.holding.held, allowed, state.clock.now(), state.config.gpu_resource)
+    found = preemption.plan(ask, candidates)
+    if found is None:
+        return False
+    _carry_out(state, view, out, record, gang, topology, found, preemptor)
+    return True
+
+
+def _carry_out(
+    state: State,
+    view: CycleView,
+    out: Outcome,
+    record: WorkloadRecord,
+    gang: Gang,
+    topology: Topology,
+    found: Plan,
+    preemptor: Contender,
+) -> None:
+    flush(state, view, out)  # the event log stays in cycle order
+    who = f"{gang.namespace}/{gang.name} (workload {record.id}, priority {record.priority})"
+    for victim in found.victims:
+        why = state.rule.reason(
+            preemptor, _contender(state, victim.workload, view.holding.held[victim.workload])
+        )
+        reason = f"preempted by {who} to place it in {found.domain}: {why}"
+        data: Json = {"preemptedBy": record.id, "domain": found.domain, "why": why}
+        state.store.requeue(victim.workload, state.event(EventType.EVICTED, reason, victim.workload, data))
+        state.store.set_explanation(victim.workload, reason_to_json(reason, preemptedBy=record.id, why=why))
+        view.release(victim.workload)
+        state.tracker.clear(victim.workload)
+        state.backoff.pop(victim.workload, None)
+        state.reported.pop(victim.workload, None)
+        out.evicted.append(victim.workload)
+    ids = [v.workload for v in found.victims]
+    lost = f"{found.gpu_hours:.2f} GPU-hours"
+    message = (
+        f"admitted in {found.domain} of topology {topology.name} after preempting workload(s) "
+        + ", ".join(map(str, ids))
+        + f" ({lost} lost)"
+    )
+    usage = usage_of(found.placement, gang)
+    now = state.clock.now()
+    run_seconds = state.run_seconds_of(gang)
+    event = state.event(EventType.ADMITTED, message, record.id, {"nodes": sorted(usage), "preempted": ids})
+    held = Held(state.rank_of(record), now, run_seconds)
+    view.charge(record.id, usage, held)
+    out.waiting[record.id] = record
+    placement = stamped(placement_to_json(found.placement), held)
+    out.queue(state, view, Admission(record.id, placement, usage, event), len(found.placement.pods))
+    flush(state, view, out)
+    if record.id in out.admitted:
+        explanation = reason_to_json(message, preempted=ids, gpuHoursLost=round(found.gpu_hours, 6))
+        state.store.set_explanation(record.id, explanation)
+
+
+def try_reserve(
+    state: State, view: CycleView, record: WorkloadRecord, backfill: Backfill, ask: Ask, topology: Topology
+) -> Reservation | None:
+    """Reserve for ``record`` (the cycle's first gang that does not fit) where it fits soonest."""
+    found = reservations.find(
+        ask,
+        record.id,
+        view.booked,
+        view.holding.held,
+        state.clock.now(),
+        state.config.default_run_seconds,
+        state.config.gpu_resource,
+    )
+    if found is None:
+        return None
+    backfill.hold(found, topology)
+    return found
+
+
+def reservation_to_json(reservation: Reservation, now: float) -> dict[str, Json]:
+    """What the explanation says of a gang's reservation."""
+    return {
+        "domain": reservation.domain,
+        "start": reservation.start,
+        "inSeconds": max(0.0, reservation.start - now),
+        "nodes": len(reservation.nodes),
+        "waitsFor": list(reservation.waits_for),
+    }
+
+
+def _contender(state: State, workload: int, held: Held) -> Contender:
+    cached = state.gangs.get(workload)
+    return Contender(workload, held.priority, cached[1] if cached is not None else None)

@@ -1,0 +1,188 @@
+"""Topology-aware preemption: whole lower-priority gangs are evicted so a gang fits inside its
+required domain, losing the fewest GPU-hours, checked against brute force on small clusters.
+
+Hand-made cluster (the scheduler tests' one, 2 GPUs a node):
+
+    b1 ── r1 ── x1  x2  x3
+       └─ r2 ── x4
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from builders import GPU, node
+from toposched.engine import place
+from toposched.model import Cluster, Placement, Search
+from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
+from toposched.scheduler.explaining import workload_pods
+from toposched.scheduler.outcome import HOLDING
+from toposched.store import MemoryStore, WorkloadState
+
+from .conftest import TOPOLOGY, Env, job
+
+PREEMPTING = SchedulerConfig(gpu_resource=GPU, reservations=False)
+QUIET = SchedulerConfig(gpu_resource=GPU, reservations=False, preemption=False)
+
+
+def test_evicts_the_cheapest_whole_gang_inside_the_required_rack() -> None:
+    env = Env(config=PREEMPTING)
+    old = env.submit(job("old", 2))  # 2 GPUs of r1, running since t=1000
+    env.sched.cycle()
+    env.clock.advance(100)
+    young = env.submit(job("young", 2))  # 2 more of r1 from t=1100: costs 2 x 900 s at t=2000
+    env.sched.cycle()
+    lone = env.submit(job("lone", 2))  # r2, from t=1100
+    env.sched.cycle()
+    assert {env.sched.get(w).state for w in (old, young, lone)} == {WorkloadState.ADMITTED}
+    env.clock.advance(900)
+    # 4 GPUs in one rack: only r1 can hold them, where 2 are free; evicting young loses least.
+    urgent = env.submit(job("urgent", 4), priority=5)
+    report = env.sched.cycle()
+    assert report.admitted == (urgent,) and report.evicted == (young,)
+    assert set(env.nodes_of(urgent).values()) <= {"x1", "x2", "x3"}
+    victim = env.sched.get(young)
+    assert victim.state is WorkloadState.PENDING and env.store.reservations(young) == {}
+    assert victim.explanation["preemptedBy"] == urgent
+    assert "preempted by default/urgent" in victim.explanation["reason"]
+    assert "priority 0 < 5" in victim.explanation["reason"]
+    winner = env.sched.get(urgent)
+    assert winner.explanation["preempted"] == [young]
+    assert winner.explanation["gpuHoursLost"] == 0.5  # 2 GPUs x 900 s
+    admitted = [e for e in env.store.list_events(workload=urgent) if e.type == "admitted"]
+    assert admitted[-1].data["preempted"] == [young]
+
+
+def test_equal_priority_never_preempts() -> None:
+    env = Env(config=PREEMPTING)
+    env.submit(job("a", 6))
+    env.sched.cycle()
+    late = env.submit(job("b", 4))
+    report = env.sched.cycle()
+    assert report.evicted == () and report.unschedulable == (late,)
+
+
+def test_preemption_can_be_turned_off() -> None:
+    env = Env(config=QUIET)
+    env.submit(job("a", 6))
+    env.sched.cycle()
+    urgent = env.submit(job("b", 4), priority=9)
+    report = env.sched.cycle()
+    assert report.evicted == () and report.unschedulable == (urgent,)
+
+
+def test_never_preempts_when_no_victim_set_is_enough() -> None:
+    env = Env(config=PREEMPTING)
+    env.submit(job("low", 2, required="example.com/rack"))
+    env.sched.cycle()
+    too_big = env.submit(job("huge", 7), priority=5)  # no rack has 7 GPUs
+    report = env.sched.cycle()
+    assert report.evicted == () and report.unschedulable == (too_big,)
+
+
+# -- brute force on small random clusters ------------------------------------------------------
+
+
+# Pods, GPUs a pod, rack required, priority, seconds to the next.
+Running = tuple[int, int, bool, int, int]
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> tuple[list[int], int, list[Running], tuple[int, int, bool]]:
+    racks = draw(st.lists(st.integers(1, 3), min_size=2, max_size=3))  # nodes per rack
+    gpus = draw(st.sampled_from([2, 4]))
+    running = draw(
+        st.lists(
+            st.tuples(
+                st.integers(1, 3), st.integers(1, 2), st.booleans(), st.integers(0, 2), st.integers(0, 900)
+            ),
+            min_size=2,
+            max_size=7,
+        )
+    )
+    preemptor = draw(st.tuples(st.integers(2, 4), st.integers(1, 2), st.booleans()))
+    return racks, gpus, running, preemptor
+
+
+def _set_key(
+    ids: Sequence[int], cost: dict[int, float], priority: dict[int, int], admitted: dict[int, float]
+) -> tuple[float, int, int, float]:
+    return (
+        sum(cost[w] for w in ids),
+        len(ids),
+        max(priority[w] for w in ids),
+        -min(admitted[w] for w in ids),
+    )
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios())
+def test_fewest_gpu_hours_against_brute_force(
+    scenario: tuple[list[int], int, list[Running], tuple[int, int, bool]],
+) -> None:
+    racks, gpus, running, (pods, per_pod, rack_required) = scenario
+    store = MemoryStore()
+    nodes = [
+        node(f"r{r}-n{n}").at(block="b1", rack=f"r{r}").alloc(gpu=gpus, cpu=64).build()
+        for r, count in enumerate(racks)
+        for n in range(count)
+    ]
+    store.put_nodes(nodes)
+    store.put_topology(TOPOLOGY)
+    clock = ManualClock(0.0)
+    setup = Scheduler(store, clock, QUIET)
+    admitted: dict[int, float] = {}
+    for i, (n, g, required, priority, pause) in enumerate(running):
+        spec = job(f"run{i}", n, gpu=g, required="example.com/rack" if required else None)
+        wid = setup.submit(spec, owner="u", priority=priority).id
+        if wid in setup.cycle().admitted:
+            admitted[wid] = clock.now()
+        else:
+            setup.cancel(wid, actor="u")
+        clock.advance(pause)
+    clock.advance(60)
+    sched = Scheduler(store, clock, PREEMPTING)
+    spec = job("urgent", pods, gpu=per_pod, required="example.com/rack" if rack_required else None)
+    urgent = sched.submit(spec, owner="u", priority=3).id
+    gang = sched.compiled(urgent).gang
+
+    holding = store.list_workloads(states=HOLDING)
+    booked = store.reservations_by_workload()
+    now = clock.now()
+    cost = {
+        r.id: sum(res.get(GPU, 0) for res in booked[r.id].values()) * (now - admitted[r.id]) for r in holding
+    }
+    priority = {r.id: r.priority for r in holding}
+    best: tuple[float, int, int, float] | None = None
+    fits_now = False
+    for size in range(len(holding) + 1):
+        for chosen in itertools.combinations([r.id for r in holding], size):
+            left = [r for r in holding if r.id not in chosen]
+            cluster = Cluster(tuple(nodes), tuple(workload_pods(left, booked, None)), (TOPOLOGY,))
+            if not isinstance(place(gang, cluster, search=Search.COMPLETE), Placement):
+                continue
+            if not chosen:
+                fits_now = True
+                continue
+            key = _set_key(chosen, cost, priority, admitted)
+            best = key if best is None or key < best else best
+
+    report = sched.cycle()
+    for name, used in store.reserved_by_node().items():  # never over-committed
+        assert used.get(GPU, 0) <= gpus, name
+    event("fits without preemption" if fits_now else "no victim set" if best is None else "preempts")
+    if fits_now:
+        assert report.admitted == (urgent,) and report.evicted == ()
+        return
+    if best is None:
+        assert report.evicted == () and urgent not in report.admitted
+        return
+    assert report.admitted == (urgent,)
+    assert _set_key(report.evicted, cost, priority, admitted) == best
+    for victim in report.evicted:  # whole gangs: back in the queue, nothing of them booked
+        assert store.get_workload(victim).state is WorkloadState.PENDING
+        assert store.reservations(victim) == {}
