@@ -100,6 +100,9 @@ class SchedulerSettings(_Strict):
     search: Search = Search.COMPLETE
     backoff_seconds: float = Field(default=0.0, ge=0)
     node_grace_seconds: float = Field(default=30.0, ge=0)
+    preemption: bool = True  # higher priority gangs evict lower ones (the fewest GPU-hours lost)
+    reservations: bool = True  # the head gang reserves where it fits soonest; others backfill
+    aging_seconds: float | None = Field(default=3600.0, gt=0)  # one priority step per this much waiting
 
 
 class FailureSettings(_Strict):

@@ -5,8 +5,10 @@ GPU count → gang: a job of ``g`` GPUs on nodes of ``n`` GPUs runs as ``p = cei
 
 Topology request: the first rule of ``SimConfig.requests`` whose width the job exceeds (more than
 one pod = wider than a node; more pods than a rack has nodes = wider than a rack) sets the
-KEP-2724 annotations. A slice level cuts the gang into slices of one such domain's worth of pods
-(the largest divisor of the pod count that fits one domain, as Kueue wants equal slices).
+KEP-2724 annotations, and the job declares its trace duration as its run time
+(``toposched.io/run-seconds``: exact estimates, for the scheduler's reservations). A slice level
+cuts the gang into slices of one such domain's worth of pods (the largest divisor of the pod
+count that fits one domain, as Kueue wants equal slices).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toposched.frontends.kueue import keys
-from toposched.model import Cluster, Problem, SpecError, Topology
+from toposched.model import MAX_RUN_SECONDS, RUN_SECONDS_ANNOTATION, Cluster, Problem, SpecError, Topology
 from toposched.sim.clusters import GPU
 from toposched.sim.config import Mode, RequestRule, SimConfig, Width
 from toposched.sim.trace import TraceJob
@@ -119,6 +121,8 @@ def sim_job(index: int, job: TraceJob, shape: Shape) -> SimJob:
         labels={keys.PREFIX + "queue-name": QUEUE},
         template_annotations=annotations,
     )
+    if 0 < job.duration <= MAX_RUN_SECONDS:  # its run time, declared exactly: reservations plan with it
+        document["metadata"]["annotations"] = {RUN_SECONDS_ANNOTATION: repr(float(job.duration))}
     return SimJob(index, job, pods, per_pod, request, document)
 
 

@@ -45,7 +45,8 @@ _FINISH, _NODE, _WAKE = 0, 1, 2
 
 def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
     """The scheduler configuration of a replay: the service's, with the replay's policy (None:
-    the workloads' and their front ends'), search, backoff and node grace."""
+    the workloads' and their front ends'), search, backoff, node grace, preemption, reservations
+    and aging."""
     settings = config.scheduler
     return SchedulerConfig(
         policy=policy,
@@ -53,6 +54,9 @@ def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
         node_grace_seconds=settings.node_grace_seconds,
         backoff_base_seconds=settings.backoff_seconds,
         backoff_max_seconds=settings.backoff_seconds,
+        preemption=settings.preemption,
+        reservations=settings.reservations,
+        aging_seconds=settings.aging_seconds,
     )
 
 
