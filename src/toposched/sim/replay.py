@@ -159,7 +159,7 @@ class Replay:
         return changed
 
     def _submit(self, job: SimJob) -> None:
-        record = self.scheduler.submit(job.documents, owner=OWNER)
+        record = self.scheduler.submit(job.documents, owner=OWNER, priority=job.trace.priority)
         self.records[job.index].workload = record.id
         self.by_workload[record.id] = job.index
         self.waiting += 1

@@ -7,8 +7,9 @@ All formats share the common columns (extra columns are ignored unless a format 
 
 ``submit_time_s`` is the arrival in seconds from the start of the trace, ``duration_s`` the run
 time once started, and the job needs ``num_pods * gpus_per_pod`` GPUs (regrouped into pods of
-the simulated node shape by ``gangs``). Rows may come in any order; rows of 0 GPUs are skipped
-(the simulator places GPUs only). Named formats:
+the simulated node shape by ``gangs``). An optional ``priority`` column (a whole number, 0 when
+absent or empty) is the job's priority: higher ones go first and may preempt lower ones. Rows
+may come in any order; rows of 0 GPUs are skipped (the simulator places GPUs only). Named formats:
 
 * ``philly``: ``philly_2017w40-45.csv`` (Microsoft Philly, six weeks of 2017);
 * ``alibaba``: ``alibaba_openb_default.csv`` (Alibaba PAI openb): a GPU-sharing pod
@@ -35,16 +36,18 @@ from toposched.sim.config import TraceLimits
 COLUMNS = ("job_id", "submit_time_s", "duration_s", "num_pods", "gpus_per_pod")
 MAX_PROBLEMS = 20  # problems listed for one file; the rest are counted
 MAX_SECONDS = 1e12  # about 31,700 years; a float keeps sub-millisecond steps below it
+MAX_PRIORITY = 1_000_000_000  # the largest priority a row may give, either sign
 
 
 @dataclass(frozen=True, slots=True)
 class TraceJob:
-    """One job of a trace: arrival and run time in seconds, and its GPUs in total."""
+    """One job of a trace: arrival and run time in seconds, its GPUs in total, its priority."""
 
     job_id: str
     submit: float
     duration: float
     gpus: int
+    priority: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +144,7 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
                 submit=_seconds(row, "submit_time_s"),
                 duration=_seconds(row, "duration_s"),
                 gpus=gpus(row),
+                priority=_priority(row),
             )
         except ValueError as exc:
             if len(problems) < MAX_PROBLEMS:
@@ -189,6 +193,19 @@ def _seconds(row: Row, column: str) -> float:
         raise ValueError(f"{column}: {text!r} is not a number of seconds") from None
     if not 0 <= value < MAX_SECONDS:  # also refuses nan and inf
         raise ValueError(f"{column}: {text!r} must be 0 or more and less than {MAX_SECONDS:g} seconds")
+    return value
+
+
+def _priority(row: Row) -> int:
+    text = (row.get("priority") or "").strip()
+    if not text:
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"priority: {text[:40]!r} is not a whole number") from None
+    if abs(value) > MAX_PRIORITY:
+        raise ValueError(f"priority: {value} must be between -{MAX_PRIORITY} and {MAX_PRIORITY}")
     return value
 
 
