@@ -12,12 +12,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from builders import GPU, node
 from toposched.engine import place
-from toposched.model import Cluster, Placement, Search
+from toposched.model import Cluster, ConflictError, Placement, Search
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.scheduler.explaining import workload_pods
 from toposched.scheduler.outcome import HOLDING
@@ -55,6 +56,18 @@ def test_evicts_the_cheapest_whole_gang_inside_the_required_rack() -> None:
     assert winner.explanation["gpuHoursLost"] == 0.5  # 2 GPUs x 900 s
     admitted = [e for e in env.store.list_events(workload=urgent) if e.type == "admitted"]
     assert admitted[-1].data["preempted"] == [young]
+    evicted = [e for e in env.store.list_events(workload=young) if e.type == "evicted"]
+    assert evicted[-1].data == {"preemptedBy": urgent, "domain": "b1/r1", "why": "priority 0 < 5"}
+    with pytest.raises(
+        ConflictError, match=rf"after preempting workload\(s\) {young} \(0.50 GPU-hours lost\)"
+    ):
+        env.sched.explain(urgent)
+    # Still waiting after its next attempt, the victim's explanation still says who preempted it.
+    env.clock.advance(120)
+    assert young in env.sched.cycle().unschedulable
+    again = env.sched.get(young).explanation
+    assert again["preemptedBy"] == urgent and again["preemption"] == victim.explanation["reason"]
+    assert again["reason"] != victim.explanation["reason"]  # the refusal of this attempt
 
 
 def test_equal_priority_never_preempts() -> None:

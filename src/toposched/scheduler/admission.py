@@ -128,6 +128,7 @@ def _admit_one(
         _book(state, view, out, record, gang, topology, result, run_seconds)
         return
     explanation = unschedulable_to_json(result)
+    contention.keep_preemption(record.explanation, explanation)
     if not result.searching and state.config.preemption:
         ask = contention.ask_for(
             state,

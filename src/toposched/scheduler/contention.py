@@ -92,7 +92,8 @@ def _carry_out(
         reason = f"preempted by {who} to place it in {found.domain}: {why}"
         data: Json = {"preemptedBy": record.id, "domain": found.domain, "why": why}
         state.store.requeue(victim.workload, state.event(EventType.EVICTED, reason, victim.workload, data))
-        state.store.set_explanation(victim.workload, reason_to_json(reason, preemptedBy=record.id, why=why))
+        explanation = reason_to_json(reason, preemptedBy=record.id, preemption=reason)
+        state.store.set_explanation(victim.workload, explanation)
         view.release(victim.workload)
         state.tracker.clear(victim.workload)
         state.backoff.pop(victim.workload, None)
@@ -137,6 +138,14 @@ def try_reserve(
         return None
     backfill.hold(found, topology)
     return found
+
+
+def keep_preemption(before: Json, explanation: dict[str, Json]) -> None:
+    """A preempted gang still waiting keeps, in each new explanation, who preempted it and why
+    (``preemptedBy``, ``preemption``: the reason it was evicted with) until it is admitted."""
+    if isinstance(before, Mapping) and "preemptedBy" in before:
+        explanation["preemptedBy"] = before["preemptedBy"]
+        explanation["preemption"] = before.get("preemption", before.get("reason"))
 
 
 def reservation_to_json(reservation: Reservation, now: float) -> dict[str, Json]:

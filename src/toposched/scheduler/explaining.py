@@ -37,8 +37,10 @@ def explain_pending(state: State, workload_id: int, *, viewer: str | None = None
     store = state.store
     record = store.get_workload(workload_id)
     if record.state is not WorkloadState.PENDING:
+        stored = record.explanation if isinstance(record.explanation, dict) else {}
+        how = f" ({stored['reason']})" if "preempted" in stored else ""  # whom it preempted
         raise ConflictError(
-            f"workload {workload_id} is {record.state}: only a pending workload is explained; "
+            f"workload {workload_id} is {record.state}{how}: only a pending workload is explained; "
             f"GET /v1/workloads/{workload_id} shows its placement"
         )
     topology = state.topology_of(record)
