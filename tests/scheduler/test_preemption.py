@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -199,3 +200,25 @@ def test_fewest_gpu_hours_against_brute_force(
     for victim in report.evicted:  # whole gangs: back in the queue, nothing of them booked
         assert store.get_workload(victim).state is WorkloadState.PENDING
         assert store.reservations(victim) == {}
+
+
+def _timed(spec: list[Any], seconds: int) -> list[Any]:
+    """``spec`` declaring a run time of ``seconds``."""
+    spec[0]["metadata"]["annotations"] = {"toposched.io/run-seconds": str(seconds)}
+    return spec
+
+
+def test_never_preempts_onto_the_nodes_of_a_reservation() -> None:
+    env = Env(config=SchedulerConfig(gpu_resource=GPU))
+    env.submit(_timed(job("kept", 6), 100), priority=5)  # r1 until t=1100; nobody may evict it
+    low = env.submit(_timed(job("low", 2), 5000), priority=0)  # r2 until t=6000
+    env.sched.cycle()
+    # The whole cluster, at priority 5: evicting low is not enough, so it reserves all four
+    # nodes from t=6000. A gang after it may not preempt low to run on x4 until t=11000.
+    whole = env.submit(job("whole", 8, required=None), priority=5)
+    late = env.submit(_timed(job("late", 2), 10_000), priority=3)
+    report = env.sched.cycle()
+    assert report.evicted == () and set(report.unschedulable) == {whole, late}
+    reservation = env.sched.get(whole).explanation["reservation"]
+    assert (reservation["start"], reservation["nodes"], reservation["waitsFor"]) == (6000.0, 4, [1, low])
+    assert env.sched.get(low).state is WorkloadState.ADMITTED

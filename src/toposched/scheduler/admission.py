@@ -19,7 +19,7 @@ from __future__ import annotations
 from toposched.emit.result import placement_to_json, problems_to_json, reason_to_json, unschedulable_to_json
 from toposched.engine import usage_of
 from toposched.model import Gang, NotFoundError, Placement, SpecError, Topology, Unschedulable
-from toposched.scheduler import contention, preemption, reservations
+from toposched.scheduler import contention
 from toposched.scheduler.kept import topology_key
 from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
 from toposched.scheduler.reservations import Backfill
@@ -109,7 +109,8 @@ def _admit_one(
     shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy.name)
     now, run_seconds = state.clock.now(), state.run_seconds_of(gang)
     result: Placement | Unschedulable | None = None
-    if backfill.may_use(now, run_seconds):  # it ends before the reservation starts
+    over_reservation = backfill.may_use(now, run_seconds)
+    if over_reservation:  # it ends before the reservation starts
         with backfill.lifted():
             result = session.place(
                 gang, view.snapshot(topology), snapshots, policy=policy.name, key=record.id
@@ -129,31 +130,15 @@ def _admit_one(
         return
     explanation = unschedulable_to_json(result)
     contention.keep_preemption(record.explanation, explanation)
-    if not result.searching and state.config.preemption:
-        ask = contention.ask_for(
-            state,
-            gang,
-            view.snapshot(topology),
-            snapshots,
-            policy.name,
-            preemption.MAX_TRIALS,
-            preemption.SECONDS,
-        )
-        if contention.try_preempt(state, view, out, record, gang, topology, ask):
+    if not result.searching:
+        keep = backfill.nodes if not over_reservation else frozenset()
+        if contention.contend(
+            state, view, out, record, gang, topology, snapshots, policy.name, backfill, keep
+        ):
             return
-    if not result.searching and state.config.reservations and backfill.reservation is None:
-        ask = contention.ask_for(
-            state,
-            gang,
-            view.snapshot(topology),
-            snapshots,
-            policy.name,
-            reservations.MAX_TRIALS,
-            reservations.SECONDS,
-        )
-        reserved = contention.try_reserve(state, view, record, backfill, ask, topology)
-        if reserved is not None:
-            explanation["reservation"] = contention.reservation_to_json(reserved, now)
+        made = backfill.reservation
+        if made is not None and made.workload == record.id:
+            explanation["reservation"] = contention.reservation_to_json(made, now)
     explain(state, view, out, record, explanation, searching=result.searching)
 
 

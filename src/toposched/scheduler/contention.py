@@ -28,6 +28,32 @@ from toposched.snapshot import Snapshot
 from toposched.store import Admission, Json, WorkloadRecord
 
 
+def contend(
+    state: State,
+    view: CycleView,
+    out: Outcome,
+    record: WorkloadRecord,
+    gang: Gang,
+    topology: Topology,
+    snapshots: Mapping[str, Snapshot],
+    policy: str,
+    backfill: Backfill,
+    reserved: frozenset[str],
+) -> bool:
+    """For a gang the cycle refused: preempt for it (True: it was admitted so), else reserve
+    for it when the cycle has no reservation yet (``backfill.reservation`` then names it).
+    ``reserved``: the nodes of the cycle's reservation it may not use."""
+    config, snapshot = state.config, view.snapshot(topology)
+    if config.preemption:
+        ask = ask_for(state, gang, snapshot, snapshots, policy, preemption.MAX_TRIALS, preemption.SECONDS)
+        if _preempt(state, view, out, record, gang, topology, ask, reserved):
+            return True
+    if config.reservations and backfill.reservation is None:
+        ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, reservations.SECONDS)
+        _reserve(state, view, record, backfill, ask, topology)
+    return False
+
+
 def ask_for(
     state: State,
     gang: Gang,
@@ -42,7 +68,7 @@ def ask_for(
     return Ask(gang, snapshot, snapshots, policy, session, trials, session.clock() + seconds)
 
 
-def try_preempt(
+def _preempt(
     state: State,
     view: CycleView,
     out: Outcome,
@@ -50,9 +76,12 @@ def try_preempt(
     gang: Gang,
     topology: Topology,
     ask: Ask,
+    reserved: frozenset[str] = frozenset(),
 ) -> bool:
-    """Preempt for ``record`` when a victim set lets it place; True when it was admitted so."""
+    """Preempt for ``record`` when a victim set lets it place; True when it was admitted so.
+    ``reserved``: the nodes of a reservation it may not use, whose victims' capacity stays kept."""
     rule, booked = state.rule, view.booked
+    ask.reserved, ask.booked = reserved, booked
     preemptor = Contender(record.id, record.priority, gang)
     fresh = {*out.waiting, *out.admitted}  # admitted by this cycle: never its victims
     allowed = [
@@ -121,7 +150,7 @@ def _carry_out(
         state.store.set_explanation(record.id, explanation)
 
 
-def try_reserve(
+def _reserve(
     state: State, view: CycleView, record: WorkloadRecord, backfill: Backfill, ask: Ask, topology: Topology
 ) -> Reservation | None:
     """Reserve for ``record`` (the cycle's first gang that does not fit) where it fits soonest."""

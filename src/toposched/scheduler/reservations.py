@@ -132,6 +132,11 @@ class Backfill:
         self.reservation, self._topology = reservation, topology
         self._keep()
 
+    @property
+    def nodes(self) -> frozenset[str]:
+        """The nodes the reservation keeps (none without one)."""
+        return frozenset(self.reservation.nodes) if self.reservation is not None else frozenset()
+
     def may_use(self, now: float, run_seconds: float) -> bool:
         """Whether a gang of ``run_seconds`` admitted now ends before the reservation starts."""
         reservation = self.reservation

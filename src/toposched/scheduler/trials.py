@@ -11,7 +11,7 @@ GPUs free and booked in each.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,7 +24,9 @@ from toposched.snapshot import Snapshot
 class Ask:
     """One gang's trials: the gang, the cycle's snapshots it is placed on (``snapshot`` and, by
     topology name, ``snapshots``), its policy, the session, and what is left of the trials'
-    budget (``trials`` placements, and the ``deadline`` on the session's clock)."""
+    budget (``trials`` placements, and the ``deadline`` on the session's clock). ``reserved``:
+    nodes a reservation keeps from this gang, with ``booked`` (the bookings by workload), so
+    what a released gang frees on them is not offered to it."""
 
     gang: Gang
     snapshot: Snapshot
@@ -34,6 +36,9 @@ class Ask:
     trials: int
     deadline: float
     tried: int = 0
+    # Nodes a reservation keeps (``reservations``): what a released gang frees there stays out.
+    reserved: frozenset[str] = frozenset()
+    booked: Mapping[int, Mapping[str, Resources]] = field(default_factory=dict)
 
     @property
     def spent(self) -> bool:
@@ -46,6 +51,7 @@ class Ask:
         if self.spent:
             return None
         self.tried += 1
+        released = list(released)
         gone = [str(w) for w in released]
         copies: dict[int, Snapshot] = {}
 
@@ -53,8 +59,13 @@ class Ask:
             kept = copies.get(id(snapshot))
             if kept is None:
                 kept = copies[id(snapshot)] = snapshot.clone()
-                for key in gone:
+                for workload, key in zip(released, gone, strict=True):
                     kept.remove_usage(key)
+                    on_reserved = {
+                        n: r for n, r in self.booked.get(workload, {}).items() if n in self.reserved
+                    }
+                    if on_reserved:
+                        kept.add_usage(f"reserved-{key}", on_reserved)
             return kept
 
         main = copy(self.snapshot)
