@@ -20,7 +20,8 @@ fits soonest) and ``--small`` gangs of one node, placed around the reservation (
 run time ends after it starts). One cycle is timed with reservations
 on and one with them off, each on a fresh scheduler over the same store and queue.
 
-Run: python bench/preemption.py [--nodes 10000] [--gangs 1000] [--small 300] [--runs 3]
+Run: python bench/preemption.py [--nodes 10000] [--gangs 1000] [--small 300] [--runs 3] [--quick]
+--quick: 2,000 nodes, 200 gangs, 50 small ones, one run (what tests/bench runs).
 """
 
 from __future__ import annotations
@@ -125,7 +126,10 @@ def main() -> None:
     parser.add_argument("--gangs", type=int, default=1_000)
     parser.add_argument("--small", type=int, default=300)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
+    if args.quick:
+        args.nodes, args.gangs, args.small, args.runs = 2_000, 200, 50, 1
     print(f"cluster: {args.nodes} nodes x 4 GPUs; {args.gangs} running gangs of 4-16 nodes (rack)")
     runs = [preemption_run(args.nodes, args.gangs) for _ in range(args.runs)]
     print(f"running gangs admitted: {runs[0][4]}")

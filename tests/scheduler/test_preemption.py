@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from builders import GPU, node
 from toposched.engine import place
 from toposched.model import Cluster, ConflictError, Placement, Search
-from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
+from toposched.scheduler import Contender, ManualClock, Scheduler, SchedulerConfig
 from toposched.scheduler.explaining import workload_pods
 from toposched.scheduler.outcome import HOLDING
 from toposched.store import MemoryStore, WorkloadState
@@ -222,3 +222,25 @@ def test_never_preempts_onto_the_nodes_of_a_reservation() -> None:
     reservation = env.sched.get(whole).explanation["reservation"]
     assert (reservation["start"], reservation["nodes"], reservation["waitsFor"]) == (6000.0, 4, [1, low])
     assert env.sched.get(low).state is WorkloadState.ADMITTED
+
+
+class FirstTwoOnly:
+    """A rule as another module plugs one in: only gangs of workload ids below 3 may be evicted,
+    whatever their priority."""
+
+    def may_preempt(self, preemptor: Contender, victim: Contender) -> bool:
+        return victim.workload < 3
+
+    def reason(self, preemptor: Contender, victim: Contender) -> str:
+        return "the rule says so"
+
+
+def test_a_plugged_in_rule_decides_who_may_be_evicted() -> None:
+    env = Env(config=PREEMPTING)
+    env.sched = Scheduler(env.store, env.clock, PREEMPTING, preemption_rule=FirstTwoOnly())
+    first = env.submit(job("first", 4))  # equal priorities: the default rule would evict nobody
+    env.sched.cycle()
+    late = env.submit(job("late", 4))
+    report = env.sched.cycle()
+    assert report.admitted == (late,) and report.evicted == (first,)
+    assert env.sched.get(first).explanation["reason"].endswith("the rule says so")

@@ -6,6 +6,7 @@ them through the front-end registry (``toposched.frontends.registry``).
 
 from toposched.engine import PolicyRegistry
 from toposched.scheduler.clock import Clock, CpuClock, ManualClock, SystemClock
+from toposched.scheduler.preemption import Contender, LowerPriority, PreemptionRule
 from toposched.scheduler.scheduler import Scheduler
 from toposched.scheduler.types import (
     CycleReport,
@@ -19,14 +20,17 @@ from toposched.scheduler.types import (
 
 __all__ = [
     "Clock",
+    "Contender",
     "CpuClock",
     "CycleReport",
     "EventType",
     "ImportReport",
     "LoopHealth",
+    "LowerPriority",
     "ManualClock",
     "PodStatus",
     "PolicyRegistry",
+    "PreemptionRule",
     "Scheduler",
     "SchedulerConfig",
     "Submission",

@@ -40,6 +40,7 @@ from toposched.scheduler.defragging import plan_for_service
 from toposched.scheduler.explaining import explain_pending
 from toposched.scheduler.intake import SubmitOptions
 from toposched.scheduler.loop import run_loop
+from toposched.scheduler.preemption import PreemptionRule
 from toposched.scheduler.state import State
 from toposched.scheduler.types import (
     CycleReport,
@@ -66,14 +67,18 @@ class Scheduler:
         registry: Registry | None = None,
         policies: PolicyRegistry | None = None,
         search_clock: Clock | None = None,
+        preemption_rule: PreemptionRule | None = None,
     ) -> None:
         """Start from what ``store`` holds: node and pod facts are replayed from its event log.
         ``policies``: the placement policies known by name (the built-in ones by default);
         ``search_clock``: what bounds the engine's searches in time (``CpuClock`` in the service;
-        None: the steps searched, at a fixed cost each, which moves even when ``clock`` does not)."""
+        None: the steps searched, at a fixed cost each, which moves even when ``clock`` does not);
+        ``preemption_rule``: which gangs a pending gang may evict (``LowerPriority`` by default)."""
         self._state = State(
             store, clock, config, registry or default_registry(), policies or builtin_policies(), search_clock
         )
+        if preemption_rule is not None:
+            self._state.rule = preemption_rule
         if config.policy is not None:  # SpecError naming the setting when no policy has that name
             self._state.policies.get(config.policy)
         self._state.tracker.replay(store.list_events())
