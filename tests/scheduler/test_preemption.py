@@ -133,7 +133,7 @@ def _set_key(
     )
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(scenarios())
 def test_fewest_gpu_hours_against_brute_force(
     scenario: tuple[list[int], int, list[Running], tuple[int, int, bool]],
