@@ -138,7 +138,7 @@ def _admit_one(
             return
         made = backfill.reservation
         if made is not None and made.workload == record.id:
-            explanation["reservation"] = contention.reservation_to_json(made, now)
+            explanation["reservation"] = contention.reservation_to_json(made)
     explain(state, view, out, record, explanation, searching=result.searching)
 
 

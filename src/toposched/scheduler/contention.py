@@ -177,12 +177,12 @@ def keep_preemption(before: Json, explanation: dict[str, Json]) -> None:
         explanation["preemption"] = before.get("preemption", before.get("reason"))
 
 
-def reservation_to_json(reservation: Reservation, now: float) -> dict[str, Json]:
-    """What the explanation says of a gang's reservation."""
+def reservation_to_json(reservation: Reservation) -> dict[str, Json]:
+    """What the explanation says of a gang's reservation (clock times only: an unchanged
+    reservation leaves the stored explanation unchanged, and unwritten)."""
     return {
         "domain": reservation.domain,
         "start": reservation.start,
-        "inSeconds": max(0.0, reservation.start - now),
         "nodes": len(reservation.nodes),
         "waitsFor": list(reservation.waits_for),
     }
