@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from builders import GPU, node
 from toposched.engine import place
 from toposched.model import Cluster, ConflictError, Placement, Search
-from toposched.scheduler import Contender, ManualClock, Scheduler, SchedulerConfig
+from toposched.scheduler import Contender, ManualClock, Scheduler, SchedulerConfig, contention
 from toposched.scheduler.explaining import workload_pods
 from toposched.scheduler.outcome import HOLDING
 from toposched.store import MemoryStore, WorkloadState
@@ -244,3 +244,21 @@ def test_a_plugged_in_rule_decides_who_may_be_evicted() -> None:
     report = env.sched.cycle()
     assert report.admitted == (late,) and report.evicted == (first,)
     assert env.sched.get(first).explanation["reason"].endswith("the rule says so")
+
+
+def test_alike_gangs_that_cannot_preempt_cost_one_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = Env(config=PREEMPTING)
+    env.submit(job("low", 2, required="example.com/rack"))  # the only victim: 2 GPUs
+    env.sched.cycle()
+    searched = []
+    real = contention.preemption.plan
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        searched.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(contention.preemption, "plan", counted)
+    many = [env.submit(job(f"big-{i}", 7), priority=5) for i in range(20)]  # no rack holds 7
+    report = env.sched.cycle()
+    assert set(report.unschedulable) == set(many) and report.evicted == ()
+    assert len(searched) == 1

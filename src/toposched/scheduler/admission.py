@@ -38,7 +38,7 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
     now = state.clock.now()
     refusals = Refusals()
     state.session.begin_round()
-    backfill = Backfill(view)
+    backfill, searches = Backfill(view), contention.Searches()
     try:
         for entry in state.ages.order(pending, now, state.config.aging_seconds):
             wait = state.backoff.get(entry.id)
@@ -51,7 +51,7 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
                 try:
                     current = fresh(state, entry.id, PENDING)
                     if current is not None:  # else cancelled since the list was read
-                        _admit_one(state, view, current, out, refusals, backfill)
+                        _admit_one(state, view, current, out, refusals, (backfill, searches))
                 except Exception as exc:  # one broken workload must not stop the cycle
                     isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
     finally:
@@ -84,7 +84,7 @@ def _admit_one(
     record: WorkloadRecord,
     out: Outcome,
     refusals: Refusals,
-    backfill: Backfill,
+    contending: tuple[Backfill, contention.Searches],
 ) -> None:
     try:
         topology = state.topology_of(record)
@@ -109,6 +109,7 @@ def _admit_one(
     shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy.name)
     now, run_seconds = state.clock.now(), state.run_seconds_of(gang)
     result: Placement | Unschedulable | None = None
+    backfill, searches = contending
     over_reservation = backfill.may_use(now, run_seconds)
     if over_reservation:  # it ends before the reservation starts
         with backfill.lifted():
@@ -132,9 +133,8 @@ def _admit_one(
     contention.keep_preemption(record.explanation, explanation)
     if not result.searching:
         keep = backfill.nodes if not over_reservation else frozenset()
-        if contention.contend(
-            state, view, out, record, gang, topology, snapshots, policy.name, backfill, keep
-        ):
+        chances = (backfill, keep, searches, shape)
+        if contention.contend(state, view, out, record, gang, topology, snapshots, policy.name, *chances):
             return
         made = backfill.reservation
         if made is not None and made.workload == record.id:

@@ -10,7 +10,8 @@ found, its event and stored explanation naming the victims and the GPU-hours the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
 
 from toposched.emit.result import placement_to_json, reason_to_json
 from toposched.engine import usage_of
@@ -27,6 +28,19 @@ from toposched.scheduler.view import CycleView
 from toposched.snapshot import Snapshot
 from toposched.store import Admission, Json, WorkloadRecord
 
+CYCLE_SECONDS = 5.0  # the preemption searches of one cycle, together (search clock)
+
+
+@dataclass(slots=True)
+class Searches:
+    """The preemption searches of one cycle: they share ``CYCLE_SECONDS`` from the first, and a
+    search that found no victim set is not run again for a gang of the same shape, priority and
+    queue until the cycle's view changes (the engine is deterministic: the answer would be the
+    same). So a queue of many alike gangs that cannot preempt costs one search, not one each."""
+
+    until: float | None = None
+    failed: set[Hashable] = field(default_factory=set)
+
 
 def contend(
     state: State,
@@ -39,15 +53,25 @@ def contend(
     policy: str,
     backfill: Backfill,
     reserved: frozenset[str],
+    searches: Searches,
+    shape: Hashable,
 ) -> bool:
     """For a gang the cycle refused: preempt for it (True: it was admitted so), else reserve
     for it when the cycle has no reservation yet (``backfill.reservation`` then names it).
-    ``reserved``: the nodes of the cycle's reservation it may not use."""
-    config, snapshot = state.config, view.snapshot(topology)
-    if config.preemption:
-        ask = ask_for(state, gang, snapshot, snapshots, policy, preemption.MAX_TRIALS, preemption.SECONDS)
-        if _preempt(state, view, out, record, gang, topology, ask, reserved):
-            return True
+    ``reserved``: the nodes of the cycle's reservation it may not use; ``shape``: the gang's
+    (``shapes.shape_of``)."""
+    config, snapshot, clock = state.config, view.snapshot(topology), state.session.clock
+    alike = (shape, record.priority, gang.queue, reserved, view.changes)
+    if config.preemption and alike not in searches.failed:
+        if searches.until is None:
+            searches.until = clock() + CYCLE_SECONDS
+        seconds = min(preemption.SECONDS, searches.until - clock())
+        if seconds > 0:
+            ask = ask_for(state, gang, snapshot, snapshots, policy, preemption.MAX_TRIALS, seconds)
+            if _preempt(state, view, out, record, gang, topology, ask, reserved):
+                return True
+            if not ask.spent:  # a whole answer: no victim set places it
+                searches.failed.add(alike)
     if config.reservations and backfill.reservation is None:
         ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, reservations.SECONDS)
         _reserve(state, view, record, backfill, ask, topology)

@@ -18,7 +18,8 @@ the best set found is not tried, at most ``MAX_DOMAINS`` of them. In a domain of
 that places, which is that domain's optimum; with more, victims are taken cheapest per GPU
 first, the shortest such prefix that places is found by bisection, and then each victim, the
 costliest first, is spared when the gang still places without it. All the trials of one
-decision share ``MAX_TRIALS`` placements and ``SECONDS`` of the search clock.
+decision share ``MAX_TRIALS`` placements and ``SECONDS`` of the search clock, and the decisions of
+one cycle ``contention.CYCLE_SECONDS``.
 """
 
 from __future__ import annotations
