@@ -262,3 +262,21 @@ def test_alike_gangs_that_cannot_preempt_cost_one_search(monkeypatch: pytest.Mon
     report = env.sched.cycle()
     assert set(report.unschedulable) == set(many) and report.evicted == ()
     assert len(searched) == 1
+
+
+def test_a_cycle_looks_for_a_reservation_for_a_bounded_number_of_gangs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env = Env(config=SchedulerConfig(gpu_resource=GPU))
+    looked = []
+    real = contention.reservations.find
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        looked.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(contention.reservations, "find", counted)
+    never = [env.submit(job(f"never-{i}", 7)) for i in range(20)]  # no rack ever holds 7
+    report = env.sched.cycle()
+    assert set(report.unschedulable) == set(never)
+    assert len(looked) == contention.RESERVATION_TRIES

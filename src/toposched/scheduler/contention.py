@@ -29,6 +29,7 @@ from toposched.snapshot import Snapshot
 from toposched.store import Admission, Json, WorkloadRecord
 
 CYCLE_SECONDS = 5.0  # the preemption searches of one cycle, together (search clock)
+RESERVATION_TRIES = 8  # gangs a cycle looks for a reservation for (the first that gets one ends it)
 
 
 @dataclass(slots=True)
@@ -36,10 +37,13 @@ class Searches:
     """The preemption searches of one cycle: they share ``CYCLE_SECONDS`` from the first, and a
     search that found no victim set is not run again for a gang of the same shape, priority and
     queue until the cycle's view changes (the engine is deterministic: the answer would be the
-    same). So a queue of many alike gangs that cannot preempt costs one search, not one each."""
+    same). So a queue of many alike gangs that cannot preempt costs one search, not one each.
+    At most ``RESERVATION_TRIES`` refused gangs of a cycle look for a reservation (as Slurm's
+    backfill tests a bounded number of jobs): a gang that fits nowhere, ever, gets none."""
 
     until: float | None = None
     failed: set[Hashable] = field(default_factory=set)
+    reservation_tries: int = 0
 
 
 def contend(
@@ -72,7 +76,12 @@ def contend(
                 return True
             if not ask.spent:  # a whole answer: no victim set places it
                 searches.failed.add(alike)
-    if config.reservations and backfill.reservation is None:
+    if (
+        config.reservations
+        and backfill.reservation is None
+        and searches.reservation_tries < RESERVATION_TRIES
+    ):
+        searches.reservation_tries += 1
         ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, reservations.SECONDS)
         _reserve(state, view, record, backfill, ask, topology)
     return False
