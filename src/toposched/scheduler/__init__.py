@@ -6,6 +6,7 @@ them through the front-end registry (``toposched.frontends.registry``).
 
 from toposched.engine import PolicyRegistry
 from toposched.scheduler.clock import Clock, CpuClock, ManualClock, SystemClock
+from toposched.scheduler.queue_status import QueueStatus
 from toposched.scheduler.scheduler import Scheduler
 from toposched.scheduler.types import (
     CycleReport,
@@ -27,6 +28,7 @@ __all__ = [
     "ManualClock",
     "PodStatus",
     "PolicyRegistry",
+    "QueueStatus",
     "Scheduler",
     "SchedulerConfig",
     "Submission",

@@ -18,6 +18,7 @@ from toposched.engine import usage_of
 from toposched.model import Gang, NotFoundError, Placement, SpecError, Unschedulable
 from toposched.scheduler.kept import topology_key
 from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
+from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.scheduler.shapes import Refusals, shape_of
 from toposched.scheduler.state import State
 from toposched.scheduler.types import EventType
@@ -26,12 +27,14 @@ from toposched.store import Admission, QueueEntry, WorkloadRecord
 
 
 def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
-    """Place ``pending`` (the queue read after step 2) in priority then arrival order, each
+    """Place ``pending`` (the queue read after step 2) in fair-share order across queues and
+    priority then arrival order within one (``queue_cycle``), each within its queue's quotas,
     under the lock on a fresh read; workloads still backing off are not even read."""
     now = state.clock.now()
     refusals = Refusals()
     state.session.begin_round()
-    for entry in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
+    queues = QueueCycle.open(state, view.booked, view.nodes, pending)
+    for entry in queues.order(pending):
         wait = state.backoff.get(entry.id)
         if wait is not None and wait.not_before > now:
             continue
@@ -39,7 +42,7 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
             try:
                 current = fresh(state, entry.id, PENDING)
                 if current is not None:  # else cancelled since the list was read
-                    _admit_one(state, view, current, out, refusals)
+                    _admit_one(state, view, current, out, refusals, queues)
             except Exception as exc:  # one broken workload must not stop the cycle
                 isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
     with state.lock:
@@ -64,7 +67,12 @@ def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Pla
 
 
 def _admit_one(
-    state: State, view: CycleView, record: WorkloadRecord, out: Outcome, refusals: Refusals
+    state: State,
+    view: CycleView,
+    record: WorkloadRecord,
+    out: Outcome,
+    refusals: Refusals,
+    queues: QueueCycle,
 ) -> None:
     try:
         topology = state.topology_of(record)
@@ -79,6 +87,10 @@ def _admit_one(
         reason = f"the stored spec no longer compiles: {exc}"
         explanation = reason_to_json(reason, problems=problems_to_json(exc.problems))
         explain(state, view, out, record, explanation, EventType.INVALID)
+        return
+    waits = queues.refusal(record.id, gang)
+    if waits is not None:
+        explain(state, view, out, record, waits)
         return
     try:
         named = state.topologies_named(gang, record)
@@ -103,5 +115,6 @@ def _admit_one(
         message += f" ({result.note})"
     event = state.event(EventType.ADMITTED, message, record.id, {"nodes": nodes})
     view.charge(record.id, usage)  # the gangs after it are placed around it
+    queues.admitted(record.id, usage)
     out.waiting[record.id] = record
     out.queue(state, view, Admission(record.id, placement_to_json(result), usage, event), len(result.pods))

@@ -1,0 +1,151 @@
+"""The queues in one cycle: the order in which admission tries the pending gangs, and the quota
+check before each is placed (``queue_quotas``).
+
+Order: across queues by weighted dominant-resource share (the queue using least past its quota,
+per weight, goes first; ties by its head's priority, then arrival); within a queue by priority,
+then arrival. Shares move as the cycle admits gangs, so the queue to serve next is chosen again
+after each one (DRF's progressive filling). Every pending gang is still tried once per cycle.
+
+A workload's queue comes from its compiled gang (``QueueTree.queue_of``; gangs are compiled once
+and cached by the loop); one that cannot be compiled counts as ``default`` until its own attempt
+reports why.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from toposched.emit.result import reason_to_json
+from toposched.model import DEFAULT_QUEUE, Gang, Node, QueueTree, Resources, SpecError
+from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts, booked_total, gang_request
+from toposched.scheduler.state import State
+from toposched.store import Json, QueueEntry, WorkloadState
+
+
+def queue_tree(state: State) -> QueueTree:
+    """The stored queues as a tree (they are checked as a tree when stored)."""
+    try:
+        return QueueTree.of(state.store.list_queues())
+    except SpecError:  # written by another program around the checks: serve them all as default
+        return QueueTree.of(())
+
+
+def queue_name(state: State, tree: QueueTree, workload: int) -> str:
+    """The queue of a pending or holding workload, from its compiled gang (cached by the loop).
+    A workload that is gone or does not compile counts as ``default``."""
+    cached = state.gangs.get(workload)
+    if cached is not None:
+        return tree.queue_of(cached[1])
+    with state.lock:
+        try:
+            record = state.store.get_workload(workload)
+            return tree.queue_of(state.gang_of(record, state.topology_of(record)))
+        except Exception:  # its own attempt (or health check) reports what is wrong with it
+            return DEFAULT_QUEUE
+
+
+def cluster_capacity(nodes: Mapping[str, Node]) -> dict[str, int]:
+    """Allocatable summed over the nodes: what a share is a fraction of."""
+    totals: dict[str, int] = {}
+    for node in nodes.values():
+        for resource, amount in node.allocatable.items():
+            totals[resource] = totals.get(resource, 0) + amount
+    return totals
+
+
+@dataclass(slots=True)
+class _Lane:
+    """One queue's pending gangs, in priority then arrival order."""
+
+    name: str
+    entries: deque[QueueEntry]
+
+
+class QueueCycle:
+    """One cycle's queue accounts, order and quota checks."""
+
+    def __init__(
+        self,
+        state: State,
+        accounts: QueueAccounts,
+        capacity: Mapping[str, int],
+        queue_of: dict[int, str],
+        booked: Mapping[int, Mapping[str, Resources]],
+    ) -> None:
+        self._state = state
+        self._booked = booked
+        self.accounts = accounts
+        self.capacity = capacity
+        self.queue_of = queue_of
+        self.reclaims: dict[int, list[int]] = {}  # pending workload -> borrowed gangs to evict for it
+
+    @classmethod
+    def open(
+        cls,
+        state: State,
+        booked: Mapping[int, Mapping[str, Resources]],
+        nodes: Mapping[str, Node],
+        pending: Sequence[QueueEntry],
+    ) -> QueueCycle:
+        """The queues as stored, with the usage of the gangs in ``booked`` (the cycle's view)."""
+        tree = queue_tree(state)
+        queue_of = {w: queue_name(state, tree, w) for w in (*booked, *(e.id for e in pending))}
+        accounts = QueueAccounts.of(tree, queue_of, booked)
+        return cls(state, accounts, cluster_capacity(nodes), queue_of, booked)
+
+    def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
+        """``pending`` in fair-share order, chosen afresh after each gang (see the module)."""
+        lanes: dict[str, _Lane] = {}
+        for entry in sorted(pending, key=lambda e: (-e.priority, e.sequence, e.id)):
+            name = self.queue_of.get(entry.id, DEFAULT_QUEUE)
+            lanes.setdefault(name, _Lane(name, deque())).entries.append(entry)
+        heap = [self._key(lane) for lane in lanes.values()]
+        heapq.heapify(heap)
+        while heap:
+            *_, name = heapq.heappop(heap)
+            lane = lanes[name]
+            yield lane.entries.popleft()
+            if lane.entries:
+                heapq.heappush(heap, self._key(lane))
+
+    def _key(self, lane: _Lane) -> tuple[float, int, int, int, str]:
+        head = lane.entries[0]
+        share = self.accounts.share(lane.name, self.capacity)
+        return (share, -head.priority, head.sequence, head.id, lane.name)
+
+    def refusal(self, workload: int, gang: Gang) -> dict[str, Json] | None:
+        """None when the gang fits its queue's quotas now; else the explanation of why it
+        waits (with the borrowed gangs to reclaim for it, when its queue may and can)."""
+        queue = self.queue_of.get(workload) or self.accounts.tree.queue_of(gang)
+        self.queue_of[workload] = queue
+        verdict = self.accounts.check(queue, gang_request(gang))
+        if verdict.fit is Fit.FITS:
+            return None
+        if verdict.fit is Fit.RECLAIM:
+            victims = self.accounts.reclaim(queue, verdict.shortfall, self._holders())
+            if victims:
+                self.reclaims[workload] = victims
+                return reason_to_json(f"waits for quota: {verdict.reason}", queue=queue, reclaim=victims)
+        return reason_to_json(f"waits for quota: {verdict.reason}", queue=queue)
+
+    def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
+        """Count an admission of this cycle in its queue."""
+        self.accounts.charge(self.queue_of.get(workload, DEFAULT_QUEUE), booked_total(usage))
+
+    def _holders(self) -> list[Holder]:
+        """The gangs holding capacity (priority and arrival from the store; usage from the
+        bookings the accounts were made of)."""
+        holding = self._state.store.queue((WorkloadState.ADMITTED, WorkloadState.RUNNING))
+        return [
+            Holder(
+                entry.id,
+                self.queue_of.get(entry.id, DEFAULT_QUEUE),
+                entry.priority,
+                entry.sequence,
+                booked_total(self._booked.get(entry.id, {})),
+            )
+            for entry in holding
+        ]
