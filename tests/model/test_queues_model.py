@@ -159,7 +159,15 @@ TREE = QueueTree.of(
         (Queue("shared", QueueKind.KUEUE), "team-c", DEFAULT_QUEUE),
         (None, "any", DEFAULT_QUEUE),
     ],
-    ids=["kai", "kai-unknown", "local-listed", "local-listed-other-ns", "local-by-name", "local-unknown", "none"],
+    ids=[
+        "kai",
+        "kai-unknown",
+        "local-listed",
+        "local-listed-other-ns",
+        "local-by-name",
+        "local-unknown",
+        "none",
+    ],
 )
 def test_queue_of_a_gang(named: Queue | None, namespace: str, expected: str) -> None:
     assert TREE.queue_of(gang(named, namespace)) == expected
