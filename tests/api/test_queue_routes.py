@@ -49,3 +49,10 @@ def test_users_may_not_write(api: Api) -> None:
     assert api.client.put("/v1/queues", json=TEAM, headers=bearer(ALICE)).status_code == 403
     assert api.client.delete("/v1/queues/default", headers=bearer(ALICE)).status_code == 403
     assert api.client.get("/v1/queues", headers={}).status_code == 401
+
+
+def test_the_page_loads_the_queue_table_from_its_own_file(api: Api) -> None:
+    assert '<table id="queues">' in api.client.get("/").text
+    script = api.client.get("/static/queues.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    assert "/v1/queues" in script.text and "http://" not in script.text and "https://" not in script.text
