@@ -29,15 +29,22 @@ from toposched.store import Admission, QueueEntry, WorkloadRecord
 def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
     """Place ``pending`` (the queue read after step 2) in fair-share order across queues and
     priority then arrival order within one (``queue_cycle``), each within its queue's quotas,
-    under the lock on a fresh read; workloads still backing off are not even read."""
+    under the lock on a fresh read; workloads still backing off are not even read (nor their
+    queues counted: a cycle in which every gang waits out its backoff does no queue work)."""
     now = state.clock.now()
+    ready = [e for e in pending if (wait := state.backoff.get(e.id)) is None or wait.not_before <= now]
+    if ready:
+        _admit_ready(state, view, out, ready)
+    with state.lock:
+        while out.decisions:  # a refused admission queues its explanation
+            flush(state, view, out)
+
+
+def _admit_ready(state: State, view: CycleView, out: Outcome, ready: list[QueueEntry]) -> None:
     refusals = Refusals()
     state.session.begin_round()
-    queues = QueueCycle.open(state, view.booked, view.nodes, pending)
-    for entry in queues.order(pending):
-        wait = state.backoff.get(entry.id)
-        if wait is not None and wait.not_before > now:
-            continue
+    queues = QueueCycle.open(state, view.booked, view.nodes, ready)
+    for entry in queues.order(ready):
         with state.lock:
             try:
                 current = fresh(state, entry.id, PENDING)
@@ -45,9 +52,6 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
                     _admit_one(state, view, current, out, refusals, queues)
             except Exception as exc:  # one broken workload must not stop the cycle
                 isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
-    with state.lock:
-        while out.decisions:  # a refused admission queues its explanation
-            flush(state, view, out)
 
 
 def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Placement, message: str) -> None:

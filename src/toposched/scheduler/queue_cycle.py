@@ -73,10 +73,12 @@ class QueueCycle:
         accounts: QueueAccounts,
         capacity: Mapping[str, int],
         queue_of: dict[int, str],
-        booked: Mapping[int, Mapping[str, Resources]],
+        pending: Sequence[QueueEntry],
     ) -> None:
         self._state = state
-        self._booked = booked
+        self._pending = {entry.id: entry for entry in pending}
+        self._holders: list[Holder] | None = None  # read at the first reclaim, kept in step after
+        self._totals: dict[int, Resources] = {}
         self.accounts = accounts
         self.capacity = capacity
         self.queue_of = queue_of
@@ -93,8 +95,12 @@ class QueueCycle:
         """The queues as stored, with the usage of the gangs in ``booked`` (the cycle's view)."""
         tree = queue_tree(state)
         queue_of = {w: queue_name(state, tree, w) for w in (*booked, *(e.id for e in pending))}
-        accounts = QueueAccounts.of(tree, queue_of, booked)
-        return cls(state, accounts, cluster_capacity(nodes), queue_of, booked)
+        totals = {w: booked_total(per_node) for w, per_node in booked.items()}
+        made = cls(
+            state, QueueAccounts.of(tree, queue_of, totals), cluster_capacity(nodes), queue_of, pending
+        )
+        made._totals = totals
+        return made
 
     def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
         """``pending`` in fair-share order, chosen afresh after each gang (see the module)."""
@@ -125,7 +131,7 @@ class QueueCycle:
         if verdict.fit is Fit.FITS:
             return None
         if verdict.fit is Fit.RECLAIM:
-            victims = self.accounts.reclaim(queue, verdict.shortfall, self._holders())
+            victims = self.accounts.reclaim(queue, verdict.shortfall, self._holding())
             if victims:
                 self.reclaims[workload] = victims
                 return reason_to_json(f"waits for quota: {verdict.reason}", queue=queue, reclaim=victims)
@@ -133,19 +139,27 @@ class QueueCycle:
 
     def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
         """Count an admission of this cycle in its queue."""
-        self.accounts.charge(self.queue_of.get(workload, DEFAULT_QUEUE), booked_total(usage))
+        total = booked_total(usage)
+        queue = self.queue_of.get(workload, DEFAULT_QUEUE)
+        self.accounts.charge(queue, total)
+        self._totals[workload] = total
+        entry = self._pending.get(workload)
+        if self._holders is not None and entry is not None:
+            self._holders.append(Holder(workload, queue, entry.priority, entry.sequence, total))
 
-    def _holders(self) -> list[Holder]:
-        """The gangs holding capacity (priority and arrival from the store; usage from the
-        bookings the accounts were made of)."""
-        holding = self._state.store.queue((WorkloadState.ADMITTED, WorkloadState.RUNNING))
-        return [
-            Holder(
-                entry.id,
-                self.queue_of.get(entry.id, DEFAULT_QUEUE),
-                entry.priority,
-                entry.sequence,
-                booked_total(self._booked.get(entry.id, {})),
-            )
-            for entry in holding
-        ]
+    def _holding(self) -> list[Holder]:
+        """The gangs holding capacity: priority and arrival from the store, read once a cycle;
+        what they booked from the cycle's bookings and admissions."""
+        if self._holders is None:
+            holding = self._state.store.queue((WorkloadState.ADMITTED, WorkloadState.RUNNING))
+            self._holders = [
+                Holder(
+                    entry.id,
+                    self.queue_of.get(entry.id, DEFAULT_QUEUE),
+                    entry.priority,
+                    entry.sequence,
+                    self._totals.get(entry.id, Resources()),
+                )
+                for entry in holding
+            ]
+        return self._holders

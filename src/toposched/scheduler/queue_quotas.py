@@ -67,14 +67,17 @@ class QueueAccounts:
 
     @classmethod
     def of(
-        cls, tree: QueueTree, queue_of: Mapping[int, str], booked: Mapping[int, Mapping[str, Resources]]
+        cls, tree: QueueTree, queue_of: Mapping[int, str], totals: Mapping[int, Mapping[str, int]]
     ) -> QueueAccounts:
-        """Accounts from the bookings of the gangs holding capacity, by workload, and the
-        queue of each (``queue_of``; one not in the tree counts as ``default``)."""
+        """Accounts from what each gang holding capacity has booked in all (``totals``, by
+        workload; ``booked_total``) and the queue of each (``queue_of``; one not in the tree
+        counts as ``default``)."""
         own: dict[str, dict[str, int]] = {}
-        for workload, per_node in booked.items():
+        for workload, total in totals.items():
             queue = queue_of.get(workload, DEFAULT_QUEUE)
-            _add(own.setdefault(queue if queue in tree.queues else DEFAULT_QUEUE, {}), per_node)
+            amounts = own.setdefault(queue if queue in tree.queues else DEFAULT_QUEUE, {})
+            for resource, amount in total.items():
+                amounts[resource] = amounts.get(resource, 0) + amount
         return cls(tree, {name: Resources(amounts) for name, amounts in own.items()})
 
     def _sum(self, name: str, top: str) -> tuple[Resources, Resources, frozenset[str]]:
@@ -214,14 +217,10 @@ def gang_request(gang: Gang) -> Resources:
 def booked_total(per_node: Mapping[str, Mapping[str, int]]) -> Resources:
     """One gang's bookings summed over its nodes."""
     totals: dict[str, int] = {}
-    _add(totals, per_node)
-    return Resources(totals)
-
-
-def _add(totals: dict[str, int], per_node: Mapping[str, Mapping[str, int]]) -> None:
     for usage in per_node.values():
         for resource, amount in usage.items():
             totals[resource] = totals.get(resource, 0) + amount
+    return Resources(totals)
 
 
 def _covered(short: Mapping[str, int], chosen: Iterable[Holder]) -> bool:
