@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from toposched.model import QueueTree, Resources, SchedulingQueue
-from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts
+from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts, may_preempt
 
 GPU = "nvidia.com/gpu"
 
@@ -145,3 +145,28 @@ def test_weighted_dominant_share(used: dict[str, int], queue: str, share: float)
 def test_the_dominant_resource_counts() -> None:
     acc = QueueAccounts(QueueTree.of([q("x")]), {"x": Resources({GPU: 1, "cpu": 50_000})})
     assert acc.share("x", {GPU: 10, "cpu": 100_000}) == pytest.approx(0.5)  # cpu: 50 of 100 cores
+
+
+@pytest.mark.parametrize(
+    ("setting", "victim", "victim_priority", "allowed"),
+    [
+        ("never", "b", 0, False),
+        ("lowerPriority", "b", 0, True),  # its own queue, lower priority
+        ("lowerPriority", "b", 5, False),  # same priority
+        ("lowerPriority", "a", 0, False),  # another queue: only reclaimBorrowed
+        ("reclaimBorrowed", "a", 0, True),  # a borrows 4
+        ("reclaimBorrowed", "a", 9, True),  # whatever its priority
+        ("reclaimBorrowed", "solo", 0, False),  # another tree
+        ("reclaimBorrowed", "b", 5, False),
+    ],
+)
+def test_may_preempt_by_the_preemptor_queue_setting(
+    setting: str, victim: str, victim_priority: int, allowed: bool
+) -> None:
+    acc = accounts({"a": 12, "b": 2, "solo": 4}, b_preemption=setting)
+    assert may_preempt(acc, "b", 5, victim, victim_priority) is allowed
+
+
+def test_no_reclaim_from_a_queue_within_its_quota() -> None:
+    acc = accounts({"a": 8, "b": 2})
+    assert may_preempt(acc, "b", 5, "a", 0) is False

@@ -203,6 +203,25 @@ class QueueAccounts:
         return [h.workload for h in chosen]
 
 
+def may_preempt(
+    accounts: QueueAccounts, preemptor: str, preemptor_priority: int, victim: str, victim_priority: int
+) -> bool:
+    """The queue rule for preemption: whether a pending gang of queue ``preemptor`` may evict a
+    gang of queue ``victim``, by the preemptor queue's setting: ``never`` nothing;
+    ``lowerPriority`` lower-priority gangs of its own queue; ``reclaimBorrowed`` those and the
+    gangs of other queues under the same top-level queue while their queue uses more than its
+    quota (what it borrowed)."""
+    setting = accounts.tree.queues[preemptor].preemption
+    if setting is QueuePreemption.NEVER:
+        return False
+    if victim == preemptor:
+        return victim_priority < preemptor_priority
+    if setting is not QueuePreemption.RECLAIM_BORROWED or victim not in accounts.tree.queues:
+        return False
+    same_tree = accounts.tree.top(victim) == accounts.tree.top(preemptor)
+    return same_tree and victim not in accounts.tree.subtree(preemptor) and bool(accounts.borrowed(victim))
+
+
 def gang_request(gang: Gang) -> Resources:
     """What a gang books in all, summed over its pods as bookings count them (``pods`` slot
     included), so a request and the usage it becomes once admitted are alike."""
