@@ -27,7 +27,9 @@ def test_queue_table_shows_usage(tmp_path: Path, browser: Any) -> None:
         placed = _submit(server, "1-rack-required.yaml")  # LocalQueue gpu-queue: queue gpu-queue
 
         def admitted() -> bool:
-            answer = httpx.get(f"{server.url}/v1/workloads/{placed}", headers=headers(USERS["user0"]), timeout=30)
+            answer = httpx.get(
+                f"{server.url}/v1/workloads/{placed}", headers=headers(USERS["user0"]), timeout=30
+            )
             return bool(answer.json()["state"] == "admitted")
 
         _wait(admitted, "the rack job is admitted")
