@@ -59,19 +59,23 @@ def test_borrow_from_an_idle_sibling() -> None:
 def test_no_borrowing_past_the_limit() -> None:
     # a's limit is 12: with 12 in use not one more GPU, though b is idle.
     verdict = accounts({"a": 12}).check("a", {GPU: 1})
-    assert verdict.fit is Fit.REFUSED and "limit of 12" in verdict.reason
+    assert (
+        verdict.fit is Fit.REFUSED and verdict.reason == "queue a would pass its limit of 12 nvidia.com/gpu"
+    )
+    assert verdict.detail == {"resource": GPU, "used": "12", "asks": "1"}
 
 
 def test_no_borrowing_past_what_siblings_leave_unused() -> None:
     # a uses 8, b 6: org has 16 - 14 = 2 unused; a asking 4 (within its limit) must wait.
     verdict = accounts({"a": 8, "b": 6}).check("a", {GPU: 4})
-    assert verdict.fit is Fit.REFUSED and "leave only 2 unused" in verdict.reason
+    assert verdict.fit is Fit.REFUSED and "more than the queues under org leave unused" in verdict.reason
+    assert verdict.detail == {"resource": GPU, "used": "8", "asks": "4", "unused": "2"}
     assert accounts({"a": 8, "b": 6}).check("a", {GPU: 2}).fit is Fit.FITS
 
 
 def test_a_queue_without_parent_cannot_borrow() -> None:
     verdict = accounts({"solo": 4}).check("solo", {GPU: 1})
-    assert verdict.fit is Fit.REFUSED and "without a parent" in verdict.reason
+    assert verdict.fit is Fit.REFUSED and "has no parent to borrow from" in verdict.reason
     assert accounts({"solo": 3}).check("solo", {GPU: 1}).fit is Fit.FITS
 
 

@@ -22,6 +22,7 @@ The spec of one queue, as the API, the CLI and the store read and write it::
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -96,7 +97,7 @@ class SchedulingQueue:
             )
         problems = [
             Problem(f"{path}.{key}", "is not a queue field", f"use one of {', '.join(sorted(_FIELDS))}")
-            for key in list(raw)[: len(_FIELDS) + 1]
+            for key in itertools.islice(raw, len(_FIELDS) + 1)  # bounded: a huge mapping is not walked
             if key not in _FIELDS
         ]
         name = raw.get("name")

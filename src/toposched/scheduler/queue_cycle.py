@@ -130,12 +130,13 @@ class QueueCycle:
         verdict = self.accounts.check(queue, gang_request(gang))
         if verdict.fit is Fit.FITS:
             return None
+        reason, extra = f"waits for quota: {verdict.reason}", {"queue": queue, "quota": dict(verdict.detail)}
         if verdict.fit is Fit.RECLAIM:
             victims = self.accounts.reclaim(queue, verdict.shortfall, self._holding())
             if victims:
                 self.reclaims[workload] = victims
-                return reason_to_json(f"waits for quota: {verdict.reason}", queue=queue, reclaim=victims)
-        return reason_to_json(f"waits for quota: {verdict.reason}", queue=queue)
+                return reason_to_json(reason, **extra, reclaim=victims)
+        return reason_to_json(reason, **extra)
 
     def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
         """Count an admission of this cycle in its queue."""

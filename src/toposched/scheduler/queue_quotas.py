@@ -18,7 +18,7 @@ The model is Kueue's cohort borrowing, with KAI's queue hierarchy mapped onto it
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from toposched.model import DEFAULT_QUEUE, EMPTY, Gang, QueuePreemption, QueueTree, Resources, format_quantity
@@ -36,6 +36,7 @@ class Verdict:
     fit: Fit
     reason: str = ""
     shortfall: Resources = EMPTY  # what the top-level queue's quota is short by
+    detail: Mapping[str, str] = field(default_factory=dict)  # the amounts now: used, asks, unused
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +93,18 @@ class QueueAccounts:
         return used, quota, covered
 
     def check(self, queue: str, request: Mapping[str, int]) -> Verdict:
-        """Whether a gang asking for ``request`` fits the quotas of ``queue`` now."""
+        """Whether a gang asking for ``request`` fits the quotas of ``queue`` now. The reason
+        names the queue, resource and quota, which change only with the queues; the amounts of
+        the moment are in ``detail``."""
         path = self.tree.path(queue)
         for node in path:
             for resource, amount in request.items():
                 most = node.limit_of(resource)
                 if amount and most is not None and self.used[node.name][resource] + amount > most:
-                    using = _shown(self.used[node.name][resource], resource)
                     return Verdict(
                         Fit.REFUSED,
-                        f"queue {node.name} uses {using} of {resource}; {_shown(amount, resource)} more "
-                        f"would pass its limit of {_shown(most, resource)}",
+                        f"queue {node.name} would pass its limit of {_shown(most, resource)} {resource}",
+                        detail=self._detail(node.name, resource, amount),
                     )
         top = path[-1].name
         short = {
@@ -113,29 +115,32 @@ class QueueAccounts:
         if not short:
             return Verdict(Fit.FITS)
         own = path[0].name
-        within = all(self.used[own][r] + request[r] <= self.quota[own][r] for r in short)
         resource = sorted(short)[0]
-        asks, guaranteed = _shown(request[resource], resource), _shown(self.quota[own][resource], resource)
-        if within:
-            return Verdict(
-                Fit.RECLAIM,
-                f"queue {own} is within its guaranteed {resource} ({guaranteed}), but the queues "
-                f"under {top} have borrowed it",
-                Resources(short),
+        guaranteed = f"{_shown(self.quota[own][resource], resource)} {resource}"
+        detail = self._detail(own, resource, request[resource], top)
+        if all(self.used[own][r] + request[r] <= self.quota[own][r] for r in short):
+            reason = (
+                f"queue {own} is within its guaranteed {guaranteed}, but the queues under {top} borrowed it"
             )
-        using = _shown(self.used[own][resource], resource)
+            return Verdict(Fit.RECLAIM, reason, Resources(short), detail)
         if own == top:
-            return Verdict(
-                Fit.REFUSED,
-                f"queue {own} uses {using} of its guaranteed {guaranteed} {resource} and the gang asks "
-                f"{asks}; a queue without a parent cannot borrow",
+            reason = f"queue {own} would pass its guaranteed {guaranteed} and has no parent to borrow from"
+        else:
+            reason = (
+                f"queue {own} would borrow past its guaranteed {guaranteed} more than the queues "
+                f"under {top} leave unused"
             )
-        unused = _shown(max(0, self.quota[top][resource] - self.used[top][resource]), resource)
-        return Verdict(
-            Fit.REFUSED,
-            f"queue {own} uses {using} of its guaranteed {guaranteed} {resource} and the gang asks "
-            f"{asks}; the queues under {top} leave only {unused} unused to borrow",
-        )
+        return Verdict(Fit.REFUSED, reason, detail=detail)
+
+    def _detail(self, queue: str, resource: str, asks: int, top: str | None = None) -> dict[str, str]:
+        detail = {
+            "resource": resource,
+            "used": _shown(self.used[queue][resource], resource),
+            "asks": _shown(asks, resource),
+        }
+        if top is not None and top != queue:
+            detail["unused"] = _shown(max(0, self.quota[top][resource] - self.used[top][resource]), resource)
+        return detail
 
     def charge(self, queue: str, usage: Mapping[str, int]) -> None:
         """Count a gang admitted in ``queue`` in it and every queue above it."""
