@@ -43,7 +43,7 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
 def _admit_ready(state: State, view: CycleView, out: Outcome, ready: list[QueueEntry]) -> None:
     refusals = Refusals()
     state.session.begin_round()
-    queues = QueueCycle.open(state, view.booked, view.nodes, ready)
+    queues = QueueCycle.open(state, view.booked, ready)
     for entry in queues.order(ready):
         with state.lock:
             try:

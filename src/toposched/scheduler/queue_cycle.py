@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from toposched.emit.result import reason_to_json
-from toposched.model import DEFAULT_QUEUE, Gang, Node, QueueTree, Resources, SpecError
+from toposched.model import DEFAULT_QUEUE, Gang, QueueTree, Resources, SpecError
 from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts, booked_total, gang_request
 from toposched.scheduler.state import State
 from toposched.store import Json, QueueEntry, WorkloadState
@@ -45,15 +45,6 @@ def queue_name(state: State, tree: QueueTree, workload: int) -> str:
             return tree.queue_of(state.gang_of(record, state.topology_of(record)))
         except Exception:  # its own attempt (or health check) reports what is wrong with it
             return DEFAULT_QUEUE
-
-
-def cluster_capacity(nodes: Mapping[str, Node]) -> dict[str, int]:
-    """Allocatable summed over the nodes: what a share is a fraction of."""
-    totals: dict[str, int] = {}
-    for node in nodes.values():
-        for resource, amount in node.allocatable.items():
-            totals[resource] = totals.get(resource, 0) + amount
-    return totals
 
 
 @dataclass(slots=True)
@@ -86,19 +77,18 @@ class QueueCycle:
 
     @classmethod
     def open(
-        cls,
-        state: State,
-        booked: Mapping[int, Mapping[str, Resources]],
-        nodes: Mapping[str, Node],
-        pending: Sequence[QueueEntry],
+        cls, state: State, booked: Mapping[int, Mapping[str, Resources]], pending: Sequence[QueueEntry]
     ) -> QueueCycle:
-        """The queues as stored, with the usage of the gangs in ``booked`` (the cycle's view)."""
+        """The queues as stored, with the usage of the gangs in ``booked`` (the cycle's view).
+        With no queue configured (only an unconfigured ``default``) nothing is counted: every
+        gang is in one unlimited queue, in priority then arrival order, as without queues."""
         tree = queue_tree(state)
+        capacity = state.queue_totals.capacity(state.nodes.members)
+        if len(tree.queues) == 1 and not tree.queues[DEFAULT_QUEUE].resources:
+            return cls(state, QueueAccounts(tree, {}), capacity, {}, pending)
         queue_of = {w: queue_name(state, tree, w) for w in (*booked, *(e.id for e in pending))}
-        totals = {w: booked_total(per_node) for w, per_node in booked.items()}
-        made = cls(
-            state, QueueAccounts.of(tree, queue_of, totals), cluster_capacity(nodes), queue_of, pending
-        )
+        totals = state.queue_totals.gangs(booked)
+        made = cls(state, QueueAccounts.of(tree, queue_of, totals), capacity, queue_of, pending)
         made._totals = totals
         return made
 

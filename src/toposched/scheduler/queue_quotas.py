@@ -17,11 +17,20 @@ The model is Kueue's cohort borrowing, with KAI's queue hierarchy mapped onto it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.model import DEFAULT_QUEUE, EMPTY, Gang, QueuePreemption, QueueTree, Resources, format_quantity
+from toposched.model import (
+    DEFAULT_QUEUE,
+    EMPTY,
+    Gang,
+    Node,
+    QueuePreemption,
+    QueueTree,
+    Resources,
+    format_quantity,
+)
 from toposched.snapshot import per_slot_requests
 
 
@@ -236,6 +245,40 @@ def gang_request(gang: Gang) -> Resources:
             for resource, amount in per_slot_requests(pod.requests).items():
                 totals[resource] = totals.get(resource, 0) + amount
     return Resources(totals)
+
+
+class KeptTotals:
+    """What the queue accounts are summed from, kept by the loop between cycles so that a cycle
+    sums only what changed: each holding gang's bookings over its nodes (made again only when
+    the gang's bookings are another object: the cycle's view replaces them on every change),
+    and the cluster's capacity (made again when the node set is another object)."""
+
+    def __init__(self) -> None:
+        self._gangs: dict[int, tuple[object, Resources]] = {}
+        self._nodes: object = None
+        self._capacity: dict[str, int] = {}
+
+    def gangs(self, booked: Mapping[int, Mapping[str, Mapping[str, int]]]) -> dict[int, Resources]:
+        """Each gang of ``booked`` with its bookings summed over its nodes."""
+        kept: dict[int, tuple[object, Resources]] = {}
+        for workload, per_node in booked.items():
+            hit = self._gangs.get(workload)
+            kept[workload] = (
+                hit if hit is not None and hit[0] is per_node else (per_node, booked_total(per_node))
+            )
+        self._gangs = kept
+        return {workload: total for workload, (_, total) in kept.items()}
+
+    def capacity(self, nodes: Sequence[Node]) -> dict[str, int]:
+        """Allocatable summed over ``nodes`` (the loop's node tuple: the same object while no
+        node changed)."""
+        if nodes is not self._nodes:
+            totals: dict[str, int] = {}
+            for node in nodes:
+                for resource, amount in node.allocatable.items():
+                    totals[resource] = totals.get(resource, 0) + amount
+            self._nodes, self._capacity = nodes, totals
+        return self._capacity
 
 
 def booked_total(per_node: Mapping[str, Mapping[str, int]]) -> Resources:

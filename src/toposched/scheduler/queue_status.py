@@ -8,8 +8,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from toposched.model import Resources, SchedulingQueue
-from toposched.scheduler.queue_cycle import cluster_capacity, queue_name, queue_tree
-from toposched.scheduler.queue_quotas import QueueAccounts, booked_total
+from toposched.scheduler.queue_cycle import queue_name, queue_tree
+from toposched.scheduler.queue_quotas import KeptTotals, QueueAccounts
 from toposched.scheduler.state import State
 from toposched.store import WorkloadState
 
@@ -35,8 +35,9 @@ def queue_statuses(state: State) -> list[QueueStatus]:
     booked = store.reservations_by_workload()
     pending = [entry.id for entry in store.queue((WorkloadState.PENDING,))]
     queue_of = {w: queue_name(state, tree, w) for w in (*booked, *pending)}
-    accounts = QueueAccounts.of(tree, queue_of, {w: booked_total(nodes) for w, nodes in booked.items()})
-    capacity = cluster_capacity({node.name: node for node in store.get_nodes()})
+    summed = KeptTotals()  # nothing kept: summed afresh from what the store holds now
+    accounts = QueueAccounts.of(tree, queue_of, summed.gangs(booked))
+    capacity = summed.capacity(store.get_nodes())
     waiting = Counter(queue_of[w] for w in pending)
     holding = Counter(queue_of[w] for w in booked)
     return [

@@ -21,6 +21,7 @@ from toposched.scheduler import pools
 from toposched.scheduler.clock import Clock
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
 from toposched.scheduler.known import HoldingIndex, KnownNodes
+from toposched.scheduler.queue_quotas import KeptTotals
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import LoopHealth, SchedulerConfig
 from toposched.store import EventRecord, Json, PoolRecord, Store, WorkloadRecord
@@ -55,6 +56,7 @@ class State:
     snapshots: SnapshotCache = field(default_factory=SnapshotCache)
     nodes: KnownNodes = field(default_factory=KnownNodes)
     holding: HoldingIndex = field(default_factory=HoldingIndex)
+    queue_totals: KeptTotals = field(default_factory=KeptTotals)  # what queue usage is summed from
     # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.
     session: PlacementSession = field(init=False)
     cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time
