@@ -18,6 +18,7 @@ from builders import GPU, node
 from toposched.frontends.parse import parse_documents
 from toposched.model import SchedulingQueue
 from toposched.scheduler import Scheduler, SchedulerConfig
+from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.store import SqliteStore, Store, WorkloadState
 
 from .conftest import TOPOLOGY, Env
@@ -188,3 +189,34 @@ def test_usage_is_the_same_after_a_restart(tmp_path: Path) -> None:
                 "org": (14, 0, 0, 0),
             }
         )
+
+
+def test_the_sums_kept_between_cycles_equal_those_made_afresh(tmp_path: Path) -> None:
+    # The cycle sums usage from what the loop keeps (KeptTotals); after admissions, a finish and
+    # a restart, its accounts equal the ones summed from the store alone (``queues()``).
+    store = SqliteStore(tmp_path / "state.db")
+    e = env(store)
+    ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.submit(queued_job("b0", "qb", 2))
+    e.sched.cycle()
+    e.sched.finish(ids[0])
+    e.submit(queued_job("b1", "qb", 4))
+    e.clock.advance(100)
+    e.sched.cycle()  # a1, a2, b0 summed and kept
+    e.sched.finish(ids[1])
+    e.submit(queued_job("a3", "qa", 4))
+    e.clock.advance(100)
+    e.sched.cycle()  # a1 must be dropped from the kept sums
+
+    def kept(sched: Scheduler) -> dict[str, int]:
+        state = sched._state  # the loop's own: what the next cycle counts from
+        cycle = QueueCycle.open(state, state.snapshots.booked, [])
+        return {name: used[GPU] for name, used in cycle.accounts.used.items()}
+
+    afresh = {name: used for name, (used, *_) in status(e.sched).items()}
+    assert kept(e.sched) == afresh == {"a": 8, "b": 6, "default": 0, "org": 14}
+    store.close()
+    with SqliteStore(tmp_path / "state.db") as reopened:
+        again = Scheduler(reopened, e.clock, SchedulerConfig())
+        again.cycle()
+        assert kept(again) == afresh

@@ -65,11 +65,12 @@ class QueueCycle:
         capacity: Mapping[str, int],
         queue_of: dict[int, str],
         pending: Sequence[QueueEntry],
+        totals: dict[int, Resources],
     ) -> None:
         self._state = state
         self._pending = {entry.id: entry for entry in pending}
         self._holders: list[Holder] | None = None  # read at the first reclaim, kept in step after
-        self._totals: dict[int, Resources] = {}
+        self._totals = totals  # each holding gang's bookings summed
         self.accounts = accounts
         self.capacity = capacity
         self.queue_of = queue_of
@@ -85,12 +86,10 @@ class QueueCycle:
         tree = queue_tree(state)
         capacity = state.queue_totals.capacity(state.nodes.members)
         if len(tree.queues) == 1 and not tree.queues[DEFAULT_QUEUE].resources:
-            return cls(state, QueueAccounts(tree, {}), capacity, {}, pending)
+            return cls(state, QueueAccounts(tree, {}), capacity, {}, pending, {})
         queue_of = {w: queue_name(state, tree, w) for w in (*booked, *(e.id for e in pending))}
         totals = state.queue_totals.gangs(booked)
-        made = cls(state, QueueAccounts.of(tree, queue_of, totals), capacity, queue_of, pending)
-        made._totals = totals
-        return made
+        return cls(state, QueueAccounts.of(tree, queue_of, totals), capacity, queue_of, pending, totals)
 
     def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
         """``pending`` in fair-share order, chosen afresh after each gang (see the module)."""
