@@ -151,20 +151,9 @@ def create_app(
     )
     app.state.explanations = Explanations(scheduler, gate, offload, explaining, VersionedCache(256))
     install_error_handlers(app)
-    for module in (
-        workloads,
-        explanations,
-        nodes,
-        topologies,
-        pools,
-        queues,
-        quotas,
-        tokens,
-        events,
-        defrag,
-        view,
-    ):
+    for module in (workloads, explanations, nodes, topologies, pools, quotas, tokens, events, defrag, view):
         app.include_router(module.router)
+    app.include_router(queues.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure
     if hot_routes:
