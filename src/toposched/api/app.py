@@ -31,6 +31,7 @@ from toposched.api.routes import (
     explanations,
     nodes,
     pools,
+    queues,
     quotas,
     tokens,
     topologies,
@@ -152,6 +153,7 @@ def create_app(
     install_error_handlers(app)
     for module in (workloads, explanations, nodes, topologies, pools, quotas, tokens, events, defrag, view):
         app.include_router(module.router)
+    app.include_router(queues.router)
     app.add_middleware(BodyLimitMiddleware, max_bytes=limits.max_body_bytes)
     app.add_middleware(CatchAllMiddleware)  # added last: outermost, so it sees every failure
     if hot_routes:

@@ -1,5 +1,6 @@
-"""The web page's files (``index.html``, ``app.js``, ``app.css`` in ``api/static``), shipped in
-the wheel as package data: no build step and no external assets, so the page works offline."""
+"""The web page's files (``index.html``, ``app.js``, ``app.css``, ``queues.js`` in
+``api/static``), shipped in the wheel as package data: no build step and no external assets, so
+the page works offline."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ MEDIA_TYPES = {
     "index.html": "text/html; charset=utf-8",
     "app.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
+    "queues.js": "text/javascript; charset=utf-8",
 }
 
 

@@ -15,6 +15,7 @@ from toposched.cli.demo import demo_command
 from toposched.cli.explain import explain_command
 from toposched.cli.inspect import pool_app, topology_app
 from toposched.cli.place import place_command
+from toposched.cli.queues import queue_app
 from toposched.cli.serve import serve_command
 from toposched.cli.simulate import simulate_command
 from toposched.cli.tokens import token_app
@@ -43,6 +44,7 @@ app.command("get")(get_command)
 app.command("list")(list_command)
 app.command("cancel")(cancel_command)
 app.add_typer(token_app, name="token")
+app.add_typer(queue_app, name="queue")
 app.command("simulate")(simulate_command)
 
 

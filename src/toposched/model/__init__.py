@@ -59,6 +59,7 @@ from toposched.model.placement import (
     Unschedulable,
 )
 from toposched.model.quantity import CPU, MEMORY, PODS, format_quantity, parse_quantity
+from toposched.model.queues import DEFAULT_QUEUE, QueuePreemption, QueueTree, SchedulingQueue
 from toposched.model.quota import Quota, Usage
 from toposched.model.resources import EMPTY, Resources
 from toposched.model.topology import HOSTNAME, Topology
@@ -66,6 +67,7 @@ from toposched.model.translation import Translation
 
 __all__ = [
     "CPU",
+    "DEFAULT_QUEUE",
     "EMPTY",
     "HOSTNAME",
     "MAX_PODS_PER_GANG",
@@ -108,6 +110,9 @@ __all__ = [
     "Problem",
     "Queue",
     "QueueKind",
+    "QueuePreemption",
+    "QueueTree",
+    "SchedulingQueue",
     "Quota",
     "Resources",
     "Result",

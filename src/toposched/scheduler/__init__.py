@@ -7,6 +7,7 @@ them through the front-end registry (``toposched.frontends.registry``).
 from toposched.engine import PolicyRegistry
 from toposched.scheduler.clock import Clock, CpuClock, ManualClock, SystemClock
 from toposched.scheduler.preemption import Contender, LowerPriority, PreemptionRule
+from toposched.scheduler.queue_status import QueueStatus
 from toposched.scheduler.scheduler import Scheduler
 from toposched.scheduler.types import (
     CycleReport,
@@ -31,6 +32,7 @@ __all__ = [
     "PodStatus",
     "PolicyRegistry",
     "PreemptionRule",
+    "QueueStatus",
     "Scheduler",
     "SchedulerConfig",
     "Submission",

@@ -22,6 +22,7 @@ from toposched.model import Gang, NotFoundError, Placement, SpecError, Topology,
 from toposched.scheduler import contention
 from toposched.scheduler.kept import topology_key
 from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
+from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.scheduler.reservations import Backfill
 from toposched.scheduler.running import Held, stamped
 from toposched.scheduler.shapes import Refusals, shape_of
@@ -32,34 +33,45 @@ from toposched.store import Admission, QueueEntry, WorkloadRecord
 
 
 def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
-    """Place ``pending`` (the queue read after step 2) in the cycle's order (``aging``), each
-    under the lock on a fresh read; workloads still backing off are not even read, but the
-    reservation of one (kept from the cycle that made it) still holds."""
+    """Place ``pending`` (the queue read after step 2) in the cycle's order: fair share across
+    queues, and within one the aging order (``queue_cycle``, ``aging``), each within its queue's
+    quotas, under the lock on a fresh read. Workloads still backing off are not even read (nor
+    their queues counted: a cycle in which every gang waits out its backoff does no queue work),
+    but the reservation of one (kept from the cycle that made it) still holds."""
     now = state.clock.now()
+    ordered = state.ages.order(pending, now, state.config.aging_seconds)
+    ready = [e for e in ordered if (wait := state.backoff.get(e.id)) is None or wait.not_before <= now]
+    if ready:
+        _admit_ready(state, view, out, ready, {e.id for e in ordered} - {e.id for e in ready})
+    with state.lock:
+        while out.decisions:  # a refused admission queues its explanation
+            flush(state, view, out)
+
+
+def _admit_ready(
+    state: State, view: CycleView, out: Outcome, ready: list[QueueEntry], waiting: set[int]
+) -> None:
+    """Admit ``ready`` (in the aging order); ``waiting``: the pending gangs backing off."""
     refusals = Refusals()
     state.session.begin_round()
-    backfill, searches = Backfill(view), contention.Searches()
+    kept = state.reservation
+    backfill = Backfill(view)
+    if kept is not None and kept[0].workload in waiting:
+        backfill.hold(*kept)  # its reservation stands while it backs off
+    queues = QueueCycle.open(state, view.booked, ready)
+    searches = contention.Searches(queues.rule(state.rule), queues)
     try:
-        for entry in state.ages.order(pending, now, state.config.aging_seconds):
-            wait = state.backoff.get(entry.id)
-            if wait is not None and wait.not_before > now:
-                kept = state.reservation
-                if kept is not None and kept[0].workload == entry.id and backfill.reservation is None:
-                    backfill.hold(*kept)  # its reservation stands while it backs off
-                continue
+        for entry in queues.order(ready):
             with state.lock:
                 try:
                     current = fresh(state, entry.id, PENDING)
                     if current is not None:  # else cancelled since the list was read
-                        _admit_one(state, view, current, out, refusals, (backfill, searches))
+                        _admit_one(state, view, current, out, refusals, (backfill, searches, queues))
                 except Exception as exc:  # one broken workload must not stop the cycle
                     isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
     finally:
         backfill.release()
     state.reservation = backfill.kept()
-    with state.lock:
-        while out.decisions:  # a refused admission queues its explanation
-            flush(state, view, out)
 
 
 def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Placement, message: str) -> None:
@@ -84,7 +96,7 @@ def _admit_one(
     record: WorkloadRecord,
     out: Outcome,
     refusals: Refusals,
-    contending: tuple[Backfill, contention.Searches],
+    contending: tuple[Backfill, contention.Searches, QueueCycle],
 ) -> None:
     try:
         topology = state.topology_of(record)
@@ -100,6 +112,15 @@ def _admit_one(
         explanation = reason_to_json(reason, problems=problems_to_json(exc.problems))
         explain(state, view, out, record, explanation, EventType.INVALID)
         return
+    backfill, searches, queues = contending
+    waits = queues.refusal(record.id, gang)
+    reclaim = queues.reclaims.pop(record.id, None)
+    reclaiming = waits is not None and reclaim and state.config.preemption
+    if reclaiming and contention.reclaim(state, view, out, record, gang, reclaim or [], searches):
+        waits = queues.refusal(record.id, gang)  # its guaranteed quota is back
+    if waits is not None:
+        explain(state, view, out, record, waits)
+        return
     try:
         named = state.topologies_named(gang, record)
         snapshots = {t.name: view.snapshot(t) for t in named}
@@ -109,7 +130,6 @@ def _admit_one(
     shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy.name)
     now, run_seconds = state.clock.now(), state.run_seconds_of(gang)
     result: Placement | Unschedulable | None = None
-    backfill, searches = contending
     over_reservation = backfill.may_use(now, run_seconds)
     if over_reservation:  # it ends before the reservation starts
         with backfill.lifted():
@@ -117,7 +137,7 @@ def _admit_one(
                 gang, view.snapshot(topology), snapshots, policy=policy.name, key=record.id
             )
             if isinstance(result, Placement):
-                _book(state, view, out, record, gang, topology, result, run_seconds)
+                _book(state, view, out, record, gang, topology, result, run_seconds, queues)
                 return
     if result is None:
         result = refusals.get(shape, gang, view.changes)
@@ -127,7 +147,7 @@ def _admit_one(
         if isinstance(result, Unschedulable):
             refusals.remember(shape, gang, result, view.changes)
     if isinstance(result, Placement):
-        _book(state, view, out, record, gang, topology, result, run_seconds)
+        _book(state, view, out, record, gang, topology, result, run_seconds, queues)
         return
     explanation = unschedulable_to_json(result)
     contention.keep_preemption(record.explanation, explanation)
@@ -151,6 +171,7 @@ def _book(
     topology: Topology,
     result: Placement,
     run_seconds: float,
+    queues: QueueCycle,
 ) -> None:
     """Queue the admission of ``record`` with ``result``, charged on the view at once."""
     usage = usage_of(result, gang)
@@ -162,6 +183,7 @@ def _book(
     now = state.clock.now()
     held = Held(state.rank_of(record), now, run_seconds)
     view.charge(record.id, usage, held)  # the gangs after it go around it
+    queues.admitted(record.id, usage)
     out.waiting[record.id] = record
     placement = stamped(placement_to_json(result), held)
     out.queue(state, view, Admission(record.id, placement, usage, event), len(result.pods))

@@ -10,15 +10,16 @@ found, its event and stored explanation naming the victims and the GPU-hours the
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from toposched.emit.result import placement_to_json, reason_to_json
 from toposched.engine import usage_of
-from toposched.model import Gang, Topology
+from toposched.model import Gang, Resources, Topology
 from toposched.scheduler import preemption, reservations
 from toposched.scheduler.outcome import Outcome, flush
-from toposched.scheduler.preemption import Candidates, Contender, Plan
+from toposched.scheduler.preemption import Candidates, Contender, Plan, PreemptionRule
 from toposched.scheduler.reservations import Backfill, Reservation
 from toposched.scheduler.running import Held, stamped
 from toposched.scheduler.state import State
@@ -32,6 +33,14 @@ CYCLE_SECONDS = 5.0  # the preemption searches of one cycle, together (search cl
 RESERVATION_TRIES = 8  # gangs a cycle looks for a reservation for (the first that gets one ends it)
 
 
+class QueueLedger(Protocol):
+    """The cycle's queue accounts, told of admissions and evictions as they happen."""
+
+    def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None: ...
+
+    def released(self, workload: int) -> None: ...
+
+
 @dataclass(slots=True)
 class Searches:
     """The preemption searches of one cycle: they share ``CYCLE_SECONDS`` from the first, and a
@@ -41,6 +50,8 @@ class Searches:
     At most ``RESERVATION_TRIES`` refused gangs of a cycle look for a reservation (as Slurm's
     backfill tests a bounded number of jobs): a gang that fits nowhere, ever, gets none."""
 
+    rule: PreemptionRule  # which gangs a gang may evict this cycle (``QueueCycle.rule``)
+    ledger: QueueLedger | None = None  # the cycle's queue accounts
     until: float | None = None
     failed: set[Hashable] = field(default_factory=set)
     reservation_tries: int = 0
@@ -72,7 +83,7 @@ def contend(
         seconds = min(preemption.SECONDS, searches.until - clock())
         if seconds > 0:
             ask = ask_for(state, gang, snapshot, snapshots, policy, preemption.MAX_TRIALS, seconds)
-            if _preempt(state, view, out, record, gang, topology, ask, reserved):
+            if _preempt(state, view, out, record, gang, topology, ask, searches, reserved):
                 return True
             if not ask.spent:  # a whole answer: no victim set places it
                 searches.failed.add(alike)
@@ -109,11 +120,12 @@ def _preempt(
     gang: Gang,
     topology: Topology,
     ask: Ask,
+    searches: Searches,
     reserved: frozenset[str] = frozenset(),
 ) -> bool:
     """Preempt for ``record`` when a victim set lets it place; True when it was admitted so.
     ``reserved``: the nodes of a reservation it may not use, whose victims' capacity stays kept."""
-    rule, booked = state.rule, view.booked
+    rule, booked = searches.rule, view.booked
     ask.reserved, ask.booked = reserved, booked
     preemptor = Contender(record.id, record.priority, gang)
     fresh = {*out.waiting, *out.admitted}  # admitted by this cycle: never its victims
@@ -131,7 +143,7 @@ def _preempt(
     found = preemption.plan(ask, candidates)
     if found is None:
         return False
-    _carry_out(state, view, out, record, gang, topology, found, preemptor)
+    _carry_out(state, view, out, record, gang, topology, found, preemptor, searches)
     return True
 
 
@@ -144,23 +156,17 @@ def _carry_out(
     topology: Topology,
     found: Plan,
     preemptor: Contender,
+    searches: Searches,
 ) -> None:
     flush(state, view, out)  # the event log stays in cycle order
-    who = f"{gang.namespace}/{gang.name} (workload {record.id}, priority {record.priority})"
+    who = _who(record, gang)
     for victim in found.victims:
-        why = state.rule.reason(
+        why = searches.rule.reason(
             preemptor, _contender(state, victim.workload, view.holding.held[victim.workload])
         )
         reason = f"preempted by {who} to place it in {found.domain}: {why}"
         data: Json = {"preemptedBy": record.id, "domain": found.domain, "why": why}
-        state.store.requeue(victim.workload, state.event(EventType.EVICTED, reason, victim.workload, data))
-        explanation = reason_to_json(reason, preemptedBy=record.id, preemption=reason)
-        state.store.set_explanation(victim.workload, explanation)
-        view.release(victim.workload)
-        state.tracker.clear(victim.workload)
-        state.backoff.pop(victim.workload, None)
-        state.reported.pop(victim.workload, None)
-        out.evicted.append(victim.workload)
+        _evict(state, view, out, victim.workload, reason, data, searches.ledger)
     ids = [v.workload for v in found.victims]
     lost = f"{found.gpu_hours:.2f} GPU-hours"
     message = (
@@ -174,6 +180,8 @@ def _carry_out(
     event = state.event(EventType.ADMITTED, message, record.id, {"nodes": sorted(usage), "preempted": ids})
     held = Held(state.rank_of(record), now, run_seconds)
     view.charge(record.id, usage, held)
+    if searches.ledger is not None:
+        searches.ledger.admitted(record.id, usage)
     out.waiting[record.id] = record
     placement = stamped(placement_to_json(found.placement), held)
     out.queue(state, view, Admission(record.id, placement, usage, event), len(found.placement.pods))
@@ -181,6 +189,56 @@ def _carry_out(
     if record.id in out.admitted:
         explanation = reason_to_json(message, preempted=ids, gpuHoursLost=round(found.gpu_hours, 6))
         state.store.set_explanation(record.id, explanation)
+
+
+def reclaim(
+    state: State,
+    view: CycleView,
+    out: Outcome,
+    record: WorkloadRecord,
+    gang: Gang,
+    victims: Sequence[int],
+    searches: Searches,
+) -> list[int]:
+    """Evict the borrowed gangs ``victims`` so that ``record``'s queue gets its guaranteed
+    quota back (Kueue's reclaim); the gangs this cycle admitted are spared. Returns the evicted."""
+    fresh = {*out.waiting, *out.admitted}
+    evicted = [w for w in victims if w not in fresh and w in view.holding.held]
+    if not evicted:
+        return []
+    flush(state, view, out)  # the event log stays in cycle order
+    preemptor = Contender(record.id, record.priority, gang)
+    for workload in evicted:
+        why = searches.rule.reason(preemptor, _contender(state, workload, view.holding.held[workload]))
+        reason = f"reclaimed for {_who(record, gang)}: {why}"
+        _evict(state, view, out, workload, reason, {"preemptedBy": record.id, "why": why}, searches.ledger)
+    return evicted
+
+
+def _who(record: WorkloadRecord, gang: Gang) -> str:
+    return f"{gang.namespace}/{gang.name} (workload {record.id}, priority {record.priority})"
+
+
+def _evict(
+    state: State,
+    view: CycleView,
+    out: Outcome,
+    workload: int,
+    reason: str,
+    data: Json,
+    ledger: QueueLedger | None,
+) -> None:
+    """Send a preempted gang back to its queue (same arrival order, spec intact), saying why."""
+    state.store.requeue(workload, state.event(EventType.EVICTED, reason, workload, data))
+    explanation = reason_to_json(reason, preemptedBy=data["preemptedBy"], preemption=reason)
+    state.store.set_explanation(workload, explanation)
+    view.release(workload)
+    if ledger is not None:
+        ledger.released(workload)
+    state.tracker.clear(workload)
+    state.backoff.pop(workload, None)
+    state.reported.pop(workload, None)
+    out.evicted.append(workload)
 
 
 def _reserve(

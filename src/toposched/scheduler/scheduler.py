@@ -41,6 +41,7 @@ from toposched.scheduler.explaining import explain_pending
 from toposched.scheduler.intake import SubmitOptions
 from toposched.scheduler.loop import run_loop
 from toposched.scheduler.preemption import PreemptionRule
+from toposched.scheduler.queue_status import QueueStatus, queue_statuses
 from toposched.scheduler.state import State
 from toposched.scheduler.types import (
     CycleReport,
@@ -52,6 +53,7 @@ from toposched.scheduler.types import (
 )
 from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
 
+QueueList = list[QueueStatus]
 PoolKeys = list[dict[str, object]]  # named here: inside the class, ``list`` is a method
 
 
@@ -232,6 +234,10 @@ class Scheduler:
         """Delete a pool; ConflictError while a pending, admitted or running workload uses it."""
         with self._state.lock:
             self._state.store.delete_pool(name)
+
+    def queues(self) -> QueueList:
+        """Every queue with its usage, quota, borrowing, share and gangs (``queue_status``)."""
+        return queue_statuses(self._state)
 
     def pool_keys(self, name: str) -> PoolKeys:
         """A pool's topology keys ``[{key, label, order}]``, coarsest first, as OSMO parses them."""

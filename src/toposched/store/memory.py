@@ -26,6 +26,7 @@ from toposched.model import (
     NotFoundError,
     Quota,
     Resources,
+    SchedulingQueue,
     Taint,
     Topology,
 )
@@ -34,6 +35,7 @@ from toposched.store.codecs import copy_json
 from toposched.store.frozen import frozen_copy
 from toposched.store.memory_changes import ChangeLog, MemoryChanges
 from toposched.store.memory_pools import MemoryPools
+from toposched.store.memory_queues import MemoryQueues
 from toposched.store.memory_quotas import MemoryQuotas
 from toposched.store.memory_tokens import MemoryTokens
 from toposched.store.records import (
@@ -50,7 +52,7 @@ from toposched.store.records import (
 )
 
 
-class MemoryStore(MemoryQuotas, MemoryPools, MemoryTokens, MemoryChanges):
+class MemoryStore(MemoryQuotas, MemoryQueues, MemoryPools, MemoryTokens, MemoryChanges):
     """Volatile state; everything is lost when the object goes away."""
 
     def __init__(self, *, history: bool = True) -> None:
@@ -60,6 +62,7 @@ class MemoryStore(MemoryQuotas, MemoryPools, MemoryTokens, MemoryChanges):
         self._topologies: dict[str, Topology] = {}
         self._pools: dict[str, PoolRecord] = {}
         self._quotas: dict[str, Quota] = {}
+        self._scheduling_queues: dict[str, SchedulingQueue] = {}
         self._tokens: dict[str, TokenRecord] = {}
         self._workloads: dict[int, WorkloadRecord] = {}
         self._by_state: dict[WorkloadState, set[int]] = {state: set() for state in WorkloadState}

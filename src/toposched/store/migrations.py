@@ -153,6 +153,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        8,
+        "scheduling queues (toposched queue put): each queue's spec as JSON",
+        ("CREATE TABLE queues (name TEXT PRIMARY KEY, data TEXT NOT NULL)",),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

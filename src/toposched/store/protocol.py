@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Protocol
 
-from toposched.model import ConflictError, Node, Quota, Resources, Taint, Topology, Usage
+from toposched.model import ConflictError, Node, Quota, Resources, SchedulingQueue, Taint, Topology, Usage
 from toposched.store.records import (
     BookingChanges,
     Decision,
@@ -131,6 +131,24 @@ class Store(Protocol):
 
     def pending_usage(self, owner: str) -> Usage:
         """``owner``'s pending work: workloads, their pods and the bytes of their stored specs."""
+        ...
+
+    # -- scheduling queues ---------------------------------------------------------------------
+    def put_queue(self, queue: SchedulingQueue) -> None:
+        """Insert or replace a queue by name; SpecError (nothing written) when the stored queues
+        would no longer form a tree (``QueueTree``)."""
+        ...
+
+    def get_queue(self, name: str) -> SchedulingQueue:
+        """One stored queue; NotFoundError when there is none of that name."""
+        ...
+
+    def list_queues(self) -> list[SchedulingQueue]:
+        """Every stored queue, sorted by name (``default`` only when it was configured)."""
+        ...
+
+    def delete_queue(self, name: str) -> None:
+        """Delete a queue; NotFoundError when none, SpecError while another names it as parent."""
         ...
 
     # -- workloads -----------------------------------------------------------------------------

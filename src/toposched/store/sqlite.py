@@ -46,6 +46,7 @@ from toposched.store.records import (
 from toposched.store.sqlite_changes import SqliteChanges
 from toposched.store.sqlite_connections import Connections
 from toposched.store.sqlite_pools import SqlitePools
+from toposched.store.sqlite_queues import SqliteQueues
 from toposched.store.sqlite_quotas import SqliteQuotas
 from toposched.store.sqlite_rows import (
     WORKLOAD_COLUMNS,
@@ -73,7 +74,7 @@ R = TypeVar("R")
 _Write = tuple[str, Callable[[sqlite3.Connection], object]]  # what it does (for errors), and how
 
 
-class SqliteStore(SqliteQuotas, SqlitePools, SqliteTokens, SqliteChanges):
+class SqliteStore(SqliteQuotas, SqliteQueues, SqlitePools, SqliteTokens, SqliteChanges):
     """The scheduler's state in one SQLite file (created and migrated on open)."""
 
     def __init__(self, path: str | os.PathLike[str], *, busy_timeout: float = 10.0) -> None:

@@ -1,0 +1,201 @@
+"""The queues in one cycle: the order in which admission tries the pending gangs, and the quota
+check before each is placed (``queue_quotas``).
+
+Order: across queues by weighted dominant-resource share (the queue using least past its quota,
+per weight, goes first; ties by its head's place in the cycle's order); within a queue by
+priority (rising with the wait: ``aging``), then arrival. Shares move as the cycle admits gangs,
+so the queue to serve next is chosen again after each one (DRF's progressive filling). Every pending gang is still tried once per cycle.
+
+A workload's queue comes from its compiled gang (``QueueTree.queue_of``; gangs are compiled once
+and cached by the loop); one that cannot be compiled counts as ``default`` until its own attempt
+reports why.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from toposched.emit.result import reason_to_json
+from toposched.model import DEFAULT_QUEUE, Gang, QueueTree, Resources, SpecError
+from toposched.scheduler.preemption import Contender, PreemptionRule
+from toposched.scheduler.queue_quotas import (
+    Fit,
+    Holder,
+    QueueAccounts,
+    booked_total,
+    gang_request,
+    may_preempt,
+)
+from toposched.scheduler.state import State
+from toposched.store import Json, QueueEntry, WorkloadState
+
+
+def queue_tree(state: State) -> QueueTree:
+    """The stored queues as a tree (they are checked as a tree when stored)."""
+    try:
+        return QueueTree.of(state.store.list_queues())
+    except SpecError:  # written by another program around the checks: serve them all as default
+        return QueueTree.of(())
+
+
+def queue_name(state: State, tree: QueueTree, workload: int) -> str:
+    """The queue of a pending or holding workload, from its compiled gang (cached by the loop).
+    A workload that is gone or does not compile counts as ``default``."""
+    cached = state.gangs.get(workload)
+    if cached is not None:
+        return tree.queue_of(cached[1])
+    with state.lock:
+        try:
+            record = state.store.get_workload(workload)
+            return tree.queue_of(state.gang_of(record, state.topology_of(record)))
+        except Exception:  # its own attempt (or health check) reports what is wrong with it
+            return DEFAULT_QUEUE
+
+
+@dataclass(slots=True)
+class _Lane:
+    """One queue's pending gangs, in priority then arrival order."""
+
+    name: str
+    entries: deque[QueueEntry]
+
+
+class QueueCycle:
+    """One cycle's queue accounts, order and quota checks."""
+
+    def __init__(
+        self,
+        state: State,
+        accounts: QueueAccounts,
+        capacity: Mapping[str, int],
+        queue_of: dict[int, str],
+        pending: Sequence[QueueEntry],
+        totals: dict[int, Resources],
+    ) -> None:
+        self._state = state
+        self._pending = {entry.id: entry for entry in pending}
+        self._holders: list[Holder] | None = None  # read at the first reclaim, kept in step after
+        self._position: dict[int, int] = {}  # each pending gang's place in the cycle's order
+        self._totals = totals  # each holding gang's bookings summed
+        self.accounts = accounts
+        self.capacity = capacity
+        self.queue_of = queue_of
+        self.reclaims: dict[int, list[int]] = {}  # pending workload -> borrowed gangs to evict for it
+
+    @classmethod
+    def open(
+        cls, state: State, booked: Mapping[int, Mapping[str, Resources]], pending: Sequence[QueueEntry]
+    ) -> QueueCycle:
+        """The queues as stored, with the usage of the gangs in ``booked`` (the cycle's view).
+        With no queue configured (only an unconfigured ``default``) nothing is counted: every
+        gang is in one unlimited queue, in priority then arrival order, as without queues."""
+        tree = queue_tree(state)
+        capacity = state.queue_totals.capacity(state.nodes.members)
+        if len(tree.queues) == 1 and not tree.queues[DEFAULT_QUEUE].resources:
+            return cls(state, QueueAccounts(tree, {}), capacity, {}, pending, {})
+        queue_of = {w: queue_name(state, tree, w) for w in (*booked, *(e.id for e in pending))}
+        totals = state.queue_totals.gangs(booked)
+        return cls(state, QueueAccounts.of(tree, queue_of, totals), capacity, queue_of, pending, totals)
+
+    def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
+        """``pending`` (given in the cycle's order within a queue: priority with aging, then
+        arrival) in fair-share order, chosen afresh after each gang (see the module); queues of
+        equal share by the position of their heads."""
+        lanes: dict[str, _Lane] = {}
+        self._position = {entry.id: at for at, entry in enumerate(pending)}
+        for entry in pending:
+            name = self.queue_of.get(entry.id, DEFAULT_QUEUE)
+            lanes.setdefault(name, _Lane(name, deque())).entries.append(entry)
+        heap = [self._key(lane) for lane in lanes.values()]
+        heapq.heapify(heap)
+        while heap:
+            *_, name = heapq.heappop(heap)
+            lane = lanes[name]
+            yield lane.entries.popleft()
+            if lane.entries:
+                heapq.heappush(heap, self._key(lane))
+
+    def _key(self, lane: _Lane) -> tuple[float, int, str]:
+        share = self.accounts.share(lane.name, self.capacity)
+        return (share, self._position[lane.entries[0].id], lane.name)
+
+    def refusal(self, workload: int, gang: Gang) -> dict[str, Json] | None:
+        """None when the gang fits its queue's quotas now; else the explanation of why it
+        waits (with the borrowed gangs to reclaim for it, when its queue may and can)."""
+        queue = self.queue_of.get(workload) or self.accounts.tree.queue_of(gang)
+        self.queue_of[workload] = queue
+        verdict = self.accounts.check(queue, gang_request(gang))
+        if verdict.fit is Fit.FITS:
+            return None
+        reason, extra = f"waits for quota: {verdict.reason}", {"queue": queue, "quota": dict(verdict.detail)}
+        if verdict.fit is Fit.RECLAIM:
+            victims = self.accounts.reclaim(queue, verdict.shortfall, self._holding())
+            if victims:
+                self.reclaims[workload] = victims
+                return reason_to_json(reason, **extra, reclaim=victims)
+        return reason_to_json(reason, **extra)
+
+    def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
+        """Count an admission of this cycle in its queue."""
+        total = booked_total(usage)
+        queue = self.queue_of.get(workload, DEFAULT_QUEUE)
+        self.accounts.charge(queue, total)
+        self._totals[workload] = total
+        entry = self._pending.get(workload)
+        if self._holders is not None and entry is not None:
+            self._holders.append(Holder(workload, queue, entry.priority, entry.sequence, total))
+
+    def released(self, workload: int) -> None:
+        """Give back in its queue what a gang preempted or reclaimed in this cycle held."""
+        total = self._totals.pop(workload, None)
+        if total is not None and self.queue_of:
+            self.accounts.release(self.queue_of.get(workload, DEFAULT_QUEUE), total)
+        if self._holders is not None:
+            self._holders = [h for h in self._holders if h.workload != workload]
+
+    def rule(self, base: PreemptionRule) -> PreemptionRule:
+        """The cycle's preemption rule: with queues configured each queue's ``preemption``
+        setting (``queue_quotas.may_preempt``), else ``base`` (the scheduler's rule)."""
+        return QueueRule(self, base) if self.queue_of else base
+
+    def _holding(self) -> list[Holder]:
+        """The gangs holding capacity: priority and arrival from the store, read once a cycle;
+        what they booked from the cycle's bookings and admissions."""
+        if self._holders is None:
+            holding = self._state.store.queue((WorkloadState.ADMITTED, WorkloadState.RUNNING))
+            self._holders = [
+                Holder(
+                    entry.id,
+                    self.queue_of.get(entry.id, DEFAULT_QUEUE),
+                    entry.priority,
+                    entry.sequence,
+                    self._totals.get(entry.id, Resources()),
+                )
+                for entry in holding
+            ]
+        return self._holders
+
+
+class QueueRule:
+    """Preemption by the queues' settings: within a queue, lower priority (``lowerPriority``);
+    across queues of one tree, gangs of queues past their quota (``reclaimBorrowed``)."""
+
+    def __init__(self, queues: QueueCycle, base: PreemptionRule) -> None:
+        self._queues, self._base = queues, base
+
+    def _queue(self, contender: Contender) -> str:
+        return self._queues.queue_of.get(contender.workload, DEFAULT_QUEUE)
+
+    def may_preempt(self, preemptor: Contender, victim: Contender) -> bool:
+        accounts = self._queues.accounts
+        mine, theirs = self._queue(preemptor), self._queue(victim)
+        return may_preempt(accounts, mine, preemptor.priority, theirs, victim.priority)
+
+    def reason(self, preemptor: Contender, victim: Contender) -> str:
+        mine, theirs = self._queue(preemptor), self._queue(victim)
+        if mine == theirs:
+            return self._base.reason(preemptor, victim)
+        return f"queue {theirs} uses quota it borrowed, which queue {mine} reclaims"

@@ -1,0 +1,238 @@
+"""Queues in the cycle: a gang is admitted only within its queue's quotas (borrowing what idle
+siblings leave, never past a limit), a queue that needs its guarantee back names the borrowed
+gangs to reclaim, the order across queues is fair-share, and fair shares converge to the
+weights on a steady trace. Usage is derived from bookings, so it is the same after a restart.
+
+One rack of four nodes with 4 GPUs each (16 GPUs):
+
+    org ── a (8 GPU, limit 12)
+        └─ b (8 GPU)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from builders import GPU, node
+from toposched.frontends.parse import parse_documents
+from toposched.model import SchedulingQueue
+from toposched.scheduler import Scheduler, SchedulerConfig
+from toposched.scheduler.queue_cycle import QueueCycle
+from toposched.store import SqliteStore, Store, WorkloadState
+
+from .conftest import TOPOLOGY, Env
+
+NODES = [node(f"n{i}").at(block="b1", rack="r1").alloc(gpu=4, cpu=64).build() for i in range(4)]
+
+
+def queued_job(name: str, queue: str, gpus: int, pods: int = 1) -> list[Any]:
+    """A Kueue batch Job on LocalQueue ``queue`` (namespace default): ``pods`` pods of ``gpus``."""
+    return parse_documents(
+        f"""apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {name}
+  labels:
+    kueue.x-k8s.io/queue-name: {queue}
+spec:
+  parallelism: {pods}
+  completions: {pods}
+  template:
+    spec:
+      containers:
+      - name: main
+        image: busybox
+        resources:
+          requests:
+            {GPU}: "{gpus}"
+""",
+        source="spec",
+    )
+
+
+def env(
+    store: Store | None = None, queues: list[dict[str, Any]] | None = None, config: SchedulerConfig | None = None
+) -> Env:
+    made = Env(store, config, seed=False)
+    made.store.put_nodes(NODES)
+    made.store.put_topology(TOPOLOGY)
+    for spec in queues if queues is not None else TEAMS:
+        made.store.put_queue(SchedulingQueue.parse(spec))
+    return made
+
+
+TEAMS: list[dict[str, Any]] = [
+    {"name": "org"},
+    {"name": "a", "parent": "org", "guaranteed": {GPU: 8}, "limit": {GPU: 12}, "localQueues": ["default/qa"]},
+    {"name": "b", "parent": "org", "guaranteed": {GPU: 8}, "localQueues": ["default/qb"]},
+]
+
+
+def status(sched: Scheduler) -> dict[str, tuple[int, int, int, int]]:
+    """Per queue: GPUs used, GPUs borrowed, gangs pending, gangs admitted."""
+    return {s.queue.name: (s.usage[GPU], s.borrowed[GPU], s.pending, s.admitted) for s in sched.queues()}
+
+
+def test_borrow_from_an_idle_sibling_up_to_the_limit() -> None:
+    e = env()
+    ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(4)]
+    report = e.sched.cycle()
+    # 8 guaranteed + 4 borrowed from idle b = 12, a's limit: the fourth gang waits.
+    assert report.admitted == tuple(ids[:3])
+    waiting = e.sched.get(ids[3])
+    assert waiting.state is WorkloadState.PENDING
+    assert (
+        "waits for quota" in waiting.explanation["reason"] and "limit of 12" in waiting.explanation["reason"]
+    )
+    assert waiting.explanation["queue"] == "a"
+    assert status(e.sched)["a"] == (12, 4, 1, 3)
+    assert status(e.sched)["org"] == (12, 0, 0, 0)
+
+
+def test_reclaim_evicts_the_borrowed_gang_when_the_owner_needs_its_guarantee_back() -> None:
+    e = env()
+    a_ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.sched.cycle()
+    b_id = e.submit(queued_job("b0", "qb", 4, pods=2))  # two pods of 4: within b's 8
+    e.clock.advance(100)
+    report = e.sched.cycle()
+    # org: a uses 12 of 16, b asks 8: 4 short; a borrowed 4, so its newest 4-GPU gang goes.
+    assert report.evicted == (a_ids[2],) and report.admitted == (b_id,)
+    evicted = e.sched.get(a_ids[2])
+    assert evicted.state is WorkloadState.PENDING
+    assert evicted.explanation["preemptedBy"] == b_id and "reclaimed" in evicted.explanation["reason"]
+    assert status(e.sched)["a"][0] == 8 and status(e.sched)["b"][0] == 8
+
+
+def test_reclaim_is_only_signalled_when_preemption_is_off() -> None:
+    e = env(config=SchedulerConfig(preemption=False))
+    a_ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.sched.cycle()
+    b_id = e.submit(queued_job("b0", "qb", 4, pods=2))
+    e.clock.advance(100)
+    report = e.sched.cycle()
+    assert b_id not in report.admitted and report.evicted == ()
+    explanation = e.sched.get(b_id).explanation
+    assert explanation["reclaim"] == [a_ids[2]] and "borrowed" in explanation["reason"]
+
+
+def test_a_queue_that_never_preempts_names_no_gang_to_reclaim() -> None:
+    teams = [dict(t, preemption="never") if t["name"] == "b" else t for t in TEAMS]
+    e = env(queues=teams)
+    for i in range(3):
+        e.submit(queued_job(f"a{i}", "qa", 4))
+    e.sched.cycle()
+    b_id = e.submit(queued_job("b0", "qb", 4, pods=2))
+    e.sched.cycle()
+    assert "reclaim" not in e.sched.get(b_id).explanation
+
+
+def test_without_queues_everything_is_in_default_and_unlimited() -> None:
+    e = env(queues=[])
+    ids = [e.submit(queued_job(f"j{i}", "qa", 4)) for i in range(4)]
+    assert e.sched.cycle().admitted == tuple(ids)
+    assert status(e.sched)["default"] == (16, 0, 0, 4)
+
+
+def test_fair_share_order_across_queues() -> None:
+    # Both queues borrow from org (guaranteed 0 each, org 16); b weighs 3. All of a's gangs
+    # arrived first, yet b is served three GPUs for each of a's.
+    e = env(
+        queues=[
+            {"name": "org", "guaranteed": {GPU: 16}},
+            {"name": "a", "parent": "org", "localQueues": ["default/qa"]},
+            {"name": "b", "parent": "org", "weight": 3, "localQueues": ["default/qb"]},
+        ]
+    )
+    for i in range(16):
+        e.submit(queued_job(f"a{i}", "qa", 1))
+    for i in range(16):
+        e.submit(queued_job(f"b{i}", "qb", 1))
+    e.sched.cycle()
+    assert status(e.sched)["a"][0] == 4 and status(e.sched)["b"][0] == 12
+
+
+def test_fair_shares_converge_to_the_weights_on_a_steady_trace() -> None:
+    # A steady trace: both queues always have work waiting; every tick the two oldest running
+    # gangs end and each queue submits one more. Whatever the start (a holds the whole cluster),
+    # the GPUs in use converge to 1:3.
+    e = env(
+        queues=[
+            {"name": "org", "guaranteed": {GPU: 16}},
+            {"name": "a", "parent": "org", "localQueues": ["default/qa"]},
+            {"name": "b", "parent": "org", "weight": 3, "localQueues": ["default/qb"]},
+        ]
+    )
+    for i in range(16):
+        e.submit(queued_job(f"a{i}", "qa", 1))
+    e.sched.cycle()
+    assert status(e.sched)["a"][0] == 16
+    for i in range(20):
+        e.submit(queued_job(f"a-more{i}", "qa", 1))
+        e.submit(queued_job(f"b{i}", "qb", 1))
+    history = []
+    for tick in range(24):
+        running = e.store.list_workloads(states=(WorkloadState.ADMITTED,))
+        for record in running[:2]:
+            e.sched.finish(record.id)
+        e.submit(queued_job(f"a-t{tick}", "qa", 1))
+        e.submit(queued_job(f"b-t{tick}", "qb", 1))
+        e.clock.advance(120)  # past any backoff
+        e.sched.cycle()
+        history.append((status(e.sched)["a"][0], status(e.sched)["b"][0]))
+    assert history[-4:] == [(4, 12)] * 4
+
+
+def test_usage_is_the_same_after_a_restart(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "state.db")
+    e = env(store)
+    for i in range(3):
+        e.submit(queued_job(f"a{i}", "qa", 4))
+    e.submit(queued_job("b0", "qb", 2))
+    e.sched.cycle()
+    before = status(e.sched)
+    store.close()
+    with SqliteStore(tmp_path / "state.db") as reopened:
+        again = Scheduler(reopened, e.clock, SchedulerConfig())
+        assert (
+            status(again)
+            == before
+            == {
+                "a": (12, 4, 0, 3),
+                "b": (2, 0, 0, 1),
+                "default": (0, 0, 0, 0),
+                "org": (14, 0, 0, 0),
+            }
+        )
+
+
+def test_the_sums_kept_between_cycles_equal_those_made_afresh(tmp_path: Path) -> None:
+    # The cycle sums usage from what the loop keeps (KeptTotals); after admissions, a finish and
+    # a restart, its accounts equal the ones summed from the store alone (``queues()``).
+    store = SqliteStore(tmp_path / "state.db")
+    e = env(store)
+    ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.submit(queued_job("b0", "qb", 2))
+    e.sched.cycle()
+    e.sched.finish(ids[0])
+    e.submit(queued_job("b1", "qb", 4))
+    e.clock.advance(100)
+    e.sched.cycle()  # a1, a2, b0 summed and kept
+    e.sched.finish(ids[1])
+    e.submit(queued_job("a3", "qa", 4))
+    e.clock.advance(100)
+    e.sched.cycle()  # a1 must be dropped from the kept sums
+
+    def kept(sched: Scheduler) -> dict[str, int]:
+        state = sched._state  # the loop's own: what the next cycle counts from
+        cycle = QueueCycle.open(state, state.snapshots.booked, [])
+        return {name: used[GPU] for name, used in cycle.accounts.used.items()}
+
+    afresh = {name: used for name, (used, *_) in status(e.sched).items()}
+    assert kept(e.sched) == afresh == {"a": 8, "b": 6, "default": 0, "org": 14}
+    store.close()
+    with SqliteStore(tmp_path / "state.db") as reopened:
+        again = Scheduler(reopened, e.clock, SchedulerConfig())
+        again.cycle()
+        assert kept(again) == afresh
