@@ -30,10 +30,6 @@ def assignment_levels(tree: TopologyTree) -> tuple[str, ...]:
     return (HOSTNAME,) if tree.hostname_is_lowest else tree.levels
 
 
-def assignment_values(tree: TopologyTree, leaf: int) -> tuple[str, ...]:
-    return tree.leaf_values[leaf]
-
-
 def assignment(tree: TopologyTree, leaf_counts: Iterable[tuple[int, int]]) -> TopologyAssignment:
     """Pods per leaf as a TopologyAssignment: domains in path order (Kueue sorts by the full
     level values even when only the hostname is written), zero counts dropped, repeats merged."""
