@@ -45,11 +45,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from toposched.engine.caches import EngineCaches
-from toposched.engine.complete import pods_and_assignments
 from toposched.engine.kube_each import EachPlacer
 from toposched.engine.kube_nodes import KubeNodes
 from toposched.engine.kube_placer import GroupError, KubePlacer, Refusal, minimum
 from toposched.engine.messages import Reasons
+from toposched.engine.output import pods_and_assignments
 from toposched.engine.space import NodeSpace
 from toposched.model import Gang, Group, Unschedulable
 from toposched.model.placement import Placement

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import repeat
 from typing import Any, cast
 
 import numpy as np
 
+from toposched.engine.space import NodeSpace
 from toposched.model import (
     HOSTNAME,
     DomainCount,
+    Gang,
     Group,
     LazyRecords,
     PodPlacement,
@@ -139,3 +141,40 @@ def slots_in_leaf(snapshot: Snapshot, leaf: Group, domain: int, count: int) -> l
         out += [(domain, members.start + offset)] * take
     out += [(domain, members.start)] * (count - len(out))
     return out
+
+
+def pods_and_assignments(
+    gang: Gang, space: NodeSpace, where: Mapping[tuple[str, str], int]
+) -> tuple[tuple[PodPlacement, ...], dict[str, TopologyAssignment]]:
+    """Pods with a node (``where``: (leaf, pod) -> row; running ones included) in index order,
+    and pods per leaf domain of the leaf's topology, as the faithful solvers report them."""
+    pods: list[PodPlacement] = []
+    assignments: dict[str, TopologyAssignment] = {}
+    for leaf in gang.leaves():
+        if not leaf.pods:
+            continue  # a group of no pods gets no assignment, as a Kueue PodSet of count 0
+        view = space.views.get(_topology_of(gang, leaf.name) or space.default) or space.views[space.default]
+        counts: list[tuple[int, int]] = []
+        for pod in sorted(leaf.pods, key=lambda p: (p.index, p.name)):
+            row = where.get((leaf.name, pod.name))
+            if row is None:
+                continue
+            domain = int(view.codes[-1][row])
+            path = view.tree.path(view.tree.leaf_level, domain) if domain >= 0 else ()
+            if domain >= 0:
+                counts.append((domain, 1))
+            pods.append(PodPlacement(pod.name, leaf.name, pod.index, space.names[row], path))
+        assignments[leaf.name] = assignment(view.tree, counts)
+    return tuple(pods), assignments
+
+
+def _topology_of(gang: Gang, leaf: str) -> str | None:
+    """The topology a leaf's domains are reported in: its own, else its nearest ancestor's."""
+    stack = [(gang.root, gang.topology)]
+    while stack:
+        group, inherited = stack.pop()
+        topology = group.topology if group.topology is not None else inherited
+        if group.is_leaf and group.name == leaf:
+            return topology
+        stack += [(child, topology) for child in group.children]
+    return None
