@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 from toposched.engine import PlacementOptions, SearchBudget, open_session
-from toposched.engine.complete import search_complete
-from toposched.engine.options import DEFAULT_STEPS
+from toposched.engine.core.options import DEFAULT_STEPS
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.exact.complete import search_complete
 from toposched.engine.place import hierarchical
-from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.profiles import as_policy
 from toposched.model import Gang, Placement, Policy, Search, SliceLayer, Topology, Unschedulable
 from toposched.snapshot import Snapshot

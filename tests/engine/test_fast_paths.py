@@ -16,16 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import GPU, node, topology
-from toposched.engine.counts import LevelCounts, aggregate, fill_counts, leaf_counts
-from toposched.engine.descend import _share_all
-from toposched.engine.greedy import distribute, distribute_each
-from toposched.engine.hierarchy import _same_shape_run
-from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
+from toposched.engine.core.counts import LevelCounts, aggregate, fill_counts, leaf_counts
+from toposched.engine.core.greedy import distribute, distribute_each
+from toposched.engine.core.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.core.strategy import Strategy
+from toposched.engine.kai.binpack import _FOLD_FROM, _best_first, fill_nodes
+from toposched.engine.kai.hierarchy import _same_shape_run
+from toposched.engine.kueue.descend import _share_all
 from toposched.engine.policies.bestfit import BEST_FIT
-from toposched.engine.policies.binpack import _FOLD_FROM, _best_first, fill_nodes
 from toposched.engine.policies.leastfree import LEAST_FREE
-from toposched.engine.space import NodeSpace
-from toposched.engine.strategy import Strategy
 from toposched.model import CPU, Group, Node, PodSpec, Resources, Toleration
 from toposched.snapshot import Snapshot
 from toposched.topology import IntArray, TopologyTree

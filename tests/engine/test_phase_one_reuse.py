@@ -19,13 +19,13 @@ from tests.engine.test_properties import SETTINGS, Scenario, scenarios
 from tests.engine.test_space_reuse import same_result
 
 from toposched.engine import place_gang, usage_of
-from toposched.engine.caches import EngineCaches
-from toposched.engine.counts import LevelCounts
-from toposched.engine.ledger import Ledger
-from toposched.engine.messages import Reasons
-from toposched.engine.phase_one import PhaseOne, for_snapshot, phase_one
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.request import compile_unit, units_of
+from toposched.engine.kueue.phase_one import PhaseOne, for_snapshot, phase_one
 from toposched.engine.profiles import as_policy
-from toposched.engine.request import compile_unit, units_of
 from toposched.model import CPU, PODS, Placement, Policy, Resources, Unschedulable
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
+from toposched.engine.core.counts import LevelCounts
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from builders import BLOCK, GPU, RACK, node, topology
 from toposched.engine import PlacementOptions, open_session
-from toposched.engine.budget import EXPIRY_EVERY, STEP_SECONDS
+from toposched.engine.core.budget import EXPIRY_EVERY, STEP_SECONDS
 from toposched.model import Cluster, Gang, Group, PodSpec, Policy, Resources, Unschedulable
 
 LEVELS = topology("block", "rack", "host")

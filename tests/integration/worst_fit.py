@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toposched.engine import PolicyRegistry
-from toposched.engine.counts import LevelCounts
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.strategy import SlicesFirst, Strategy
 from toposched.engine.profiles import builtin
-from toposched.engine.strategy import SlicesFirst, Strategy
 from toposched.model import Mode
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toposched.engine.core.policy_registry import PlacementPolicy, PolicyRegistry
+from toposched.engine.core.strategy import Strategy
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
-from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
-from toposched.engine.strategy import Strategy
 from toposched.model import Mode, Policy
 
 
@@ -46,7 +46,7 @@ BUILTIN: tuple[PlacementPolicy, ...] = (
     # BestFit: balanced placement spreads one request over the domains of a level, which a tree of
     # groups with their own constraints and minimums does not map onto.
     Profile(Policy.BALANCED, MIXED, _ALL_BEST_FIT, balanced=True),
-    # KAI's ordering, which only the hierarchical solver implements (``policies/binpack.py``);
+    # KAI's ordering, which only the hierarchical solver implements (``kai/binpack.py``);
     # only Kueue's node replacement asks it for a request, and BestFit is its closest ordering.
     Profile(Policy.BINPACK, _ALL_BEST_FIT, None, hierarchical=True),
 )

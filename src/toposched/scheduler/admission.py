@@ -8,7 +8,7 @@ shape, not once per gang. Each gang is placed in the cycle's round of the loop's
 session, keyed by its workload: the exact searches of a cycle share the round's time
 (``SchedulerConfig.round_seconds``), a search that reaches its share goes on in the next cycle
 (the gang is not backed off meanwhile), and a refusal is kept until the cluster or the gang
-changes (``toposched.engine.rounds``).
+changes (``toposched.engine.exact.rounds``).
 """
 
 from __future__ import annotations

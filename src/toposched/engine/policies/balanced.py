@@ -15,9 +15,9 @@ from typing import Protocol
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts, aggregate
-from toposched.engine.ranges import expand
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.counts import LevelCounts, aggregate
+from toposched.engine.core.ranges import expand
+from toposched.engine.core.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import SlicesFirst
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.strategy import SlicesFirst
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 

@@ -4,8 +4,8 @@ the requested level the first domain in that order that holds the whole request 
 
 from __future__ import annotations
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import SlicesFirst
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.strategy import SlicesFirst
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 

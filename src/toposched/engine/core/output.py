@@ -8,7 +8,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.space import NodeSpace
 from toposched.model import (
     HOSTNAME,
     DomainCount,

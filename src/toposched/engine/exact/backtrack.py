@@ -38,14 +38,14 @@ from itertools import combinations
 
 import numpy as np
 
-from toposched.engine.bounds import Runs, capacity, room_left, shape_runs, slice_room, tree_order
-from toposched.engine.budget import SearchBudget, Steps
-from toposched.engine.exact_domains import DomainChoices
-from toposched.engine.exact_pods import FoundPods
-from toposched.engine.ledger import Ledger
-from toposched.engine.members import Progress, SNode
-from toposched.engine.space import NodeSpace
-from toposched.engine.splits import splits
+from toposched.engine.core.budget import SearchBudget, Steps
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.members import Progress, SNode
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.exact.bounds import Runs, capacity, room_left, shape_runs, slice_room, tree_order
+from toposched.engine.exact.domains import DomainChoices
+from toposched.engine.exact.pods import FoundPods
+from toposched.engine.exact.splits import splits
 from toposched.model import PodSpec
 from toposched.topology import IntArray
 

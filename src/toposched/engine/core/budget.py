@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from toposched.engine.options import DEFAULT_STEPS
+from toposched.engine.core.options import DEFAULT_STEPS
 
 EXPIRY_EVERY = 256  # steps between two calls of the expiry check
 STEP_SECONDS = 40e-6  # what a ``WorkClock`` counts per step: about one step of the exact search

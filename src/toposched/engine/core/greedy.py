@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.strategy import Strategy
 from toposched.topology import IntArray
 
 
 class InconsistentError(Exception):
     """Phase-2 bookkeeping found less room than phase 1 promised (cannot happen by design);
-    ``solver.solve`` returns it as an ``Unschedulable``."""
+    ``kueue.phases.solve`` returns it as an ``Unschedulable``."""
 
 
 def prioritize_leader(

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.greedy import prioritize_leader
-from toposched.engine.request import Request
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.greedy import prioritize_leader
+from toposched.engine.core.request import Request
 from toposched.topology import IntArray, TopologyTree
 
 
 class NoFitError(Exception):
     """``fit`` of ``needed`` units fit at ``level``; ``best`` is the domain the count refers to.
-    Control flow inside the engine only: ``solver.solve`` returns it as an ``Unschedulable``."""
+    Control flow inside the engine only: ``kueue.phases.solve`` returns it as an ``Unschedulable``."""
 
     def __init__(self, fit: int, needed: int, level: int, best: int | None) -> None:
         super().__init__(f"{fit}/{needed} at level {level}")
@@ -28,7 +28,7 @@ class NoFitError(Exception):
 
 
 class NoDomainsError(Exception):
-    """The topology has no domain at ``level`` (no member node at all); ``solver.solve`` returns
+    """The topology has no domain at ``level`` (no member node at all); ``kueue.phases.solve`` returns
     it as an ``Unschedulable``."""
 
     def __init__(self, level: int) -> None:

@@ -18,15 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from toposched.engine.budget import SearchBudget
-from toposched.engine.caches import EngineCaches
-from toposched.engine.exact import MAX_GROUPS, ExactSearch
-from toposched.engine.members import build
-from toposched.engine.messages import Reasons
-from toposched.engine.output import pods_and_assignments
-from toposched.engine.policy_registry import PlacementPolicy
-from toposched.engine.request import compile_unit, units_of
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.budget import SearchBudget
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.members import build
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.output import pods_and_assignments
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.core.request import compile_unit, units_of
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.exact.backtrack import MAX_GROUPS, ExactSearch
 from toposched.model import Gang, Group, Search, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot

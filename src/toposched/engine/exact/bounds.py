@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from toposched.engine.members import SNode
-from toposched.engine.rowwise import take_rows
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.members import SNode
+from toposched.engine.core.rowwise import take_rows
+from toposched.engine.core.space import NodeSpace
 from toposched.model import PodSpec
 from toposched.snapshot import fits_count
 from toposched.topology import IntArray

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.strategy import Strategy
 from toposched.model import Mode, Problem, SpecError
 
 

@@ -3,8 +3,8 @@ sort keys they share.
 
 A Kueue-style placement asks an ordering three things: the order to search domains in (at the
 requested level), the order to share pods among children (descent), and which domain takes the
-last pods (the one that completes the request). The Kueue-faithful solver (``search``,
-``descend``, ``greedy``) and the hierarchical solver's Kueue fill ask only through this protocol.
+last pods (the one that completes the request). The Kueue-faithful solver (``kueue.choose_level``,
+``kueue.descend``, ``core.greedy``) and the hierarchical solver's Kueue fill ask only through this protocol.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Protocol
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
+from toposched.engine.core.counts import LevelCounts
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 

@@ -20,7 +20,7 @@ import numpy as np
 from toposched.topology import IntArray
 
 if TYPE_CHECKING:
-    from toposched.engine.space import TopoView
+    from toposched.engine.core.space import TopoView
 
 # The quantity of some rows (all of them for ``slice(None)``) as a new array, read from the ledger.
 RowValues = Callable[[IntArray | slice], IntArray]

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from toposched.engine import messages
-from toposched.engine.counts import LevelCounts, SharedCounts
-from toposched.engine.descend import descend
-from toposched.engine.greedy import InconsistentError
-from toposched.engine.ledger import Ledger
-from toposched.engine.messages import Reasons
-from toposched.engine.phase_one import KeptPhaseOne, phase_one
+from toposched.engine.core import messages
+from toposched.engine.core.counts import LevelCounts, SharedCounts
+from toposched.engine.core.greedy import InconsistentError
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.request import Request
+from toposched.engine.kueue.choose_level import NoDomainsError, NoFitError, find_level
+from toposched.engine.kueue.descend import descend
+from toposched.engine.kueue.phase_one import KeptPhaseOne, phase_one
 from toposched.engine.policies.balanced import balanced_place
-from toposched.engine.request import Request
-from toposched.engine.search import NoDomainsError, NoFitError, find_level
 from toposched.model import LayerFit, Unschedulable
 from toposched.snapshot import BoolArray, ExclusionStats, eligible, exclusion_stats
 from toposched.snapshot.capacity import per_slot_requests

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from toposched.engine.output import ordered_pods, tally
+from toposched.engine.core.output import ordered_pods, tally
 from toposched.model import Gang, Group, LazyRecords, PodPlacement, Resources
 from toposched.snapshot import per_slot_requests
 from toposched.topology import IntArray, TopologyTree

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from toposched.engine.messages import Reasons
-from toposched.engine.policy_registry import PlacementPolicy
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.core.strategy import Strategy
 from toposched.model import Group, Mode, Resources, Role, SliceLayer, Toleration, Unschedulable
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree

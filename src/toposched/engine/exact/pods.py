@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.bounds import capacity
-from toposched.engine.ledger import Ledger
-from toposched.engine.members import Progress, SNode
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.members import Progress, SNode
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.exact.bounds import capacity
 from toposched.model import PodSpec
 from toposched.topology import IntArray
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from weakref import ReferenceType, ref
 
-from toposched.engine.budget import SearchBudget, WorkMeter
-from toposched.engine.complete import Resumable
+from toposched.engine.core.budget import SearchBudget, WorkMeter
+from toposched.engine.exact.complete import Resumable
 from toposched.model import Gang, Placement, Unschedulable
 from toposched.snapshot import Snapshot
 

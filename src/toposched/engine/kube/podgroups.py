@@ -21,7 +21,7 @@ child). As kube-scheduler does it (``schedule_one_podgroup.go``):
    qualifies when minGroupCount children succeed.
 5. The winner among qualifying placements has the highest score: ``PodGroupPodsCount`` (pods
    scheduled, normalised to 0-100 against the best placement) plus ``NodeResourcesFit``
-   (``MostAllocated`` over the placement's nodes after its pods; see ``kube_nodes``), weights
+   (``MostAllocated`` over the placement's nodes after its pods; see ``kube.nodes``), weights
    1 and 1. kube-scheduler breaks equal scores at random; here the placement whose name (label
    value) sorts first wins, so results are deterministic.
 
@@ -32,8 +32,8 @@ earlier ones took) but admits the gang whole: when any child cannot meet its min
 are available, first placement status: minCount (M) cannot be satisfied: S scheduled, R
 remaining", as kube-scheduler v1.37.2 words it for PodGroups and CompositePodGroups alike).
 
-The simulation is ``kube_placer.KubePlacer``'s (each candidate on its own, every pod through
-``KubeNodes.pick``, as kube-scheduler does it); ``kube_each.EachPlacer`` gives the same answers
+The simulation is ``kube.placer.KubePlacer``'s (each candidate on its own, every pod through
+``KubeNodes.pick``, as kube-scheduler does it); ``kube.each.EachPlacer`` gives the same answers
 with array work and places gangs here (``place_kube(..., by_pod=True)``: the readable one).
 
 ``search_gang`` is the same gang as the exact search of ``Search.COMPLETE`` reads it.
@@ -44,13 +44,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from toposched.engine.caches import EngineCaches
-from toposched.engine.kube_each import EachPlacer
-from toposched.engine.kube_nodes import KubeNodes
-from toposched.engine.kube_placer import GroupError, KubePlacer, Refusal, minimum
-from toposched.engine.messages import Reasons
-from toposched.engine.output import pods_and_assignments
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.output import pods_and_assignments
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.kube.each import EachPlacer
+from toposched.engine.kube.nodes import KubeNodes
+from toposched.engine.kube.placer import GroupError, KubePlacer, Refusal, minimum
 from toposched.model import Gang, Group, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import Snapshot

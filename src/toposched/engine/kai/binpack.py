@@ -24,11 +24,11 @@ from operator import attrgetter
 import numpy as np
 import numpy.typing as npt
 
-from toposched.engine.caches import Slot
-from toposched.engine.domain_sums import DomainSums, RowValues
-from toposched.engine.ranges import expand
-from toposched.engine.rowwise import take_rows
-from toposched.engine.space import NodeSpace, RowScores, TopoView
+from toposched.engine.core.caches import Slot
+from toposched.engine.core.domain_sums import DomainSums, RowValues
+from toposched.engine.core.ranges import expand
+from toposched.engine.core.rowwise import take_rows
+from toposched.engine.core.space import NodeSpace, RowScores, TopoView
 from toposched.model import CPU, MEMORY, PODS, PodSpec, Resources
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray

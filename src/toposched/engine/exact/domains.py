@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from toposched.engine.bounds import Runs, capacity, fits
-from toposched.engine.members import SNode
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.core.members import SNode
+from toposched.engine.core.space import NodeSpace, TopoView
+from toposched.engine.exact.bounds import Runs, capacity, fits
 from toposched.model import PodSpec
 from toposched.topology import IntArray
 

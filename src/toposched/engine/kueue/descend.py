@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.greedy import distribute, distribute_each
-from toposched.engine.ranges import expand
-from toposched.engine.request import Request
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.greedy import distribute, distribute_each
+from toposched.engine.core.ranges import expand
+from toposched.engine.core.request import Request
+from toposched.engine.core.strategy import Strategy
 from toposched.topology import IntArray, TopologyTree
 
 _FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64

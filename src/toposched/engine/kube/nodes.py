@@ -1,5 +1,5 @@
 """kube-scheduler's node-level rules inside one candidate placement: which node a pod goes to,
-and how full a placement is once its pods are in (the scores are ``kube_scores``').
+and how full a placement is once its pods are in (the scores are ``kube.scores``').
 
 Per pod (the ordinary Filter and Score run on the placement's nodes): a node passes when the
 pod tolerates its taints, matches its selector and fits in its free capacity (the ``pods`` slot
@@ -14,7 +14,7 @@ Per placement (``NodeResourcesFit`` as placement scorer, ``MostAllocated``): cpu
 requested over the placement's nodes after the proposed pods, against their allocatable.
 
 Requests count as kube-scheduler's scores count them: a pod asking no cpu as 100m, no memory as
-200Mi (``kube_scores.non_zero``). Running pods are counted by ``Snapshot.unrequested``; the
+200Mi (``kube.scores.non_zero``). Running pods are counted by ``Snapshot.unrequested``; the
 pods a placement charges carry what they count beyond their requests in two columns of the
 ledger of their own (``COUNTED``), so a charge and its undo keep it with the rest.
 
@@ -34,8 +34,10 @@ from operator import attrgetter
 
 import numpy as np
 
-from toposched.engine.caches import Slot
-from toposched.engine.kube_scores import (
+from toposched.engine.core.caches import Slot
+from toposched.engine.core.rowwise import take_rows
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.kube.scores import (
     NON_ZERO,
     SCORED,
     balanced,
@@ -44,8 +46,6 @@ from toposched.engine.kube_scores import (
     non_zero,
     taint_scores,
 )
-from toposched.engine.rowwise import take_rows
-from toposched.engine.space import NodeSpace
 from toposched.model import PodSpec, Resources, Taint, TaintEffect
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.snapshot.snapshot import distinct

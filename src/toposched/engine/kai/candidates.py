@@ -24,11 +24,11 @@ from itertools import chain, compress
 
 import numpy as np
 
-from toposched.engine.members import SNode
-from toposched.engine.messages import Reasons
-from toposched.engine.policies.binpack import LevelFit, level_fits
-from toposched.engine.space import NodeSpace, RowScores, TopoView
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.members import SNode
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.space import NodeSpace, RowScores, TopoView
+from toposched.engine.core.strategy import Strategy
+from toposched.engine.kai.binpack import LevelFit, level_fits
 from toposched.model import PodSpec, Unschedulable
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray

@@ -1,5 +1,5 @@
 """kube-scheduler's placement worked out for many candidate placements at once: the answers of
-``toposched.engine.kube_placer.KubePlacer`` (each candidate simulated on its own, pod by pod)
+``toposched.engine.kube.placer.KubePlacer`` (each candidate simulated on its own, pod by pod)
 with array work.
 
 - Candidate placements never share a node and each is simulated from the same capacity (the
@@ -20,8 +20,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from toposched.engine.kube_nodes import KubeNodes, segment_sums
-from toposched.engine.kube_placer import (
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.kube.nodes import KubeNodes, segment_sums
+from toposched.engine.kube.placer import (
     Candidates,
     GroupError,
     KubePlacer,
@@ -33,7 +34,6 @@ from toposched.engine.kube_placer import (
     pending_pods,
     refusal,
 )
-from toposched.engine.space import NodeSpace
 from toposched.model import Group, PodSpec
 from toposched.topology import IntArray
 

@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from toposched.engine.caches import EngineCaches, Slot
-from toposched.engine.domain_sums import DomainSums, RowValues
-from toposched.engine.ledger import Ledger
+from toposched.engine.core.caches import EngineCaches, Slot
+from toposched.engine.core.domain_sums import DomainSums, RowValues
+from toposched.engine.core.ledger import Ledger
 from toposched.model import Taint, Toleration, Topology
 from toposched.model.node import tolerates_all
 from toposched.snapshot import BoolArray, Snapshot

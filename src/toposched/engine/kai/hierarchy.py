@@ -26,19 +26,18 @@ from operator import attrgetter
 
 import numpy as np
 
-from toposched.engine.caches import EngineCaches
-from toposched.engine.candidates import candidates
-from toposched.engine.greedy import greedy_pick
-from toposched.engine.members import Attempt, Progress, SNode, build, select
-from toposched.engine.messages import Reasons
-from toposched.engine.output import leaf_assignment, place_on_rows, tally
-from toposched.engine.policies.binpack import fill_rows, pack_resource
-from toposched.engine.policy_registry import PlacementPolicy
-from toposched.engine.profiles import as_policy
-from toposched.engine.space import NodeSpace, RowScores, TopoView
-from toposched.engine.strategy import Strategy
-from toposched.engine.usage import PodRows
-from toposched.model import Gang, Group, PodPlacement, PodSpec, Policy, TopologyAssignment, Unschedulable
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.greedy import greedy_pick
+from toposched.engine.core.members import Attempt, Progress, SNode, build, select
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.output import leaf_assignment, place_on_rows, tally
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.core.space import NodeSpace, RowScores, TopoView
+from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.usage import PodRows
+from toposched.engine.kai.binpack import fill_rows, pack_resource
+from toposched.engine.kai.candidates import candidates
+from toposched.model import Gang, Group, PodPlacement, PodSpec, TopologyAssignment, Unschedulable
 from toposched.model.placement import LazyRecords, Placement
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray, TopologyTree
@@ -276,7 +275,7 @@ def place_hierarchical(
     gang: Gang,
     snapshot: Snapshot,
     *,
-    policy: str | PlacementPolicy = Policy.BINPACK,
+    policy: PlacementPolicy,
     snapshots: Mapping[str, Snapshot] | None = None,
     caches: EngineCaches | None = None,
 ) -> Placement | Unschedulable:
@@ -287,9 +286,8 @@ def place_hierarchical(
     required or preferred level, LeastFreeCapacity for the rest); BALANCED falls back to BestFit.
     The result reports ``policy``.
     """
-    rules = as_policy(policy)
     with NodeSpace.open(snapshot, snapshots, caches or EngineCaches()) as space:
-        return _place(gang, space, rules)
+        return _place(gang, space, policy)
 
 
 def _place(gang: Gang, space: NodeSpace, policy: PlacementPolicy) -> Placement | Unschedulable:

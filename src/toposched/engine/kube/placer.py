@@ -1,8 +1,8 @@
 """kube-scheduler's placement of one gang's groups, simulated as kube-scheduler does it: each
 candidate placement on its own, every pod through ``KubeNodes.pick`` (the rules are in
-``toposched.engine.kube``'s docstring).
+``toposched.engine.kube.podgroups``'s docstring).
 
-``KubePlacer`` is the readable reference; ``toposched.engine.kube_each.EachPlacer`` gives the
+``KubePlacer`` is the readable reference; ``toposched.engine.kube.each.EachPlacer`` gives the
 same answers with array work. The candidate placements (``KubePlacer.placements``), the choice
 among them (``outcome``) and the charges are shared by both.
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from toposched.engine.caches import Slot
-from toposched.engine.kube_nodes import KubeNodes
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.core.caches import Slot
+from toposched.engine.core.space import NodeSpace, TopoView
+from toposched.engine.kube.nodes import KubeNodes
 from toposched.model import Group, PodSpec, Resources
 from toposched.topology import IntArray, TopologyTree
 

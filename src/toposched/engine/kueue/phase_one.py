@@ -19,11 +19,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from toposched.engine.caches import EngineCaches, Slot
-from toposched.engine.counts import LevelCounts, SharedCounts, fill_counts
-from toposched.engine.ledger import Ledger
-from toposched.engine.request import Request
-from toposched.engine.rowwise import take_rows
+from toposched.engine.core.caches import EngineCaches, Slot
+from toposched.engine.core.counts import LevelCounts, SharedCounts, fill_counts
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.request import Request
+from toposched.engine.core.rowwise import take_rows
 from toposched.snapshot import BoolArray, Snapshot, eligible, fits_count
 from toposched.topology import IntArray, TopologyTree
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from toposched.engine.rowwise import put_rows, take_rows
+from toposched.engine.core.rowwise import put_rows, take_rows
 from toposched.model import Resources
 from toposched.snapshot import per_slot_requests
 from toposched.topology import IntArray
