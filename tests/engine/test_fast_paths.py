@@ -20,7 +20,7 @@ from toposched.engine.core.counts import LevelCounts, aggregate, fill_counts, le
 from toposched.engine.core.greedy import distribute, distribute_each
 from toposched.engine.core.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
 from toposched.engine.core.space import NodeSpace
-from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.strategy import Strategy, descent_order, last_domain
 from toposched.engine.kai.binpack import _FOLD_FROM, _best_first, fill_nodes
 from toposched.engine.kai.hierarchy import _same_shape_run
 from toposched.engine.kueue.descend import _share_all
@@ -110,7 +110,7 @@ def test_best_fit_last_domains_agree_with_last_domain(lists: list[list[int]], da
         need = data.draw(st.integers(0, units[k]))
         firsts.append(start + k)
         needed.append(need)
-        expected.append(start + k + BEST_FIT.last_domain(ints(units[k:]), need))
+        expected.append(start + k + last_domain(BEST_FIT, ints(units[k:]), need))
         start += len(units)
     flat = ints([u for units in lists for u in units])
     lengths = ints([len(units) for units in lists])
@@ -235,7 +235,7 @@ def test_share_all_agrees_with_the_per_parent_loop(
     expected: list[int] = []
     for d in current.tolist():
         start, end = tree.children(level, d)
-        kids = strategy.descent_order(child, np.arange(start, end, dtype=np.int64))
+        kids = descent_order(strategy, child, np.arange(start, end, dtype=np.int64))
         expected += distribute(child, kids, int(parent.pod[d]), 0, 1, strategy, slices=False).tolist()
     assert chosen.tolist() == expected
     assert same(fast_child, child)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.core.counts import LevelCounts
-from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.strategy import Strategy, last_domain
 from toposched.topology import IntArray
 
 
@@ -76,7 +76,7 @@ def distribute(
         p = d - counts.offset
         if with_leader[p] >= remaining and lead[p] >= leaders:
             rest = counts.loc(domains[i:])
-            d = int(domains[i + strategy.last_domain(with_leader[rest], remaining, lead[rest] >= leaders)])
+            d = int(domains[i + last_domain(strategy, with_leader[rest], remaining, lead[rest] >= leaders)])
             p = d - counts.offset
         chosen.append(d)
         if with_leader[p] >= remaining and lead[p] >= leaders:
@@ -99,7 +99,7 @@ def distribute(
     if k >= len(tail):
         raise InconsistentError(f"{remaining} units left after {len(domains)} domains")
     left = remaining - (int(reached[k - 1]) if k else 0)
-    last = k + strategy.last_domain(values[k:], left)
+    last = k + last_domain(strategy, values[k:], left)
     if k:
         head = loc[:k]
         lead[head] = 0
@@ -195,5 +195,5 @@ def greedy_pick(
         return [(int(i), int(r)) for i, r in zip(order, ranked, strict=True) if r > 0]
     rest = count - (int(reached[last - 1]) if last else 0)
     picked = [(int(i), int(r)) for i, r in zip(order[:last], ranked[:last], strict=True) if r > 0]
-    final = last + strategy.last_domain(ranked[last:], rest)
+    final = last + last_domain(strategy, ranked[last:], rest)
     return [*picked, (int(order[final]), rest)]

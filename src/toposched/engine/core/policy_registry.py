@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.strategy import Spread, Strategy
 from toposched.model import Mode, Problem, SpecError
 
 
@@ -27,9 +27,9 @@ class PlacementPolicy(Protocol):
         it goes there, Kueue's included."""
         ...
 
-    def for_request(self, mode: Mode) -> tuple[Strategy, bool]:
-        """The ordering of one Kueue request in ``mode``, and whether balanced placement is
-        tried first (preferred requests)."""
+    def for_request(self, mode: Mode) -> tuple[Strategy, Spread | None]:
+        """The ordering of one Kueue request in ``mode``, and the policy's own placement tried
+        first (balanced placement of preferred requests), if any."""
         ...
 
     def for_group(self, constrained: bool) -> Strategy | None:

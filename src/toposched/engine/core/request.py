@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from toposched.engine.core.messages import Reasons
 from toposched.engine.core.policy_registry import PlacementPolicy
-from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.strategy import Spread, Strategy
 from toposched.model import Group, Mode, Resources, Role, SliceLayer, Toleration, Unschedulable
 from toposched.snapshot import PodShape
 from toposched.topology import TopologyTree
@@ -35,7 +35,7 @@ class Request:
     slice_level: int
     slice_size: int
     strategy: Strategy
-    balanced: bool
+    spread: Spread | None  # the policy's own placement of a preferred request (balanced)
     inner_sizes: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     layers: tuple[SliceLayer, ...] = ()  # every slice layer (label keys) when there are inner layers
 
@@ -215,7 +215,7 @@ def compile_unit(
             f"slice size {slice_size} does not evenly divide the {pods} pods of PodSet {unit.workers.name!r}",
             slice_key,
         )
-    strategy, balanced = policy.for_request(mode)
+    strategy, spread = policy.for_request(mode)
     layers = tuple(map(SliceLayer, keys, (s.size for s in slices))) if inner else ()
     return Request(
         name=unit.name,
@@ -230,7 +230,7 @@ def compile_unit(
         slice_level=slice_level,
         slice_size=slice_size,
         strategy=strategy,
-        balanced=balanced,
+        spread=spread,
         inner_sizes=MappingProxyType(inner),
         layers=layers,
     )

@@ -1,41 +1,37 @@
-"""The protocol every greedy domain ordering (``toposched.engine.policies``) follows, and the
-sort keys they share.
+"""The protocol every greedy domain ordering (``toposched.engine.policies``) follows, and what
+the solvers derive from its answers.
 
-A Kueue-style placement asks an ordering three things: the order to search domains in (at the
-requested level), the order to share pods among children (descent), and which domain takes the
-last pods (the one that completes the request). The Kueue-faithful solver (``kueue.choose_level``,
-``kueue.descend``, ``core.greedy``) and the hierarchical solver's Kueue fill ask only through this protocol.
+A Kueue-style placement asks an ordering three questions: which way domains are sorted by free
+slices (``descending``), which one domain of the requested level takes the whole request
+(``level_domain``), and which domain takes the last pods of a fill (``last_domains``). The
+orders (``search_order``, ``descent_order``), the single-list ``last_domain`` and the domain a
+refusal reports (``level_miss``) are derived here from those answers, the same for every
+ordering. The Kueue-faithful solver (``kueue.choose_level``, ``kueue.descend``, ``core.greedy``)
+and the hierarchical solver's Kueue fill ask only through this protocol.
+
+A policy may also place preferred requests its own way (``Spread``: Kueue's balanced placement);
+it reads the request through ``SpreadRequest``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
 
 from toposched.engine.core.counts import LevelCounts
 from toposched.snapshot import BoolArray
-from toposched.topology import IntArray
+from toposched.topology import IntArray, TopologyTree
 
 
 class Strategy(Protocol):
     """One greedy domain ordering (BestFit, LeastFreeCapacity)."""
 
     @property
-    def name(self) -> str: ...
-
-    @property
     def descending(self) -> bool:
         """Domains with more free slices come first (else fewer); ties go to the tighter domain
-        (fewer pods), then to the domain path. Vectorised sorts read this directly."""
-        ...
-
-    def search_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        """``index`` in the order domains are tried at the requested level."""
-        ...
-
-    def descent_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        """``index`` in the order children receive their parent's pods."""
+        (fewer pods), then to the domain path."""
         ...
 
     def level_domain(self, capacity: IntArray, fits: BoolArray, needed: int) -> int | None:
@@ -43,49 +39,79 @@ class Strategy(Protocol):
         ``capacity``: units each domain holds, ``fits``: it holds them all (leader included)."""
         ...
 
-    def level_miss(self, counts: LevelCounts, order: IntArray) -> tuple[int, int]:
-        """(domain, units that fit there) a required request reports when no domain holds it."""
-        ...
-
-    def last_domain(self, units: IntArray, needed: int, allowed: BoolArray | None = None) -> int:
-        """Position, among candidates in fill order whose first holds ``needed`` units, of the
-        domain that takes them (0 keeps the order); ``allowed`` limits the choice."""
-        ...
-
     def last_domains(self, units: IntArray, lengths: IntArray, first: IntArray, needed: IntArray) -> IntArray:
-        """``last_domain`` for many lists at once: ``units`` holds the lists one after another
-        (``lengths`` each), ``first`` the global position from which each list may choose (it
-        holds the list's ``needed``). Returns each list's chosen global position."""
+        """Which domain takes the last units of each of many fills at once. ``units`` holds the
+        lists in fill order one after another (``lengths`` each); each list may choose from its
+        global position ``first`` on, among domains holding at least its ``needed`` units.
+        Returns each list's chosen global position: its ``first`` keeps the order, and so does a
+        list where no domain holds ``needed``."""
         ...
 
 
-def search_sorted(counts: LevelCounts, index: IntArray, descending: bool) -> IntArray:
-    """Search order: leader-capable first, then slices with the leader (``descending`` or
-    ascending), then pods with the leader ascending, then the domain path."""
+class SpreadRequest(Protocol):
+    """What a policy's own placement of a preferred request reads of a Kueue request."""
+
+    @property
+    def level(self) -> int: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def slice_size(self) -> int: ...
+    @property
+    def slice_level(self) -> int: ...
+    @property
+    def leader_count(self) -> int: ...
+    @property
+    def strategy(self) -> Strategy:
+        """The greedy ordering the policy falls back to."""
+        ...
+
+
+# A preferred request placed the policy's way: (tree, phase-1 counts per level, request) -> the
+# level and the domains (their shares written into the counts), or None when it does not apply
+# (the counts untouched; the greedy ordering places the request then).
+Spread = Callable[[TopologyTree, list[LevelCounts], SpreadRequest], tuple[int, IntArray] | None]
+
+
+def search_order(strategy: Strategy, counts: LevelCounts, index: IntArray) -> IntArray:
+    """``index`` in the order domains are tried at the requested level: leader-capable first,
+    then slices with the leader (``descending`` or ascending), then pods with the leader
+    ascending, then the domain path."""
     loc = counts.loc(index)
     slices = counts.slcl[loc]
+    descending = strategy.descending
     order = np.lexsort((index, counts.podl[loc], -slices if descending else slices, -counts.lead[loc]))
     return index[order]
 
 
-def descent_sorted(counts: LevelCounts, index: IntArray, descending: bool) -> IntArray:
-    """Descent order: slices (``descending`` or ascending), then pods ascending, then the path.
-    Below the slice level every slice count is 0, so children with the fewest free pods come
-    first there whatever the ordering."""
+def descent_order(strategy: Strategy, counts: LevelCounts, index: IntArray) -> IntArray:
+    """``index`` in the order children receive their parent's pods: slices (``descending`` or
+    ascending), then pods ascending, then the path. Below the slice level every slice count is
+    0, so children with the fewest free pods come first there whatever the ordering."""
     loc = counts.loc(index)
     slices = counts.slc[loc]
-    order = np.lexsort((index, counts.pod[loc], -slices if descending else slices))
+    order = np.lexsort((index, counts.pod[loc], -slices if strategy.descending else slices))
     return index[order]
 
 
-class SlicesFirst:
-    """The two orders every Kueue ordering shares, by free slices in its ``descending`` sense;
-    a policy adds how it picks the level's domain and the last domain."""
+def last_domain(strategy: Strategy, units: IntArray, needed: int, allowed: BoolArray | None = None) -> int:
+    """Position, among domains in fill order, of the domain that takes the last ``needed`` units
+    (0 keeps the order); ``allowed`` limits the choice. One list of ``last_domains``."""
+    if len(units) == 0:
+        return 0
+    if allowed is not None:
+        units = np.where(allowed, units, needed - 1)  # below ``needed``: never chosen
+    one = np.ones(1, dtype=np.int64)
+    chosen = strategy.last_domains(units, one * len(units), one * 0, one * needed)
+    return int(chosen[0])
 
-    descending: bool
 
-    def search_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        return search_sorted(counts, index, self.descending)
-
-    def descent_order(self, counts: LevelCounts, index: IntArray) -> IntArray:
-        return descent_sorted(counts, index, self.descending)
+def level_miss(strategy: Strategy, counts: LevelCounts, order: IntArray) -> tuple[int, int]:
+    """(domain, units that fit there) a required request reports when no domain of its level
+    holds it, as Kueue reports it: the most free domain, which is the first in a descending
+    order (with its slices) and the last in an ascending one (with its pods)."""
+    if strategy.descending:
+        first = int(order[0])
+        return first, int(counts.slc[first - counts.offset])
+    last = int(order[-1])
+    return last, int(counts.pod[last - counts.offset])

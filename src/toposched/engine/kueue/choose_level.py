@@ -12,6 +12,7 @@ import numpy as np
 from toposched.engine.core.counts import LevelCounts
 from toposched.engine.core.greedy import prioritize_leader
 from toposched.engine.core.request import Request
+from toposched.engine.core.strategy import descent_order, last_domain, level_miss, search_order
 from toposched.topology import IntArray, TopologyTree
 
 
@@ -48,7 +49,7 @@ def find_level(
         if n == 0:
             raise NoDomainsError(level)
         lc = counts[level]
-        order = strategy.search_order(lc, np.arange(n, dtype=np.int64))
+        order = search_order(strategy, lc, np.arange(n, dtype=np.int64))
         loc = lc.loc(order)
         capacity = (lc.slcl if leaders else lc.slc)[loc]
         fits = capacity >= needed
@@ -58,7 +59,7 @@ def find_level(
         if alone is not None:
             return level, order[alone : alone + 1]
         if req.required:
-            domain, fit = strategy.level_miss(lc, order)
+            domain, fit = level_miss(strategy, lc, order)
             raise NoFitError(fit, needed, level, domain)
         if level > 0 and not req.unconstrained:
             level -= 1
@@ -79,7 +80,7 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
         rest = lc.loc(order[i:])
         d = int(order[i])
         if lc.slcl[rest[0]] >= remaining:
-            d = int(order[i + strategy.last_domain(lc.slcl[rest], remaining, lc.lead[rest] >= leaders)])
+            d = int(order[i + last_domain(strategy, lc.slcl[rest], remaining, lc.lead[rest] >= leaders)])
         p = d - lc.offset
         chosen.append(d)
         leaders -= int(lc.lead[p])
@@ -88,7 +89,7 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
     if leaders > 0:
         raise NoFitError(req.leader_count - leaders, needed, level, None)
     if remaining > 0:
-        rest = strategy.descent_order(lc, order[i:])
+        rest = descent_order(strategy, lc, order[i:])
         values = lc.slc[lc.loc(rest)]
         reached = values.cumsum()
         k = int(reached.searchsorted(remaining, side="left"))
@@ -96,7 +97,7 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
             total = int(reached[-1]) if len(rest) else 0
             raise NoFitError(needed - (remaining - total), needed, level, None)
         left = remaining - (int(reached[k - 1]) if k else 0)
-        last = k + strategy.last_domain(values[k:], left)
+        last = k + last_domain(strategy, values[k:], left)
         chosen.extend(int(d) for d in rest[:k])
         chosen.append(int(rest[last]))
     return np.asarray(chosen, dtype=np.int64)

@@ -14,7 +14,7 @@ from toposched.engine.core.counts import LevelCounts
 from toposched.engine.core.greedy import distribute, distribute_each
 from toposched.engine.core.ranges import expand
 from toposched.engine.core.request import Request
-from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.strategy import Strategy, descent_order
 from toposched.topology import IntArray, TopologyTree
 
 _FOLD_LIMIT = 1 << 62  # a folded sort key stays within int64
@@ -42,8 +42,8 @@ def descend(
             # Only the set of parents matters; in index order their children come sorted, which
             # the descent order (a total order) sorts faster.
             parents = np.sort(current)
-            pooled = strategy.descent_order(
-                lc, expand(tree.child_start[level][parents], tree.child_end[level][parents])
+            pooled = descent_order(
+                strategy, lc, expand(tree.child_start[level][parents], tree.child_end[level][parents])
             )
             current = distribute(
                 lc, pooled, req.count, req.leader_count, req.slice_size, strategy, slices=True
@@ -62,7 +62,7 @@ def descend(
         for d in current.tolist():
             p = d - parent.offset
             start, end = tree.children(level, d)
-            children = strategy.descent_order(lc, np.arange(start, end, dtype=np.int64))
+            children = descent_order(strategy, lc, np.arange(start, end, dtype=np.int64))
             if unit > 1:
                 # Inner slice layers: slices of the children in this layer's unit. Kueue does this
                 # after sorting, so the order still reflects the outer slice counts.

@@ -17,7 +17,6 @@ from toposched.engine.core.request import Request
 from toposched.engine.kueue.choose_level import NoDomainsError, NoFitError, find_level
 from toposched.engine.kueue.descend import descend
 from toposched.engine.kueue.phase_one import KeptPhaseOne, phase_one
-from toposched.engine.policies.balanced import balanced_place
 from toposched.model import LayerFit, Unschedulable
 from toposched.snapshot import BoolArray, ExclusionStats, eligible, exclusion_stats
 from toposched.snapshot.capacity import per_slot_requests
@@ -94,9 +93,9 @@ def solve(
     raw, node_pods, leader_fits, with_leader = one.raw, one.node_pods, one.leader_fits, one.with_leader
     columns = ledger.columns
     try:
-        if req.balanced and shared is not None:  # balanced placement writes as it searches
+        if req.spread is not None and shared is not None:  # the policy's placement writes as it searches
             counts, shared = shared.below(tree, 0, np.arange(tree.count(0), dtype=np.int64)), None
-        placed = balanced_place(tree, counts, req) if req.balanced else None
+        placed = None if req.spread is None else req.spread(tree, counts, req)
         if placed is None:
             level, chosen = find_level(tree, counts, req, req.level)  # reads only
         else:

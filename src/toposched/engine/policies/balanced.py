@@ -11,33 +11,13 @@ caller then uses BestFit.
 from __future__ import annotations
 
 import math
-from typing import Protocol
 
 import numpy as np
 
 from toposched.engine.core.counts import LevelCounts, aggregate
 from toposched.engine.core.ranges import expand
-from toposched.engine.core.strategy import Strategy
+from toposched.engine.core.strategy import SpreadRequest, Strategy, descent_order, search_order
 from toposched.topology import IntArray, TopologyTree
-
-
-class Request(Protocol):
-    """What balanced placement reads of a Kueue request (the solver's ``Request``)."""
-
-    @property
-    def level(self) -> int: ...
-    @property
-    def count(self) -> int: ...
-    @property
-    def slice_size(self) -> int: ...
-    @property
-    def slice_level(self) -> int: ...
-    @property
-    def leader_count(self) -> int: ...
-    @property
-    def strategy(self) -> Strategy:
-        """The greedy ordering the simulation and the fallback use (BestFit)."""
-        ...
 
 
 class Subtree:
@@ -83,7 +63,7 @@ class Subtree:
             for array in (lc.podl, lc.slcl, lc.lead):
                 array[a:b] = 0
 
-    def refill(self, req: Request) -> None:
+    def refill(self, req: SpreadRequest) -> None:
         """Recompute every level from the leaves up (no inner-layer rounding, as upstream)."""
         tree = self.tree
         leaves = self.levels[tree.leaf_level]
@@ -120,7 +100,7 @@ def evaluate(
     last: int | None = None
     i = 0
     if leaders > 0:
-        order = strategy.search_order(lc, domains)
+        order = search_order(strategy, lc, domains)
         while leaders > 0 and i < len(order) and lc.lead[int(order[i]) - lc.offset] > 0:
             p = int(order[i]) - lc.offset
             chosen += 1
@@ -128,9 +108,9 @@ def evaluate(
             leaders -= int(lc.lead[p])
             needed -= int(lc.slcl[p])
             i += 1
-        rest = strategy.descent_order(lc, order[i:])
+        rest = descent_order(strategy, lc, order[i:])
     else:
-        rest = strategy.descent_order(lc, domains)
+        rest = descent_order(strategy, lc, domains)
     if leaders > 0:
         return False, 0, None, None
     for d in rest.tolist():
@@ -208,7 +188,7 @@ def select_subset(
     return done[max(left)] if left else None
 
 
-def _prune(sub: Subtree, req: Request, domains: IntArray, threshold: int) -> None:
+def _prune(sub: Subtree, req: SpreadRequest, domains: IntArray, threshold: int) -> None:
     leader = req.leader_count > 0
     level = sub.top
 
@@ -255,7 +235,7 @@ def _spread_evenly(
 
 
 def balanced_place(
-    tree: TopologyTree, counts: list[LevelCounts], req: Request
+    tree: TopologyTree, counts: list[LevelCounts], req: SpreadRequest
 ) -> tuple[int, IntArray] | None:
     """The level and domains (with their shares set in ``counts``) of a balanced placement, or
     None when it does not apply (then ``counts`` is untouched)."""
@@ -321,7 +301,7 @@ def balanced_place(
     if subset is None or needed < len(subset) * best_threshold:
         return None
     lc = best[fit_level]
-    ordered = req.strategy.search_order(lc, np.asarray(subset, dtype=np.int64))
+    ordered = search_order(req.strategy, lc, np.asarray(subset, dtype=np.int64))
     if not _spread_evenly(lc, ordered.tolist(), needed, leaders, req.slice_size, best_threshold):
         return None
     best.store(counts)
