@@ -21,7 +21,8 @@ from operator import attrgetter
 import numpy as np
 
 from toposched.engine.core.space import NodeSpace
-from toposched.engine.kube.nodes import KubeNodes, segment_sums
+from toposched.engine.kube.node_scores import segment_sums
+from toposched.engine.kube.nodes import KubeNodes
 from toposched.engine.kube.placer import (
     Candidates,
     GroupError,
