@@ -46,7 +46,13 @@ def level_counts(pods: list[int], unit: int) -> LevelCounts:
 def same(a: LevelCounts, b: LevelCounts) -> bool:
     return all(
         np.array_equal(x, y)
-        for x, y in ((a.pod, b.pod), (a.podl, b.podl), (a.slc, b.slc), (a.slcl, b.slcl), (a.lead, b.lead))
+        for x, y in (
+            (a.pods, b.pods),
+            (a.pods_with_leader, b.pods_with_leader),
+            (a.slices, b.slices),
+            (a.slices_with_leader, b.slices_with_leader),
+            (a.lead, b.lead),
+        )
     )
 
 
@@ -223,20 +229,25 @@ def test_share_all_agrees_with_the_per_parent_loop(
     node_pods = ints([data.draw(st.integers(0, 6)) for _ in range(tree.node_count)])
     counts = fill_counts(tree, node_pods, slice_level=level, slice_size=1, inner_sizes={})
     parent = counts[level]
-    holding = [d for d in range(tree.count(level)) if parent.pod[d] > 0]
+    holding = [d for d in range(tree.count(level)) if parent.pods[d] > 0]
     current = ints(data.draw(st.permutations(holding)))
     for d in current.tolist():  # each chosen parent gives out some of what it holds
-        parent.pod[d] = data.draw(st.integers(1, int(parent.pod[d])))
+        parent.pods[d] = data.draw(st.integers(1, int(parent.pods[d])))
     child = counts[level + 1]
     fast_child = LevelCounts(
-        0, child.pod.copy(), child.podl.copy(), child.slc.copy(), child.slcl.copy(), child.lead.copy()
+        0,
+        child.pods.copy(),
+        child.pods_with_leader.copy(),
+        child.slices.copy(),
+        child.slices_with_leader.copy(),
+        child.lead.copy(),
     )
     chosen = _share_all(tree, parent, fast_child, level, current, 1, strategy)
     expected: list[int] = []
     for d in current.tolist():
         start, end = tree.children(level, d)
         kids = descent_order(strategy, child, np.arange(start, end, dtype=np.int64))
-        expected += distribute(child, kids, int(parent.pod[d]), 0, 1, strategy, slices=False).tolist()
+        expected += distribute(child, kids, int(parent.pods[d]), 0, 1, strategy, slices=False).tolist()
     assert chosen.tolist() == expected
     assert same(fast_child, child)
 

@@ -2,15 +2,16 @@
 
 Per domain (arrays per level, indexed by domain index):
 
-* ``pod``  pods that fit; ``podl`` pods that still fit when the domain also hosts the leader;
-* ``slc``  slices that fit (at the slice level ``pod // slice_size``, summed above it, 0 below);
-  ``slcl`` the same with the leader;
+* ``pods``  pods that fit; ``pods_with_leader`` pods that still fit when the domain also hosts
+  the leader;
+* ``slices``  slices that fit (at the slice level ``pods // slice_size``, summed above it, 0
+  below); ``slices_with_leader`` the same with the leader;
 * ``lead`` 1 when the leader pod fits somewhere inside.
 
-A parent's ``podl`` is its ``pod`` minus the smallest loss any leader-capable child suffers by
+A parent's ``pods_with_leader`` is its ``pods`` minus the smallest loss any leader-capable child suffers by
 hosting the leader. With inner slice layers each child's pods are first rounded down to a multiple
 of the inner size at the child's level, so capacity that cannot form a full inner group is
-invisible upwards. Phase 2 reuses the same arrays as scratch: a chosen domain's ``pod`` becomes
+invisible upwards. Phase 2 reuses the same arrays as scratch: a chosen domain's ``pods`` becomes
 the number of pods it is given.
 """
 
@@ -29,16 +30,22 @@ _NEVER = np.int64(2**62)
 class LevelCounts:
     """The phase-1 numbers of a contiguous range of domains of one level (``offset`` = first)."""
 
-    __slots__ = ("lead", "offset", "pod", "podl", "slc", "slcl")
+    __slots__ = ("lead", "offset", "pods", "pods_with_leader", "slices", "slices_with_leader")
 
     def __init__(
-        self, offset: int, pod: IntArray, podl: IntArray, slc: IntArray, slcl: IntArray, lead: IntArray
+        self,
+        offset: int,
+        pods: IntArray,
+        pods_with_leader: IntArray,
+        slices: IntArray,
+        slices_with_leader: IntArray,
+        lead: IntArray,
     ) -> None:
         self.offset = offset
-        self.pod = pod
-        self.podl = podl
-        self.slc = slc
-        self.slcl = slcl
+        self.pods = pods
+        self.pods_with_leader = pods_with_leader
+        self.slices = slices
+        self.slices_with_leader = slices_with_leader
         self.lead = lead
 
     def loc(self, index: IntArray) -> IntArray:
@@ -50,21 +57,21 @@ class LevelCounts:
         a, b = start - self.offset, end - self.offset
         return LevelCounts(
             start,
-            self.pod[a:b].copy(),
-            self.podl[a:b].copy(),
-            self.slc[a:b].copy(),
-            self.slcl[a:b].copy(),
+            self.pods[a:b].copy(),
+            self.pods_with_leader[a:b].copy(),
+            self.slices[a:b].copy(),
+            self.slices_with_leader[a:b].copy(),
             self.lead[a:b].copy(),
         )
 
     def store(self, other: LevelCounts) -> None:
         """Write back the numbers of a copied range."""
         a = other.offset - self.offset
-        b = a + len(other.pod)
-        self.pod[a:b] = other.pod
-        self.podl[a:b] = other.podl
-        self.slc[a:b] = other.slc
-        self.slcl[a:b] = other.slcl
+        b = a + len(other.pods)
+        self.pods[a:b] = other.pods
+        self.pods_with_leader[a:b] = other.pods_with_leader
+        self.slices[a:b] = other.slices
+        self.slices_with_leader[a:b] = other.slices_with_leader
         self.lead[a:b] = other.lead
 
 
@@ -79,9 +86,9 @@ class SharedCounts:
         self._stacked: list[tuple[int, IntArray]] = []
         self.levels: list[LevelCounts] = []  # read-only views, every level whole
         for lc in counts:
-            rows = np.concatenate((lc.pod, lc.podl, lc.slc, lc.slcl, lc.lead)).reshape(
-                5, -1
-            )  # np.stack costs more
+            rows = np.concatenate(
+                (lc.pods, lc.pods_with_leader, lc.slices, lc.slices_with_leader, lc.lead)
+            ).reshape(5, -1)  # np.stack costs more
             rows.setflags(write=False)
             self._stacked.append((lc.offset, rows))
             self.levels.append(LevelCounts(lc.offset, *rows))
@@ -156,10 +163,10 @@ def aggregate(
     c0, c1 = int(cs[0]), int(tree.child_end[level][end - 1])
     a, b = c0 - child.offset, c1 - child.offset
     pod_c, podl_c, slc_c, slcl_c, lead_c = (
-        child.pod[a:b],
-        child.podl[a:b],
-        child.slc[a:b],
-        child.slcl[a:b],
+        child.pods[a:b],
+        child.pods_with_leader[a:b],
+        child.slices[a:b],
+        child.slices_with_leader[a:b],
         child.lead[a:b],
     )
     inner = inner_sizes.get(level + 1)
@@ -177,16 +184,16 @@ def aggregate(
         podl = np.where(any_contributor, pod - loss, 0)
         slcl = np.where(any_contributor, slices - slice_loss, 0)
     else:
-        # Without a leader ``podl``/``slcl`` equal ``pod``/``slc`` everywhere (no child loses
+        # Without a leader ``pods_with_leader``/``slices_with_leader`` equal ``pods``/``slices`` everywhere (no child loses
         # anything by hosting one), so the smallest loss is 0 and nothing needs reducing.
         podl, slcl, lead = pod, slices, np.maximum.reduceat(lead_c, seg)
     if level == slice_level:
         slices, slcl = pod // slice_size, podl // slice_size
     p0, p1 = start - parent.offset, end - parent.offset
-    parent.pod[p0:p1] = pod
-    parent.podl[p0:p1] = podl
-    parent.slc[p0:p1] = slices
-    parent.slcl[p0:p1] = slcl
+    parent.pods[p0:p1] = pod
+    parent.pods_with_leader[p0:p1] = podl
+    parent.slices[p0:p1] = slices
+    parent.slices_with_leader[p0:p1] = slcl
     parent.lead[p0:p1] = lead
 
 
@@ -229,7 +236,7 @@ def _fill_without_leader(
     tree: TopologyTree, leaves: LevelCounts, slice_level: int, slice_size: int, inner_sizes: Mapping[int, int]
 ) -> list[LevelCounts]:
     """``aggregate`` over whole levels when there is no leader, reducing only what can be non-zero:
-    ``lead`` is 0 everywhere, ``podl``/``slcl`` equal ``pod``/``slc`` (separate arrays, since phase
+    ``lead`` is 0 everywhere, ``pods_with_leader``/``slices_with_leader`` equal ``pods``/``slices`` (separate arrays, since phase
     2 writes them separately), and slices are 0 below the slice level and ``pod // slice_size`` at it."""
     levels = [leaves]
     child = leaves
@@ -244,13 +251,13 @@ def _fill_without_leader(
             continue
         seg = tree.child_start[level]
         inner = inner_sizes.get(level + 1)
-        pod = np.add.reduceat(child.pod // inner * inner if inner else child.pod, seg)
+        pod = np.add.reduceat(child.pods // inner * inner if inner else child.pods, seg)
         if level > slice_level:
             slc = np.zeros(n, dtype=np.int64)
         elif level == slice_level:
             slc = _slices(pod, slice_size)
         else:
-            slc = pod.copy() if slices_are_pods else np.add.reduceat(child.slc, seg)
+            slc = pod.copy() if slices_are_pods else np.add.reduceat(child.slices, seg)
         child = LevelCounts(0, pod, pod.copy(), slc, slc.copy(), np.zeros(n, dtype=np.int64))
         levels.append(child)
     levels.reverse()

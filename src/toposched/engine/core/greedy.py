@@ -28,7 +28,9 @@ def prioritize_leader(
     if leaders == 0 or len(domains) < 2:
         return domains
     loc = counts.loc(domains)
-    primary, with_leader = (counts.slc, counts.slcl) if slices else (counts.pod, counts.podl)
+    primary, with_leader = (
+        (counts.slices, counts.slices_with_leader) if slices else (counts.pods, counts.pods_with_leader)
+    )
     needed = count // unit if slices else count
     available = int(primary[loc].sum())
     ok = (counts.lead[loc] >= leaders) & (available - (primary[loc] - with_leader[loc]) >= needed)
@@ -52,12 +54,14 @@ def distribute(
     """Give ``count`` pods (and ``leaders`` leader pods) to ``domains`` in order, each as much as
     it can take, in whole units of ``unit`` pods when ``slices``; the domain that could take all
     that remains is swapped for the tightest such domain when the strategy optimizes the last one.
-    Sets ``pod``/``lead`` of the chosen domains to what they get; returns them in fill order."""
+    Sets ``pods``/``lead`` of the chosen domains to what they get; returns them in fill order."""
     domains = prioritize_leader(counts, domains, count, leaders, unit, slices)
     remaining = count // unit if slices else count
     factor = unit if slices else 1
-    primary, with_leader = (counts.slc, counts.slcl) if slices else (counts.pod, counts.podl)
-    lead, pod = counts.lead, counts.pod
+    primary, with_leader = (
+        (counts.slices, counts.slices_with_leader) if slices else (counts.pods, counts.pods_with_leader)
+    )
+    lead, pod = counts.lead, counts.pods
     if leaders == 0 and len(domains) == 1:
         # One domain (a required level's pick) takes everything: what the fill below does for
         # it, without its array work.
@@ -67,7 +71,7 @@ def distribute(
         lead[p] = 0
         pod[p] = remaining * factor
         if slices:
-            counts.slc[p] = remaining
+            counts.slices[p] = remaining
         return domains.copy()
     chosen: list[int] = []
     i = 0
@@ -109,7 +113,7 @@ def distribute(
     lead[p] = 0
     pod[p] = left * factor
     if slices:
-        counts.slc[p] = left
+        counts.slices[p] = left
     filled = np.concatenate((tail[:k], tail[last : last + 1]))
     return np.concatenate((np.asarray(chosen, dtype=np.int64), filled)) if chosen else filled
 
@@ -138,7 +142,7 @@ def distribute_each(
     ends = lengths.cumsum()
     starts = ends - lengths
     loc = counts.loc(domains)
-    primary = counts.slc if slices else counts.pod
+    primary = counts.slices if slices else counts.pods
     factor = unit if slices else 1
     remaining = counts_per // unit if slices else counts_per
     values = primary[loc]
@@ -159,13 +163,13 @@ def distribute_each(
     if leads:
         counts.lead[at] = 0
     if slices:
-        counts.pod[at] = counts.slc[at] * unit
+        counts.pods[at] = counts.slices[at] * unit
     at = loc[last]
     if leads:
         counts.lead[at] = 0
-    counts.pod[at] = left * factor
+    counts.pods[at] = left * factor
     if slices:
-        counts.slc[at] = left
+        counts.slices[at] = left
     head[last] = True
     chosen: IntArray = domains[head]
     return chosen

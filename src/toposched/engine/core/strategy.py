@@ -78,9 +78,11 @@ def search_order(strategy: Strategy, counts: LevelCounts, index: IntArray) -> In
     then slices with the leader (``descending`` or ascending), then pods with the leader
     ascending, then the domain path."""
     loc = counts.loc(index)
-    slices = counts.slcl[loc]
+    slices = counts.slices_with_leader[loc]
     descending = strategy.descending
-    order = np.lexsort((index, counts.podl[loc], -slices if descending else slices, -counts.lead[loc]))
+    order = np.lexsort(
+        (index, counts.pods_with_leader[loc], -slices if descending else slices, -counts.lead[loc])
+    )
     return index[order]
 
 
@@ -89,8 +91,8 @@ def descent_order(strategy: Strategy, counts: LevelCounts, index: IntArray) -> I
     ascending), then pods ascending, then the path. Below the slice level every slice count is
     0, so children with the fewest free pods come first there whatever the ordering."""
     loc = counts.loc(index)
-    slices = counts.slc[loc]
-    order = np.lexsort((index, counts.pod[loc], -slices if strategy.descending else slices))
+    slices = counts.slices[loc]
+    order = np.lexsort((index, counts.pods[loc], -slices if strategy.descending else slices))
     return index[order]
 
 
@@ -112,6 +114,6 @@ def level_miss(strategy: Strategy, counts: LevelCounts, order: IntArray) -> tupl
     order (with its slices) and the last in an ascending one (with its pods)."""
     if strategy.descending:
         first = int(order[0])
-        return first, int(counts.slc[first - counts.offset])
+        return first, int(counts.slices[first - counts.offset])
     last = int(order[-1])
-    return last, int(counts.pod[last - counts.offset])
+    return last, int(counts.pods[last - counts.offset])

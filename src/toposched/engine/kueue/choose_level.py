@@ -51,7 +51,7 @@ def find_level(
         lc = counts[level]
         order = search_order(strategy, lc, np.arange(n, dtype=np.int64))
         loc = lc.loc(order)
-        capacity = (lc.slcl if leaders else lc.slc)[loc]
+        capacity = (lc.slices_with_leader if leaders else lc.slices)[loc]
         fits = capacity >= needed
         if leaders:  # the domain must hold the leader too
             fits &= lc.lead[loc] >= leaders
@@ -79,18 +79,23 @@ def _spread(lc: LevelCounts, order: IntArray, req: Request, needed: int, level: 
     while leaders > 0 and i < len(order) and lc.lead[int(order[i]) - lc.offset] > 0:
         rest = lc.loc(order[i:])
         d = int(order[i])
-        if lc.slcl[rest[0]] >= remaining:
-            d = int(order[i + last_domain(strategy, lc.slcl[rest], remaining, lc.lead[rest] >= leaders)])
+        if lc.slices_with_leader[rest[0]] >= remaining:
+            d = int(
+                order[
+                    i
+                    + last_domain(strategy, lc.slices_with_leader[rest], remaining, lc.lead[rest] >= leaders)
+                ]
+            )
         p = d - lc.offset
         chosen.append(d)
         leaders -= int(lc.lead[p])
-        remaining -= int(lc.slcl[p])
+        remaining -= int(lc.slices_with_leader[p])
         i += 1
     if leaders > 0:
         raise NoFitError(req.leader_count - leaders, needed, level, None)
     if remaining > 0:
         rest = descent_order(strategy, lc, order[i:])
-        values = lc.slc[lc.loc(rest)]
+        values = lc.slices[lc.loc(rest)]
         reached = values.cumsum()
         k = int(reached.searchsorted(remaining, side="left"))
         if k >= len(rest):

@@ -30,7 +30,7 @@ def descend(
     *,
     balanced: bool = False,
 ) -> IntArray:
-    """Leaves (indices at the lowest level) with their ``pod``/``lead`` set to what they get."""
+    """Leaves (indices at the lowest level) with their ``pods``/``lead`` set to what they get."""
     strategy = req.strategy
     leaf_level = tree.leaf_level
     current = distribute(
@@ -67,11 +67,11 @@ def descend(
                 # Inner slice layers: slices of the children in this layer's unit. Kueue does this
                 # after sorting, so the order still reflects the outer slice counts.
                 a, b = start - lc.offset, end - lc.offset
-                lc.slc[a:b] = lc.pod[a:b] // unit
-                lc.slcl[a:b] = lc.podl[a:b] // unit
+                lc.slices[a:b] = lc.pods[a:b] // unit
+                lc.slices_with_leader[a:b] = lc.pods_with_leader[a:b] // unit
             parts.append(
                 distribute(
-                    lc, children, int(parent.pod[p]), int(parent.lead[p]), unit, strategy, slices=unit > 1
+                    lc, children, int(parent.pods[p]), int(parent.lead[p]), unit, strategy, slices=unit > 1
                 )
             )
         current = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
@@ -97,18 +97,18 @@ def _share_all(
     lengths = ends - starts
     kids = expand(starts, ends)
     loc = lc.loc(kids)
-    slices = lc.slc[loc]
+    slices = lc.slices[loc]
     # Without slice counts (below the slice level) each parent's children are sorted by pods
     # ascending, and the units filled (pods, or pods // unit) keep that order.
     ascending = not slices.any()
     # Stable, and each parent's children come in index order, so index order breaks the last ties.
-    kids = kids[_by_parent(lc.pod[loc], None if ascending else slices, lengths, strategy.descending)]
+    kids = kids[_by_parent(lc.pods[loc], None if ascending else slices, lengths, strategy.descending)]
     if unit > 1:
         # As in the loop: the slices in this layer's unit are set after sorting.
         at = lc.loc(kids)
-        lc.slc[at] = lc.pod[at] // unit
-        lc.slcl[at] = lc.podl[at] // unit
-    wanted = parent.pod[parent.loc(current)]
+        lc.slices[at] = lc.pods[at] // unit
+        lc.slices_with_leader[at] = lc.pods_with_leader[at] // unit
+    wanted = parent.pods[parent.loc(current)]
     return distribute_each(
         lc, lengths, kids, wanted, unit, strategy, slices=unit > 1, ascending=ascending, leads=leads
     )

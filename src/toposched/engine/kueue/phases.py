@@ -159,9 +159,9 @@ def _no_fit(
 
 
 def _best_by_slices(lc: LevelCounts) -> int | None:
-    if len(lc.slc) == 0:
+    if len(lc.slices) == 0:
         return None
-    return int(np.argmax(lc.slc)) + lc.offset  # argmax: first maximum = smallest path
+    return int(np.argmax(lc.slices)) + lc.offset  # argmax: first maximum = smallest path
 
 
 def _layer_fits(
@@ -175,7 +175,7 @@ def _layer_fits(
         if target is None or best is None:
             continue
         start, end = tree.descendants(level, best, target)
-        fit = int((counts[target].pod[start:end] // layer.size).sum())
+        fit = int((counts[target].pods[start:end] // layer.size).sum())
         out.append(LayerFit(layer.level, fit, req.count // layer.size))
     return tuple(out)
 
@@ -217,9 +217,9 @@ def _result(
     with_leader: IntArray | None,
     reasons: Reasons,
 ) -> Solved | Unschedulable:
-    leaves = in_index_order(leaves, leaves_counts.offset + len(leaves_counts.pod))
+    leaves = in_index_order(leaves, leaves_counts.offset + len(leaves_counts.pods))
     loc = leaves_counts.loc(leaves)
-    workers = leaves_counts.pod[loc]
+    workers = leaves_counts.pods[loc]
     leads = leaves_counts.lead[loc] if req.leader is not None else None
     lost = int(workers.sum()) != req.count
     if lost or (0 if leads is None else int(leads.sum())) != req.leader_count:
