@@ -17,7 +17,7 @@ from toposched.emit.result import placement_to_json, problems_to_json, reason_to
 from toposched.engine import usage_of
 from toposched.model import Gang, NotFoundError, Placement, SpecError, Unschedulable
 from toposched.scheduler.kept import topology_key
-from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
+from toposched.scheduler.outcome import PENDING, CycleTally, explain, flush, fresh, isolate
 from toposched.scheduler.shapes import Refusals, shape_of
 from toposched.scheduler.state import State
 from toposched.scheduler.types import EventType
@@ -25,7 +25,7 @@ from toposched.scheduler.view import CycleView
 from toposched.store import Admission, QueueEntry, WorkloadRecord
 
 
-def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
+def admit(state: State, view: CycleView, out: CycleTally, pending: list[QueueEntry]) -> None:
     """Place ``pending`` (the queue read after step 2) in priority then arrival order, each
     under the lock on a fresh read; workloads still backing off are not even read."""
     now = state.clock.now()
@@ -64,7 +64,7 @@ def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Pla
 
 
 def _admit_one(
-    state: State, view: CycleView, record: WorkloadRecord, out: Outcome, refusals: Refusals
+    state: State, view: CycleView, record: WorkloadRecord, out: CycleTally, refusals: Refusals
 ) -> None:
     try:
         topology = state.topology_of(record)

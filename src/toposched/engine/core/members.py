@@ -25,7 +25,7 @@ from toposched.topology import IntArray
 
 
 @dataclass(slots=True)
-class SNode:
+class GroupNode:
     """One node of the solver tree. ``leaf`` is the IR leaf the pods belong to."""
 
     name: str
@@ -34,7 +34,7 @@ class SNode:
     topology: str | None
     min_member: int | None = None
     min_sub_group: int | None = None
-    children: list[SNode] = field(default_factory=list)
+    children: list[GroupNode] = field(default_factory=list)
     pods: list[PodSpec] = field(default_factory=list)
     leaf: str = ""
     parent_topology: str | None = None  # nearest ancestor's topology, for reporting domains
@@ -50,21 +50,21 @@ class SNode:
     def constrained(self) -> bool:
         return self.topology is not None or self.required is not None or self.preferred is not None
 
-    def walk(self) -> list[SNode]:
+    def walk(self) -> list[GroupNode]:
         out = [self]
         for child in self.children:
             out += child.walk()
         return out
 
 
-def build(group: Group, inherited: str | None = None, *, running: bool = True) -> SNode:
+def build(group: Group, inherited: str | None = None, *, running: bool = True) -> GroupNode:
     """The solver tree of an IR group (pods in index order). ``running`` False: the caller
     knows no pod of the group runs yet."""
     topo = group.topology if group.topology is not None else inherited
     if group.is_leaf:
         in_order = group.in_index_order
         pods = list(group.pods) if in_order else sorted(group.pods, key=lambda p: (p.index, p.name))
-        node = SNode(
+        node = GroupNode(
             group.name,
             group.required,
             group.preferred,
@@ -82,7 +82,7 @@ def build(group: Group, inherited: str | None = None, *, running: bool = True) -
         return node
     children = [build(child, topo, running=running) for child in group.children]
     shapes = {kid.pods[0].shape for kid in _leaves(children) if kid.pods}
-    return SNode(
+    return GroupNode(
         group.name,
         group.required,
         group.preferred,
@@ -95,19 +95,19 @@ def build(group: Group, inherited: str | None = None, *, running: bool = True) -
     )
 
 
-def _leaves(nodes: list[SNode]) -> list[SNode]:
+def _leaves(nodes: list[GroupNode]) -> list[GroupNode]:
     """The solver leaves under ``nodes`` (slices cut a leaf's pods among its children)."""
     return [leaf for node in nodes for leaf in node.walk() if leaf.is_leaf]
 
 
-def _slice(node: SNode, pods: list[PodSpec], group: Group, layer: int) -> None:
+def _slice(node: GroupNode, pods: list[PodSpec], group: Group, layer: int) -> None:
     """Cut ``pods`` into chunks of the layer's size, each its own required child (recursively)."""
     spec = group.slices[layer]
     size = max(spec.size, 1)
-    kids: list[SNode] = []
+    kids: list[GroupNode] = []
     for i in range(0, len(pods), size):
         chunk = pods[i : i + size]
-        kid = SNode(
+        kid = GroupNode(
             f"{node.name}/{layer}-{i // size:06d}",
             spec.level,
             None,
@@ -134,12 +134,12 @@ def _any_running(pods: list[PodSpec]) -> bool:
 @dataclass(slots=True)
 class Progress:
     """Pods with a node so far (running or placed), per solver leaf: a flag per pod by its
-    position in ``SNode.pods``, and how many are set."""
+    position in ``GroupNode.pods``, and how many are set."""
 
     flags: dict[str, BoolArray] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
 
-    def add(self, node: SNode, positions: IntArray) -> None:
+    def add(self, node: GroupNode, positions: IntArray) -> None:
         """The pods at ``positions`` (distinct, none with a node yet) have a node now."""
         flags = self.flags.get(node.name)
         if flags is None:
@@ -147,51 +147,51 @@ class Progress:
         self.counts[node.name] = self.count(node) + len(positions)
         flags[positions] = True
 
-    def remove(self, node: SNode, positions: IntArray) -> None:
+    def remove(self, node: GroupNode, positions: IntArray) -> None:
         """The pods at ``positions`` (distinct, each with a node) have none again."""
         self.flags[node.name][positions] = False
         self.counts[node.name] -= len(positions)
 
-    def count(self, node: SNode) -> int:
+    def count(self, node: GroupNode) -> int:
         return self.counts.get(node.name, 0)
 
-    def pending_positions(self, node: SNode) -> IntArray:
+    def pending_positions(self, node: GroupNode) -> IntArray:
         """Positions in ``node.pods`` of the pods without a node, ascending."""
         if not self.count(node):
             return np.arange(len(node.pods), dtype=np.int64)
         return np.flatnonzero(~self.flags[node.name])
 
-    def pending(self, node: SNode) -> list[PodSpec]:
+    def pending(self, node: GroupNode) -> list[PodSpec]:
         if not self.count(node):
             return list(node.pods)
         return list(map(node.pods.__getitem__, self.pending_positions(node).tolist()))
 
-    def minimum(self, node: SNode) -> int:
+    def minimum(self, node: GroupNode) -> int:
         return len(node.pods) if node.min_member is None else node.min_member
 
-    def threshold(self, node: SNode) -> int:
+    def threshold(self, node: GroupNode) -> int:
         if node.is_leaf:
             return self.minimum(node)
         return len(node.children) if node.min_sub_group is None else node.min_sub_group
 
-    def done(self, node: SNode) -> int:
+    def done(self, node: GroupNode) -> int:
         """Leaf: pods with a node; inner group: satisfied children."""
         if node.is_leaf:
             return self.count(node)
         return sum(1 for child in node.children if self.satisfied(child))
 
-    def satisfied(self, node: SNode) -> bool:
+    def satisfied(self, node: GroupNode) -> bool:
         return self.done(node) >= self.threshold(node)
 
-    def has_pending(self, node: SNode) -> bool:
+    def has_pending(self, node: GroupNode) -> bool:
         if node.is_leaf:
             return self.count(node) < len(node.pods)
         return any(self.has_pending(child) for child in node.children)
 
-    def order(self, node: SNode) -> list[SNode]:
+    def order(self, node: GroupNode) -> list[GroupNode]:
         """Children in member order."""
 
-        def key(child: SNode) -> tuple[bool, bool, float, str]:
+        def key(child: GroupNode) -> tuple[bool, bool, float, str]:
             threshold, done = self.threshold(child), self.done(child)
             ratio = done / threshold if threshold else 0.0
             return (done >= threshold, threshold == 0, ratio, child.name)  # satisfied first
@@ -201,19 +201,19 @@ class Progress:
 
 @dataclass(slots=True)
 class Attempt:
-    """The pods one attempt tries, per solver leaf (with their positions in ``SNode.pods``),
+    """The pods one attempt tries, per solver leaf (with their positions in ``GroupNode.pods``),
     and the member order of each inner group."""
 
     pods: dict[str, list[PodSpec]] = field(default_factory=dict)
     positions: dict[str, IntArray] = field(default_factory=dict)
-    order: dict[str, list[SNode]] = field(default_factory=dict)
+    order: dict[str, list[GroupNode]] = field(default_factory=dict)
     short: list[tuple[str, int, int]] = field(default_factory=list)  # leaf, missing, pending
 
     @property
     def empty(self) -> bool:
         return not any(self.pods.values())
 
-    def of(self, node: SNode) -> list[PodSpec]:
+    def of(self, node: GroupNode) -> list[PodSpec]:
         """Pods of this attempt in the subtree of ``node`` (a list the attempt may share with a
         leaf: read only)."""
         if node.is_leaf:
@@ -226,14 +226,14 @@ class Attempt:
         return out
 
 
-def select(root: SNode, progress: Progress) -> Attempt:
+def select(root: GroupNode, progress: Progress) -> Attempt:
     """The pods of the next attempt (gang phase or one elastic step)."""
     attempt = Attempt()
     _select(root, progress, attempt)
     return attempt
 
 
-def _select(node: SNode, progress: Progress, attempt: Attempt) -> None:
+def _select(node: GroupNode, progress: Progress, attempt: Attempt) -> None:
     if node.is_leaf:
         pending = progress.pending_positions(node)
         if progress.satisfied(node):
@@ -257,7 +257,7 @@ def _select(node: SNode, progress: Progress, attempt: Attempt) -> None:
             return
 
 
-def _take(attempt: Attempt, node: SNode, positions: IntArray) -> None:
+def _take(attempt: Attempt, node: GroupNode, positions: IntArray) -> None:
     """The attempt tries the pods of leaf ``node`` at ``positions``."""
     attempt.positions[node.name] = positions
     if len(positions) == len(node.pods):

@@ -40,7 +40,7 @@ import numpy as np
 
 from toposched.engine.core.budget import SearchBudget, Steps
 from toposched.engine.core.ledger import Ledger
-from toposched.engine.core.members import Progress, SNode
+from toposched.engine.core.members import GroupNode, Progress
 from toposched.engine.core.space import NodeSpace
 from toposched.engine.exact.bounds import Runs, capacity, room_left, shape_runs, slice_room, tree_order
 from toposched.engine.exact.domains import DomainChoices
@@ -51,12 +51,12 @@ from toposched.topology import IntArray
 
 MAX_GROUPS = 200  # groups and slices the search takes on (its depth-first walk recurses per group)
 
-Task = tuple[SNode, IntArray]  # a group still to place and the rows its parent allows
+Task = tuple[GroupNode, IntArray]  # a group still to place and the rows its parent allows
 Walk = Generator[None, None, bool]  # pauses every ``EXPIRY_EVERY`` steps; returns whether it placed
 
 
 @dataclass(slots=True)
-class Outcome:
+class ExactResult:
     """Where each pod went, (IR leaf, pod name) -> row, when ``found``."""
 
     found: bool
@@ -69,7 +69,7 @@ class Outcome:
 class ExactSearch:
     """One exact search over ``root`` on ``space`` (charged as it goes, rolled back on failure)."""
 
-    def __init__(self, space: NodeSpace, root: SNode, budget: SearchBudget) -> None:
+    def __init__(self, space: NodeSpace, root: GroupNode, budget: SearchBudget) -> None:
         self.space = space
         self.root = root
         self.steps = Steps(budget)
@@ -81,16 +81,16 @@ class ExactSearch:
         self._runs: dict[str, Runs] = {}
         self._order = tree_order(space)
         self._walk: Walk | None = None
-        self._outcome: Outcome | None = None  # once the search ended
+        self._outcome: ExactResult | None = None  # once the search ended
 
-    def run(self) -> Outcome:
+    def run(self) -> ExactResult:
         """The search to its end, within its budget."""
         outcome = self.resume()
         assert outcome is not None  # nothing pauses it
         return outcome
 
-    def resume(self, pause: Callable[[], bool] | None = None) -> Outcome | None:
-        """Search on until the search ends (its ``Outcome``, kept: asking again gives it again)
+    def resume(self, pause: Callable[[], bool] | None = None) -> ExactResult | None:
+        """Search on until the search ends (its ``ExactResult``, kept: asking again gives it again)
         or, asked every few hundred steps, ``pause`` says to stop for now (None; the capacity
         must stay as it is until it is resumed)."""
         if self._outcome is None:
@@ -99,13 +99,13 @@ class ExactSearch:
                 self.steps.settle()
         return self._outcome
 
-    def _go_on(self, pause: Callable[[], bool] | None) -> Outcome | None:
+    def _go_on(self, pause: Callable[[], bool] | None) -> ExactResult | None:
         if self._walk is None:
             if len(self.root.walk()) > MAX_GROUPS:
-                return Outcome(False, True, 0, too_large=True)
+                return ExactResult(False, True, 0, too_large=True)
             self.pods.pin(self.root)
             if self.domains.held_apart(self.root, self.pods.held):
-                return Outcome(False, False, self.steps.count)
+                return ExactResult(False, False, self.steps.count)
             self._walk = self._step([(self.root, self.space.every_row)])
         if pause is not None and pause():
             return None  # no time for it in this round
@@ -113,17 +113,17 @@ class ExactSearch:
             while True:
                 next(self._walk)  # a run of steps, or past the budget
                 if self.steps.spent():
-                    return Outcome(False, True, self.steps.count)
+                    return ExactResult(False, True, self.steps.count)
                 if pause is not None and pause():
                     return None
         except StopIteration as end:
             found = bool(end.value)
         except RecursionError:  # one frame per group and pod-shape run: too many distinct shapes
-            return Outcome(False, True, self.steps.count, too_large=True)
+            return ExactResult(False, True, self.steps.count, too_large=True)
         if found:
             self.pods.record()
             self.pods.grow(self.root, self._order)
-        return Outcome(found, False, self.steps.count, dict(self.pods.where) if found else {})
+        return ExactResult(found, False, self.steps.count, dict(self.pods.where) if found else {})
 
     # -- set-up and bookkeeping -----------------------------------------------------------------
 
@@ -131,12 +131,12 @@ class ExactSearch:
     def ledger(self) -> Ledger:
         return self.space.ledger
 
-    def _wanted(self, node: SNode) -> list[PodSpec]:
+    def _wanted(self, node: GroupNode) -> list[PodSpec]:
         """The pods a leaf must place to reach its minimum (pending ones, in index order)."""
         missing = self.progress.minimum(node) - self.progress.count(node)
         return self.progress.pending(node)[: max(missing, 0)]
 
-    def _bound(self, node: SNode) -> Runs:
+    def _bound(self, node: GroupNode) -> Runs:
         """Pods the group needs for sure, per shape run (inner groups that may drop children and
         their subtrees: none)."""
         cached = self._runs.get(node.name)
@@ -206,7 +206,7 @@ class ExactSearch:
                     return True
         return False
 
-    def _place(self, runs: Runs, rows: IntArray, leaf: SNode, rest: list[Task]) -> Walk:
+    def _place(self, runs: Runs, rows: IntArray, leaf: GroupNode, rest: list[Task]) -> Walk:
         """Every split of the leaf's first shape run over ``rows``, then the next run, then the
         remaining groups. Consecutive splits differ in a few nodes: only those are recharged."""
         if not runs:
@@ -236,7 +236,7 @@ class ExactSearch:
         self.ledger.undo(mark)
         return False
 
-    def _selections(self, node: SNode) -> list[tuple[SNode, ...]]:
+    def _selections(self, node: GroupNode) -> list[tuple[GroupNode, ...]]:
         """Which children to satisfy: all of them, or every choice of the missing number."""
         threshold = self.progress.threshold(node)
         if threshold >= len(node.children):
@@ -245,7 +245,7 @@ class ExactSearch:
         missing = max(threshold - (len(node.children) - len(open_)), 0)
         return list(combinations(open_, missing))
 
-    def _options(self, node: SNode, rows: IntArray) -> list[tuple[int, IntArray]]:
+    def _options(self, node: GroupNode, rows: IntArray) -> list[tuple[int, IntArray]]:
         """The (domain, rows) to try for ``node`` (``DomainChoices.options``); a group whose
         interchangeable sibling is placed takes a domain from the sibling's on."""
         twin = self.twin.get(node.name)
@@ -256,11 +256,11 @@ class ExactSearch:
         )
         return self.domains.options(node, rows, self.pods.held[node.name], lowest, self._bound(node))
 
-    def _pods_of(self, node: SNode) -> list[PodSpec]:
+    def _pods_of(self, node: GroupNode) -> list[PodSpec]:
         return [pod for run in self._bound(node) for pod in run]
 
 
-def _signature(node: SNode) -> object:
+def _signature(node: GroupNode) -> object:
     """What makes two sibling groups interchangeable: constraint, minima, pod shapes, children
     (and no running pods, which tie a group to its nodes)."""
     if any(pod.node is not None for pod in node.pods):

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from toposched.engine.core.members import SNode
+from toposched.engine.core.members import GroupNode
 from toposched.engine.core.rowwise import take_rows
 from toposched.engine.core.space import NodeSpace
 from toposched.model import PodSpec
@@ -76,7 +76,7 @@ def room_left(space: NodeSpace, groups: Sequence[tuple[Runs, IntArray]]) -> bool
 
 
 def slice_room(
-    space: NodeSpace, groups: Sequence[tuple[SNode, Runs, IntArray]], lowest: Mapping[str, int]
+    space: NodeSpace, groups: Sequence[tuple[GroupNode, Runs, IntArray]], lowest: Mapping[str, int]
 ) -> bool:
     """Groups (with their runs and rows) that each need one domain of the same level for the
     same number of pods of one shape, inside the same rows, fit only if those domains hold that
@@ -85,7 +85,7 @@ def slice_room(
     slices a domain holds; a count of pods alone lets slices straddle domains. ``lowest``: per
     group name, the first domain (index) it may take, when it may not take them all (twins take
     domains in order)."""
-    alike: dict[tuple[int, str | None, str, object, int], tuple[IntArray, PodSpec, list[SNode]]] = {}
+    alike: dict[tuple[int, str | None, str, object, int], tuple[IntArray, PodSpec, list[GroupNode]]] = {}
     for node, runs, rows in groups:
         if node.required is None or not runs or len({run[0].shape for run in runs}) != 1:
             continue

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from toposched.engine.core.members import SNode
+from toposched.engine.core.members import GroupNode
 from toposched.engine.core.space import NodeSpace, TopoView
 from toposched.engine.exact.bounds import Runs, capacity, fits
 from toposched.model import PodSpec
@@ -21,10 +21,10 @@ class DomainChoices:
     def __init__(self, space: NodeSpace) -> None:
         self.space = space
 
-    def _view(self, node: SNode) -> TopoView | None:
+    def _view(self, node: GroupNode) -> TopoView | None:
         return self.space.views.get(node.topology if node.topology is not None else self.space.default)
 
-    def held_apart(self, root: SNode, held: Mapping[str, IntArray]) -> bool:
+    def held_apart(self, root: GroupNode, held: Mapping[str, IntArray]) -> bool:
         """Whether a group's running pods already span several domains of its required level
         (or sit outside the level): no placement honours it, even one that drops the group."""
         for node in root.walk():
@@ -40,7 +40,7 @@ class DomainChoices:
                 return True
         return False
 
-    def one_domain(self, node: SNode, rows: IntArray) -> bool:
+    def one_domain(self, node: GroupNode, rows: IntArray) -> bool:
         """``rows`` lie in one domain of the level ``node`` requires."""
         view = self._view(node)
         level = view.tree.level_index(node.required) if view is not None and node.required else None
@@ -50,7 +50,7 @@ class DomainChoices:
         return bool((codes == codes[0]).all()) if len(codes) else True
 
     def options(
-        self, node: SNode, rows: IntArray, held: IntArray, lowest: int | None, runs: Runs
+        self, node: GroupNode, rows: IntArray, held: IntArray, lowest: int | None, runs: Runs
     ) -> list[tuple[int, IntArray]]:
         """The (domain, rows) to try for ``node``, preferred first, each big enough for ``runs``
         (its pods); domain -1 when the rows are not one domain of the required level. ``held``:
@@ -102,9 +102,9 @@ class DomainChoices:
     def split_blind(
         self,
         rows: IntArray,
-        rest: Sequence[tuple[SNode, IntArray]],
+        rest: Sequence[tuple[GroupNode, IntArray]],
         pod: PodSpec,
-        bound: Callable[[SNode], Runs],
+        bound: Callable[[GroupNode], Runs],
     ) -> bool:
         """Whether the capacity bounds of ``rest`` come out the same for every split of pods like
         ``pod`` over ``rows``: every pod still to place has that shape (one pod of it takes exactly

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from toposched.engine.core.ledger import Ledger
-from toposched.engine.core.members import Progress, SNode
+from toposched.engine.core.members import GroupNode, Progress
 from toposched.engine.core.space import NodeSpace
 from toposched.engine.exact.bounds import capacity
 from toposched.model import PodSpec
@@ -22,7 +22,7 @@ class FoundPods:
         self.space = space
         self.progress = progress
         self.where: dict[tuple[str, str], int] = {}  # (IR leaf, pod name) -> row
-        self.placed: list[tuple[SNode, list[PodSpec], IntArray, list[int]]] = []  # splits so far
+        self.placed: list[tuple[GroupNode, list[PodSpec], IntArray, list[int]]] = []  # splits so far
         self.held: dict[str, IntArray] = {}  # rows each group's running pods hold
         self.leaf_rows: dict[str, IntArray] = {}  # rows of each leaf placed so far
 
@@ -34,7 +34,7 @@ class FoundPods:
         """``pods`` pods of ``vec`` on one row (negative: give them back)."""
         self.ledger.charge(np.asarray([row], dtype=np.int64), np.asarray([pods], dtype=np.int64), vec)
 
-    def pin(self, root: SNode) -> None:
+    def pin(self, root: GroupNode) -> None:
         """Charge pods that already run and note, per group, the rows they hold. Every resource
         the gang asks for gets its ledger column first, so request vectors keep one length."""
         rows_of: dict[str, list[int]] = {}
@@ -61,7 +61,7 @@ class FoundPods:
                 for _ in range(count):
                     self.where[(leaf.leaf, next(pods).name)] = row
 
-    def grow(self, root: SNode, order: IntArray) -> None:
+    def grow(self, root: GroupNode, order: IntArray) -> None:
         """Elastic pods beyond the minima: one at a time, in index order, on the first row of the
         leaf's chosen rows with room; a leaf stops at its first pod that fits nowhere."""
         leaves = {leaf.name: leaf for leaf in root.walk() if leaf.is_leaf}

@@ -24,7 +24,7 @@ from itertools import chain, compress
 
 import numpy as np
 
-from toposched.engine.core.members import SNode
+from toposched.engine.core.members import GroupNode
 from toposched.engine.core.messages import Reasons
 from toposched.engine.core.space import NodeSpace, RowScores, TopoView
 from toposched.engine.core.strategy import Strategy
@@ -44,7 +44,7 @@ class Candidates:
 
 def candidates(
     space: NodeSpace,
-    node: SNode,
+    node: GroupNode,
     pods: list[PodSpec],
     rows: IntArray,
     held: IntArray,
@@ -272,7 +272,13 @@ def _ancestor(view: TopoView, level: int, index: int, target: int) -> int:
 
 
 def _pinned_full(
-    view: TopoView, node: SNode, fit: LevelFit, pinned: list[int], needed: int, name: str, reasons: Reasons
+    view: TopoView,
+    node: GroupNode,
+    fit: LevelFit,
+    pinned: list[int],
+    needed: int,
+    name: str,
+    reasons: Reasons,
 ) -> Unschedulable:
     """No room left where the group's pods already are (its required-level domain(s))."""
     level = view.tree.level_index(node.required or "")
@@ -300,7 +306,7 @@ def _pinned_full(
 
 def _none_fits(
     view: TopoView,
-    node: SNode,
+    node: GroupNode,
     fits: dict[int, LevelFit],
     order: dict[int, list[int]],
     level: int,

@@ -28,7 +28,7 @@ import numpy as np
 
 from toposched.engine.core.caches import EngineCaches
 from toposched.engine.core.greedy import greedy_pick
-from toposched.engine.core.members import Attempt, Progress, SNode, build, select
+from toposched.engine.core.members import Attempt, GroupNode, Progress, build, select
 from toposched.engine.core.messages import Reasons
 from toposched.engine.core.output import leaf_assignment, place_on_rows, tally
 from toposched.engine.core.policy_registry import PlacementPolicy
@@ -50,7 +50,7 @@ _NO_ROWS.setflags(write=False)
 class Solver:
     """Mutable state of one hierarchical placement."""
 
-    def __init__(self, space: NodeSpace, root: SNode, reasons: Reasons, policy: PlacementPolicy) -> None:
+    def __init__(self, space: NodeSpace, root: GroupNode, reasons: Reasons, policy: PlacementPolicy) -> None:
         self.space = space
         self.root = root
         self.reasons = reasons
@@ -58,15 +58,15 @@ class Solver:
         self._strategies(root, policy, False)
         self.pinned: set[str] = set()  # groups with a required level whose pods already run
         self.progress = Progress()
-        # Per solver leaf, the row of each pod (by position in ``SNode.pods``), -1 without one.
+        # Per solver leaf, the row of each pod (by position in ``GroupNode.pods``), -1 without one.
         self.rows: dict[str, IntArray] = {}
-        self.log: list[tuple[SNode, IntArray]] = []  # (solver leaf, positions placed), newest last
+        self.log: list[tuple[GroupNode, IntArray]] = []  # (solver leaf, positions placed), newest last
         self.failure: Unschedulable | None = None  # the first reason an attempt failed
         self.tries = 0
         self.leaves = [n for n in root.walk() if n.is_leaf]
         self.subtree = {n.name: [m for m in n.walk() if m.is_leaf] for n in root.walk()}
 
-    def _strategies(self, node: SNode, policy: PlacementPolicy, constrained: bool) -> None:
+    def _strategies(self, node: GroupNode, policy: PlacementPolicy, constrained: bool) -> None:
         constrained = constrained or node.required is not None or node.preferred is not None
         self.strategy[node.name] = policy.for_group(constrained)
         for child in node.children:
@@ -98,13 +98,13 @@ class Solver:
                     ledger.charge(np.asarray([row]), np.ones(1, dtype=np.int64), ledger.vector(pod.requests))
                     rows[i] = row
 
-    def _rows(self, leaf: SNode) -> IntArray:
+    def _rows(self, leaf: GroupNode) -> IntArray:
         found = self.rows.get(leaf.name)
         if found is None:
             found = self.rows[leaf.name] = np.full(len(leaf.pods), -1, dtype=np.int64)
         return found
 
-    def _record(self, node: SNode, positions: IntArray, rows: IntArray) -> None:
+    def _record(self, node: GroupNode, positions: IntArray, rows: IntArray) -> None:
         """The pods at ``positions`` placed on ``rows`` (one row per pod)."""
         self.progress.add(node, positions)
         self._rows(node)[positions] = rows
@@ -120,7 +120,7 @@ class Solver:
             self.progress.remove(node, positions)
             self.rows[node.name][positions] = -1
 
-    def held(self, node: SNode) -> IntArray:
+    def held(self, node: GroupNode) -> IntArray:
         """Rows holding pods of ``node``'s subtree, ascending."""
         found = [
             rows
@@ -138,7 +138,7 @@ class Solver:
 
     # -- the walk -----------------------------------------------------------------------------
 
-    def allocate(self, node: SNode, attempt: Attempt, rows: IntArray, scores: RowScores | None) -> bool:
+    def allocate(self, node: GroupNode, attempt: Attempt, rows: IntArray, scores: RowScores | None) -> bool:
         pods = attempt.of(node)
         if not pods:
             return True
@@ -171,7 +171,12 @@ class Solver:
         return False
 
     def place_pods(
-        self, node: SNode, pods: list[PodSpec], positions: IntArray, rows: IntArray, scores: RowScores | None
+        self,
+        node: GroupNode,
+        pods: list[PodSpec],
+        positions: IntArray,
+        rows: IntArray,
+        scores: RowScores | None,
     ) -> bool:
         """Each pod (``positions``: where they are in ``node.pods``) on the best node of
         ``rows``, pods of one shape in one go."""
@@ -321,7 +326,7 @@ def _pod_order(pod: PodSpec) -> tuple[int, str]:
     return pod.index, pod.name
 
 
-def _view_of(space: NodeSpace, leaf: SNode) -> TopoView:
+def _view_of(space: NodeSpace, leaf: GroupNode) -> TopoView:
     name = leaf.topology if leaf.topology is not None else leaf.parent_topology
     return space.views.get(name or space.default) or space.views[space.default]
 

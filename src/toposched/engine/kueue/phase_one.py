@@ -2,7 +2,7 @@
 
 Phase 1 reads only the free capacity and the request's shape and slice layout, so on an
 unchanged snapshot every request of the same kind gets the same numbers: the first request of
-a gang (nothing charged yet) finds them in ``KeptPhaseOne`` when a placement before it made
+a gang (nothing charged yet) finds them in ``PhaseOneCache`` when a placement before it made
 them on the same snapshot. After a change to the snapshot (a commit) the per-node numbers are
 recomputed on the rows it changed only (``Snapshot.changed_rows``), and kept as they were when
 no row changed. The first placement that reads new per-node numbers writes into counts of its
@@ -107,7 +107,7 @@ class _Kept:
     counts: SharedCounts | None = None
 
 
-class KeptPhaseOne:
+class PhaseOneCache:
     """Phase-1 results made on a snapshot, by request kind, seen at its current version
     (``for_snapshot``). A kind made on an earlier version is updated on the rows changed since
     (``Snapshot.changed_rows``) rather than made afresh."""
@@ -196,6 +196,6 @@ def _patched(old: Shared | None, rows: IntArray, new: Shared | None) -> Shared |
 _KEPT_BY_KIND: Slot[dict[Hashable, _Kept]] = Slot("phase one by request kind")
 
 
-def for_snapshot(snapshot: Snapshot, caches: EngineCaches) -> KeptPhaseOne:
+def for_snapshot(snapshot: Snapshot, caches: EngineCaches) -> PhaseOneCache:
     """The phase-1 results ``caches`` keep for ``snapshot``, seen at its current version."""
-    return KeptPhaseOne(snapshot, caches.per_snapshot(snapshot, _KEPT_BY_KIND, dict))
+    return PhaseOneCache(snapshot, caches.per_snapshot(snapshot, _KEPT_BY_KIND, dict))

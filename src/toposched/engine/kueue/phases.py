@@ -16,7 +16,7 @@ from toposched.engine.core.messages import Reasons
 from toposched.engine.core.request import Request
 from toposched.engine.kueue.choose_level import NoDomainsError, NoFitError, find_level
 from toposched.engine.kueue.descend import descend
-from toposched.engine.kueue.phase_one import KeptPhaseOne, phase_one
+from toposched.engine.kueue.phase_one import PhaseOneCache, phase_one
 from toposched.model import LayerFit, Unschedulable
 from toposched.snapshot import BoolArray, ExclusionStats, eligible, exclusion_stats
 from toposched.snapshot.capacity import per_slot_requests
@@ -79,7 +79,7 @@ def solve(
     reasons: Reasons,
     allowed_leaves: BoolArray | None = None,
     *,
-    kept: KeptPhaseOne | None = None,
+    kept: PhaseOneCache | None = None,
 ) -> Solved | Unschedulable:
     """Place one request (Kueue's findTopologyAssignment) on the ledger's free capacity (rows in
     ``tree``'s node order). ``kept``: phase-1 results of the snapshot the ledger holds unchanged
