@@ -1,8 +1,8 @@
 """Whole rows of a 2-D array read and written by index, faster than numpy's fancy indexing.
 
 ``matrix[rows]`` and ``matrix[rows] = values`` go through numpy's general advanced-indexing
-machinery, which for an array of rows costs several times what copying them does (700 rows of 4
-columns: about 14 µs to read and 11 µs to write, against 2 µs and 3 µs here). The ledger reads
+machinery, which for an array of rows costs several times what copying them does
+(``bench/rowwise.py`` measures both). The ledger reads
 and writes rows of its free matrix on every charge, so the placement paths use these two; the
 indexing expressions in their docstrings are the readable twins (``tests/engine/test_rowwise.py``
 holds them to the same results).
