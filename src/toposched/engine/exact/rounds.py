@@ -5,9 +5,11 @@ for each pass (``ExactRounds.begin``). The exact searches of one round share ``r
 the session's clock: each gang that needs one gets the time left divided among the gangs still
 expected to need one (as many as in the last round), so one gang that cannot be placed costs a
 bounded, fair share of a round instead of its whole budget. A search that reaches its share
-pauses and goes on in the next round, from where it stopped, while the snapshots stay as they
-were (its steps and seconds count toward its own budget across rounds); when they change it
-starts again on the new capacity.
+pauses and goes on in the next round, from where it stopped, while the rows its pods may use
+stay as they were (its steps and seconds count toward its own budget across rounds): other gangs
+admitted meanwhile on nodes none of its pods may go to (taints, node selectors) leave it going
+on. When a row it may use changed, or the snapshots were replaced, it starts again on the new
+capacity.
 
 A gang's answer is kept per caller key (a workload) with the state of the snapshots it was given
 on: the same gang on the same, unchanged snapshots gets its refusal again without a search until
@@ -20,10 +22,13 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from weakref import ReferenceType, ref
 
+import numpy as np
+
 from toposched.engine.core.budget import SearchBudget, WorkMeter
+from toposched.engine.core.space import NodeSpace
 from toposched.engine.exact.complete import Resumable
 from toposched.model import Gang, Placement, Unschedulable
-from toposched.snapshot import Snapshot
+from toposched.snapshot import BoolArray, Snapshot
 
 Clock = Callable[[], float]
 State = tuple[tuple[ReferenceType[Snapshot], int], ...]  # each snapshot (weakly) and its version
@@ -41,6 +46,44 @@ def _same(a: State, b: State) -> bool:
     return len(a) == len(b) and all(
         x() is y() and x() is not None and v == w for (x, v), (y, w) in zip(a, b, strict=True)
     )
+
+
+def _usable(space: NodeSpace, gang: Gang) -> BoolArray:
+    """Rows of ``space`` some pod of ``gang`` may go to (it tolerates their taints and its node
+    selector matches): capacity elsewhere changes nothing its search reads."""
+    usable = np.zeros(space.size, dtype=np.bool_)
+    shapes = {
+        (pod.tolerations, tuple(sorted(pod.node_selector.items())))
+        for leaf in gang.leaves()
+        for pod in leaf.pods
+    }
+    for tolerations, selector in shapes:
+        usable |= space.eligible(tolerations, selector)
+    return usable
+
+
+def _unused_changes(entry: Kept, state: State) -> bool:
+    """Whether every change from the entry's snapshots to ``state`` is on rows its paused search
+    never uses (the same snapshot objects, each change known row by row)."""
+    space = entry.resumable.space
+    if space is None or len(entry.state) != len(state):
+        return False
+    usable: BoolArray | None = None
+    for (was, version), (now, _) in zip(entry.state, state, strict=True):
+        snapshot = was()
+        if snapshot is None or snapshot is not now():
+            return False
+        changed = snapshot.changed_rows(version)
+        if changed is None:
+            return False
+        if len(changed) == 0:
+            continue
+        usable = _usable(space, entry.gang) if usable is None else usable
+        names = snapshot.tree.node_names
+        rows = [space.row.get(names[int(r)], -1) for r in np.unique(changed)]
+        if any(row < 0 or usable[row] for row in rows):
+            return False
+    return True
 
 
 @dataclass(slots=True)
@@ -79,8 +122,13 @@ class ExactRounds:
         """What ``key`` keeps for ``gang`` on snapshots in ``state``: the entry when neither
         changed, else a fresh one."""
         found = self._kept.pop(key, None)
-        if found is None or found.gang is not gang or found.policy != policy or not _same(found.state, state):
+        if found is None or found.gang is not gang or found.policy != policy:
             found = Kept(gang, policy, state)
+        elif not _same(found.state, state):
+            if found.resumable.paused and _unused_changes(found, state):
+                found.state, found.refusal = state, None  # paused: its search goes on
+            else:
+                found = Kept(gang, policy, state)
         elif found.refusal is not None and found.refusal.searching:
             found.refusal = None  # paused: its search goes on
         self._kept[key] = found  # the most recent last
