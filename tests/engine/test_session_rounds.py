@@ -123,7 +123,9 @@ def test_a_paused_search_starts_again_when_a_node_its_pods_may_use_changes() -> 
 
 
 def test_a_refusal_is_kept_until_the_snapshots_change() -> None:
-    placing = open_session(PlacementOptions(steps=STEPS, round_seconds=1.0))  # one round decides
+    placing = open_session(
+        PlacementOptions(steps=STEPS, round_seconds=2 * STEPS * STEP_SECONDS)
+    )  # one round decides
     gang = hard_gang()
     main, _ = placing.snapshots(gang, cluster(), LEVELS)
     placing.begin_round()
