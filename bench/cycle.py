@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from toposched.engine import SearchBudget, place_gang, usage_of
-from toposched.engine.caches import EngineCaches
+from toposched.engine.core.caches import EngineCaches
 from toposched.model import Cluster, Placement, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig, Submission
 from toposched.snapshot import Snapshot

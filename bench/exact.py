@@ -8,7 +8,10 @@ placement (``Search.FAITHFUL``, the upstream solver's own answer) and the exact 
 (``search_complete``, what ``Search.COMPLETE`` runs when the faithful answer refuses), both CPU
 medians on one snapshot, the search's steps and answer, and the ratio exact / faithful. The exact
 search has the default budget (50,000 steps; no time bound, so it measures the search itself);
-a search that takes more than a second is timed once.
+a search that takes more than a second is timed once. Each search's CPU time per step (µs) is
+printed too, with their median and the time per step over all searches' steps:
+``toposched.engine.core.budget.STEP_SECONDS``, what the simulator's ``WorkClock`` counts per
+step, is the latter at the default size.
 
 Run: python bench/exact.py [--size 5000] [--runs 5] [--steps 50000] [--quick]
 (--quick: 2048 nodes, one run, 2,000 steps, to check that the script works; the figures mean
@@ -18,16 +21,17 @@ nothing.)
 from __future__ import annotations
 
 import argparse
-import re
+import statistics
 import sys
 import time
 from pathlib import Path
 
 from toposched.engine import PlacementOptions, SearchBudget, open_session
-from toposched.engine.complete import search_complete
-from toposched.engine.options import DEFAULT_STEPS
+from toposched.engine.core.budget import STEP_SECONDS, WorkMeter
+from toposched.engine.core.options import DEFAULT_STEPS
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.exact.complete import search_complete
 from toposched.engine.place import hierarchical
-from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.profiles import as_policy
 from toposched.model import Gang, Placement, Policy, Search, SliceLayer, Topology, Unschedulable
 from toposched.snapshot import Snapshot
@@ -54,8 +58,11 @@ def report(size: int, runs: int, steps: int) -> None:
     session = open_session(PlacementOptions(search=Search.FAITHFUL))
     print(f"{size} nodes; CPU medians of {runs} run(s); exact search budget {steps} steps")
     print(
-        f"  {'':<7} {'gang':<26} {'pods':>5} {'faithful':>24} {'exact search':>26} {'steps':>6}  exact / faithful"
+        f"  {'':<7} {'gang':<26} {'pods':>5} {'faithful':>24} {'exact search':>26} {'steps':>6}"
+        f" {'µs/step':>8}  exact / faithful"
     )
+    per_step: list[float] = []
+    work: list[tuple[float, int]] = []  # (ms, steps) of each gang's first search
     for g, policy in (*GANGS, *REFUSED):
         rules = as_policy(policy)
         faithful = session.place(g, snapshot, policy=policy, probe=False)
@@ -64,10 +71,16 @@ def report(size: int, runs: int, steps: int) -> None:
         )
         kueue = not hierarchical(g, rules)
 
+        meter = WorkMeter()  # the steps of every search of this gang
+
         def exact(
-            g: Gang = g, refusal: Unschedulable = refusal, rules: PlacementPolicy = rules, kueue: bool = kueue
+            g: Gang = g,
+            refusal: Unschedulable = refusal,
+            rules: PlacementPolicy = rules,
+            kueue: bool = kueue,
+            meter: WorkMeter = meter,
         ) -> Placement | Unschedulable:
-            budget = SearchBudget(steps)
+            budget = SearchBudget(steps, meter=meter)
             return search_complete(
                 g, snapshot, refusal, policy=rules, kueue=kueue, budget=budget, caches=session.caches
             )
@@ -75,16 +88,24 @@ def report(size: int, runs: int, steps: int) -> None:
         start = time.process_time()
         found = exact()
         once = (time.process_time() - start) * 1000
-        counted = re.search(r"(\d+) steps", found.note) if isinstance(found, Unschedulable) else None
-        taken = counted.group(1) if counted else "-"
+        taken = meter.steps
+        micros = once * 1000 / taken if taken else float("nan")
+        if taken:
+            per_step.append(micros)
+            work.append((once, taken))
         fast = median_ms(
             lambda g=g, policy=policy: session.place(g, snapshot, policy=policy, probe=False), runs
         )
         slow = once if once > 1000 else median_ms(exact, runs)  # a search of seconds: timed once
         print(
             f"  {policy.value:<7} {g.name:<26} {g.size:5d} {fast:8.2f} ms {answer(faithful):<12}"
-            f" {slow:10.2f} ms {answer(found):<12} {taken:>6}  x{slow / fast:9.1f}"
+            f" {slow:10.2f} ms {answer(found):<12} {taken:>6} {micros:8.1f}  x{slow / fast:9.1f}"
         )
+    overall = sum(ms for ms, _ in work) * 1000 / sum(steps for _, steps in work)
+    print(
+        f"  µs per step: median {statistics.median(per_step):.1f} (from {min(per_step):.1f} to"
+        f" {max(per_step):.1f}), {overall:.1f} over all steps; a WorkClock counts {STEP_SECONDS * 1e6:.1f}"
+    )
 
 
 def main() -> None:

@@ -7,7 +7,9 @@ TAS annotation. Each submission runs in a fresh child process that does what the
 with a request body: parse the YAML (``parse_documents``) and compile it through the front-end
 registry against the sample cluster's topology (``compile_for``), and reports its CPU time and
 peak RSS. Runs alternate between the two Jobs so that load from other processes hits both alike;
-the medians and the upstream / Kueue ratio are printed.
+the medians and the upstream / Kueue ratio are printed. The upstream Job is also compiled with
+Python's cyclic collector left running (``upstream-gc``: the front ends pause it while they
+compile, ``toposched.frontends.collector``), to show what the pause saves.
 
 Run: python bench/kube_intake.py [--pods 100000] [--runs 3] [--quick]
 (--quick: 10,000 pods and one run, to check that the script works.)
@@ -46,6 +48,10 @@ CHILD = """
 import json, resource, sys, time
 path = sys.argv[1]
 start = time.process_time()
+if sys.argv[2:] == ["gc"]:  # the collector left running: the registry's pause does nothing
+    import contextlib
+    import toposched.frontends.registry
+    toposched.frontends.registry.collector_paused = contextlib.nullcontext
 from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import Topology
@@ -81,9 +87,9 @@ def job(pods: int, *, upstream: bool) -> dict[str, object]:
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": spec}
 
 
-def submit(path: Path) -> dict[str, float]:
+def submit(path: Path, *flags: str) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", CHILD, str(path), *flags], capture_output=True, text=True, check=True
     )
     result: dict[str, float] = json.loads(done.stdout)
     return result
@@ -101,10 +107,11 @@ def main() -> None:
         for name, upstream in (("upstream", True), ("kueue", False)):
             paths[name] = Path(folder) / f"{name}.yaml"
             paths[name].write_text(yaml.safe_dump(job(pods, upstream=upstream)), encoding="utf-8")
-        seen: dict[str, list[dict[str, float]]] = {name: [] for name in paths}
+        seen: dict[str, list[dict[str, float]]] = {name: [] for name in (*paths, "upstream-gc")}
         for _ in range(runs):
             for name, path in paths.items():
                 seen[name].append(submit(path))
+            seen["upstream-gc"].append(submit(paths["upstream"], "gc"))
     print(f"a Job of {pods} pods, {runs} runs each (median CPU seconds, median peak RSS)")
     medians = {}
     for name, results in seen.items():
@@ -113,8 +120,11 @@ def main() -> None:
         medians[name] = seconds
         frontend = results[0]["frontend"]
         print(
-            f"  {name:9} {seconds:6.2f} s  {rss:7.1f} MiB  (front end {frontend}, {results[0]['pods']} pods)"
+            f"  {name:11} {seconds:6.2f} s  {rss:7.1f} MiB  (front end {frontend}, {results[0]['pods']} pods)"
         )
+    print(
+        f"  upstream-gc / upstream (what pausing the collector saves): {medians['upstream-gc'] / medians['upstream']:.2f}"
+    )
     print(f"  upstream / kueue: {medians['upstream'] / medians['kueue']:.2f}")
 
 

@@ -25,7 +25,6 @@ EXEMPT_CLASSES = {
     "store/memory.py:MemoryStore": "to split next",
     "store/sqlite.py:SqliteStore": "to split next",
     "store/protocol.py:Store": "to split next",
-    "engine/kube_nodes.py:KubeNodes": "to split next",
 }
 
 

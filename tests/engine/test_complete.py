@@ -7,11 +7,11 @@ from dataclasses import replace
 
 from builders import GPU, HOST, RACK, ZONE, node, podset, running, topology
 from toposched.engine import SearchBudget, place, place_gang
-from toposched.engine.complete import search_complete
-from toposched.engine.exact import MAX_GROUPS, ExactSearch
-from toposched.engine.members import build
+from toposched.engine.core.members import build
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.exact.backtrack import MAX_GROUPS, ExactSearch
+from toposched.engine.exact.complete import search_complete
 from toposched.engine.profiles import as_policy
-from toposched.engine.space import NodeSpace
 from toposched.model import (
     Cluster,
     Gang,

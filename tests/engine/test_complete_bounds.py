@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from builders import BLOCK, GPU, RACK, node, running, topology
 from toposched.engine import SearchBudget, place
-from toposched.engine.exact import ExactSearch
-from toposched.engine.members import build
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.members import build
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.exact.backtrack import ExactSearch
 from toposched.model import (
     Cluster,
     Gang,

@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from builders import GPU, node, topology
-from toposched.engine.caches import EngineCaches
-from toposched.engine.candidates import _lowest_common, _members, _members_by_domain
-from toposched.engine.domain_sums import sum_levels, sum_levels_by_code
-from toposched.engine.policies.binpack import LevelFit, level_fits, level_fits_direct, sorted_levels
-from toposched.engine.space import NodeSpace, TopoView
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.domain_sums import sum_levels, sum_levels_by_code
+from toposched.engine.core.space import NodeSpace, TopoView
+from toposched.engine.kai.binpack import LevelFit, level_fits, level_fits_direct, sorted_levels
+from toposched.engine.kai.candidates import _lowest_common, _members, _members_by_domain
 from toposched.model import CPU, Node, PodSpec, Resources
 from toposched.snapshot import Snapshot
 from toposched.topology import IntArray, TopologyTree

@@ -11,7 +11,7 @@ import pytest
 
 from builders import GPU, RACK, gang, node, podset, running, topology
 from toposched.engine import SearchBudget, place
-from toposched.engine.exact import ExactSearch
+from toposched.engine.exact.backtrack import ExactSearch
 from toposched.engine.explain import (
     ExclusionReason,
     Suggestion,

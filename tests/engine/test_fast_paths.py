@@ -16,16 +16,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import GPU, node, topology
-from toposched.engine.counts import LevelCounts, aggregate, fill_counts, leaf_counts
-from toposched.engine.descend import _share_all
-from toposched.engine.greedy import distribute, distribute_each
-from toposched.engine.hierarchy import _same_shape_run
-from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
+from toposched.engine.core.counts import LevelCounts, aggregate, fill_counts, leaf_counts
+from toposched.engine.core.greedy import distribute, distribute_each
+from toposched.engine.core.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.core.strategy import Strategy, descent_order, last_domain
+from toposched.engine.kai.binpack import _FOLD_FROM, _best_first, fill_nodes
+from toposched.engine.kai.hierarchy import _same_shape_run
+from toposched.engine.kueue.descend import _share_all
 from toposched.engine.policies.bestfit import BEST_FIT
-from toposched.engine.policies.binpack import _FOLD_FROM, _best_first, fill_nodes
 from toposched.engine.policies.leastfree import LEAST_FREE
-from toposched.engine.space import NodeSpace
-from toposched.engine.strategy import Strategy
 from toposched.model import CPU, Group, Node, PodSpec, Resources, Toleration
 from toposched.snapshot import Snapshot
 from toposched.topology import IntArray, TopologyTree
@@ -46,7 +46,13 @@ def level_counts(pods: list[int], unit: int) -> LevelCounts:
 def same(a: LevelCounts, b: LevelCounts) -> bool:
     return all(
         np.array_equal(x, y)
-        for x, y in ((a.pod, b.pod), (a.podl, b.podl), (a.slc, b.slc), (a.slcl, b.slcl), (a.lead, b.lead))
+        for x, y in (
+            (a.pods, b.pods),
+            (a.pods_with_leader, b.pods_with_leader),
+            (a.slices, b.slices),
+            (a.slices_with_leader, b.slices_with_leader),
+            (a.lead, b.lead),
+        )
     )
 
 
@@ -110,7 +116,7 @@ def test_best_fit_last_domains_agree_with_last_domain(lists: list[list[int]], da
         need = data.draw(st.integers(0, units[k]))
         firsts.append(start + k)
         needed.append(need)
-        expected.append(start + k + BEST_FIT.last_domain(ints(units[k:]), need))
+        expected.append(start + k + last_domain(BEST_FIT, ints(units[k:]), need))
         start += len(units)
     flat = ints([u for units in lists for u in units])
     lengths = ints([len(units) for units in lists])
@@ -223,20 +229,25 @@ def test_share_all_agrees_with_the_per_parent_loop(
     node_pods = ints([data.draw(st.integers(0, 6)) for _ in range(tree.node_count)])
     counts = fill_counts(tree, node_pods, slice_level=level, slice_size=1, inner_sizes={})
     parent = counts[level]
-    holding = [d for d in range(tree.count(level)) if parent.pod[d] > 0]
+    holding = [d for d in range(tree.count(level)) if parent.pods[d] > 0]
     current = ints(data.draw(st.permutations(holding)))
     for d in current.tolist():  # each chosen parent gives out some of what it holds
-        parent.pod[d] = data.draw(st.integers(1, int(parent.pod[d])))
+        parent.pods[d] = data.draw(st.integers(1, int(parent.pods[d])))
     child = counts[level + 1]
     fast_child = LevelCounts(
-        0, child.pod.copy(), child.podl.copy(), child.slc.copy(), child.slcl.copy(), child.lead.copy()
+        0,
+        child.pods.copy(),
+        child.pods_with_leader.copy(),
+        child.slices.copy(),
+        child.slices_with_leader.copy(),
+        child.lead.copy(),
     )
     chosen = _share_all(tree, parent, fast_child, level, current, 1, strategy)
     expected: list[int] = []
     for d in current.tolist():
         start, end = tree.children(level, d)
-        kids = strategy.descent_order(child, np.arange(start, end, dtype=np.int64))
-        expected += distribute(child, kids, int(parent.pod[d]), 0, 1, strategy, slices=False).tolist()
+        kids = descent_order(strategy, child, np.arange(start, end, dtype=np.int64))
+        expected += distribute(child, kids, int(parent.pods[d]), 0, 1, strategy, slices=False).tolist()
     assert chosen.tolist() == expected
     assert same(fast_child, child)
 

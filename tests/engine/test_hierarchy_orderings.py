@@ -8,11 +8,11 @@ import pytest
 
 from builders import GPU, RACK, ZONE, node, running, topology
 from toposched.engine import place_gang
-from toposched.engine.greedy import greedy_pick
+from toposched.engine.core.greedy import greedy_pick
+from toposched.engine.core.strategy import Strategy
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.profiles import builtin
-from toposched.engine.strategy import Strategy
 from toposched.model import (
     Gang,
     Group,

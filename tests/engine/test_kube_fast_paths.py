@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from builders import RACK, ZONE, kube_gang, node, running, topology
-from toposched.engine.kube import place_kube
-from toposched.engine.kube_nodes import KubeNodes
-from toposched.engine.space import NodeSpace
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.kube.nodes import KubeNodes
+from toposched.engine.kube.podgroups import place_kube
 from toposched.model import Group, Node, Placement, PodSpec, Policy, Resources, RunningPod, Toleration
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree

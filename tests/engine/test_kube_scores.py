@@ -2,7 +2,7 @@
 rule it once got wrong here: per pod NodeResourcesFit (LeastAllocated) plus
 BalancedAllocation over cpu and memory, requests counted non-zero (100m, 200Mi), and
 TaintToleration's PreferNoSchedule; per placement MostAllocated over every node of it, cordoned
-and NotReady ones included (kube_scores.py, kube_nodes.py)."""
+and NotReady ones included (kube/scores.py, kube/node_scores.py)."""
 
 from __future__ import annotations
 

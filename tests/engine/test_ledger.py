@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from builders import node, topology
-from toposched.engine.ledger import Ledger
+from toposched.engine.core.ledger import Ledger
 from toposched.model import CPU, PODS, Resources
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree

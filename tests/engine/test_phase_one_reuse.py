@@ -19,13 +19,13 @@ from tests.engine.test_properties import SETTINGS, Scenario, scenarios
 from tests.engine.test_space_reuse import same_result
 
 from toposched.engine import place_gang, usage_of
-from toposched.engine.caches import EngineCaches
-from toposched.engine.counts import LevelCounts
-from toposched.engine.ledger import Ledger
-from toposched.engine.messages import Reasons
-from toposched.engine.phase_one import PhaseOne, for_snapshot, phase_one
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.request import compile_unit, units_of
+from toposched.engine.kueue.phase_one import PhaseOne, for_snapshot, phase_one
 from toposched.engine.profiles import as_policy
-from toposched.engine.request import compile_unit, units_of
 from toposched.model import CPU, PODS, Placement, Policy, Resources, Unschedulable
 from toposched.snapshot import BoolArray, Snapshot
 from toposched.topology import IntArray
@@ -63,7 +63,10 @@ def same_phase_one(nodes: PhaseOne | None, counts: list[LevelCounts], fresh: Pha
         arrays += [(nodes.raw, fresh.raw), (nodes.node_pods, fresh.node_pods)]
         arrays += [(nodes.leader_fits, fresh.leader_fits), (nodes.with_leader, fresh.with_leader)]
     for mine, theirs in zip(counts, fresh.counts, strict=True):
-        arrays += [(getattr(mine, f), getattr(theirs, f)) for f in ("pod", "podl", "slc", "slcl", "lead")]
+        arrays += [
+            (getattr(mine, f), getattr(theirs, f))
+            for f in ("pods", "pods_with_leader", "slices", "slices_with_leader", "lead")
+        ]
         arrays.append((np.asarray(mine.offset), np.asarray(theirs.offset)))
     return all(
         (x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
@@ -100,7 +103,7 @@ def test_kept_phase_one_updated_on_changed_rows_is_a_fresh_one(
                     level = data.draw(st.integers(0, tree.leaf_level))
                     picked = data.draw(st.sets(st.integers(0, tree.count(level) - 1), min_size=1))
                     below = shared.below(tree, level, np.asarray(sorted(picked), dtype=np.int64))
-                    assert all(not lc.pod.flags.writeable for lc in below[:level])
+                    assert all(not lc.pods.flags.writeable for lc in below[:level])
                     lo, hi = min(picked), max(picked) + 1
                     for lvl in range(level, tree.depth):
                         assert below[lvl].offset == lo

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
+from toposched.engine.core.counts import LevelCounts
+from toposched.engine.core.strategy import last_domain, level_miss, search_order
+from toposched.engine.policies.balanced import balanced_place
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
@@ -25,8 +27,8 @@ def counts(pods: list[int], slices: list[int]) -> LevelCounts:
 def test_search_order_is_most_or_least_free_first_then_tighter_then_path() -> None:
     lc = counts([8, 4, 6, 4], [2, 1, 2, 1])
     index = np.arange(4, dtype=np.int64)
-    assert BEST_FIT.search_order(lc, index).tolist() == [2, 0, 1, 3]
-    assert LEAST_FREE.search_order(lc, index).tolist() == [1, 3, 2, 0]
+    assert search_order(BEST_FIT, lc, index).tolist() == [2, 0, 1, 3]
+    assert search_order(LEAST_FREE, lc, index).tolist() == [1, 3, 2, 0]
 
 
 def test_the_one_domain_at_the_requested_level() -> None:
@@ -46,15 +48,15 @@ def test_a_required_miss_reports_the_most_free_domain_each_its_own_way() -> None
     lc = counts([7, 3, 5], [3, 1, 2])
     # BestFit: first in its (descending) order, counted in slices; LeastFreeCapacity: last in its
     # (ascending) order, counted in pods, as Kueue words it.
-    assert BEST_FIT.level_miss(lc, ints([0, 2, 1])) == (0, 3)
-    assert LEAST_FREE.level_miss(lc, ints([1, 2, 0])) == (0, 7)
+    assert level_miss(BEST_FIT, lc, ints([0, 2, 1])) == (0, 3)
+    assert level_miss(LEAST_FREE, lc, ints([1, 2, 0])) == (0, 7)
 
 
 def test_only_best_fit_swaps_the_last_domain() -> None:
     units = ints([6, 2, 4, 3])
-    assert BEST_FIT.last_domain(units, 3) == 3
-    assert BEST_FIT.last_domain(units, 3, ints([1, 1, 1, 0]).astype(np.bool_)) == 2
-    assert LEAST_FREE.last_domain(units, 3) == 0
+    assert last_domain(BEST_FIT, units, 3) == 3
+    assert last_domain(BEST_FIT, units, 3, ints([1, 1, 1, 0]).astype(np.bool_)) == 2
+    assert last_domain(LEAST_FREE, units, 3) == 0
 
 
 def test_mixed_is_best_fit_for_constrained_and_least_free_for_the_rest() -> None:
@@ -62,6 +64,7 @@ def test_mixed_is_best_fit_for_constrained_and_least_free_for_the_rest() -> None
     assert [mixed.for_request(m) for m in Mode] == [BEST_FIT, BEST_FIT, LEAST_FREE]
     assert (mixed.for_group(True), mixed.for_group(False)) == (BEST_FIT, LEAST_FREE)
     policies = builtin()
-    assert policies.get(Policy.MIXED).for_request(Mode.UNCONSTRAINED) == (LEAST_FREE, False)
-    assert policies.get(Policy.BALANCED).for_request(Mode.PREFERRED) == (BEST_FIT, True)
+    assert policies.get(Policy.MIXED).for_request(Mode.UNCONSTRAINED) == (LEAST_FREE, None)
+    assert policies.get(Policy.BALANCED).for_request(Mode.PREFERRED) == (BEST_FIT, balanced_place)
+    assert policies.get(Policy.BALANCED).for_request(Mode.REQUIRED) == (BEST_FIT, None)
     assert policies.get(Policy.BINPACK).hierarchical and not policies.get(Policy.BESTFIT).hierarchical

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from toposched.engine.rowwise import put_rows, take_rows
+from toposched.engine.core.rowwise import put_rows, take_rows
 
 MATRICES = hnp.arrays(
     np.int64,

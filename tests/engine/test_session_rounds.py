@@ -15,10 +15,13 @@ before it can say so::
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from builders import BLOCK, GPU, RACK, node, topology
-from toposched.engine import PlacementOptions, open_session
-from toposched.engine.budget import EXPIRY_EVERY, STEP_SECONDS
+from toposched.engine import PlacementOptions, PlacementSession, open_session
+from toposched.engine.core.budget import EXPIRY_EVERY, STEP_SECONDS
 from toposched.model import Cluster, Gang, Group, PodSpec, Policy, Resources, Unschedulable
+from toposched.snapshot import Snapshot
 
 LEVELS = topology("block", "rack", "host")
 STEPS = 3_000  # the gang's whole search
@@ -69,8 +72,60 @@ def test_a_search_goes_on_round_after_round_within_each_share_and_its_own_budget
     assert one_go.meter.steps == STEPS + 1
 
 
+def searching_rounds(
+    placing: PlacementSession, gang: Gang, main: Snapshot, between: Callable[[int], None]
+) -> list[int]:
+    """Rounds of ``gang``'s search until it ends (at most 20), ``between(round)`` run after each:
+    the steps each round searched."""
+    per_round: list[int] = []
+    for k in range(20):
+        placing.begin_round()
+        before = placing.meter.steps
+        found = placing.place(gang, main, key="hard")
+        assert isinstance(found, Unschedulable)
+        per_round.append(placing.meter.steps - before)
+        if not found.searching:
+            break
+        between(k)
+    return per_round
+
+
+def test_a_paused_search_goes_on_when_others_are_admitted_on_nodes_its_pods_may_not_use() -> None:
+    """Other gangs admitted between rounds on a tainted rack the gang's pods do not tolerate
+    change the snapshot, but nothing the search reads: it goes on where it stopped."""
+    tainted = [
+        node(f"t{h}").at(block="b0", rack="r9").alloc(gpu=4).taint("dedicated", "other").build()
+        for h in range(4)
+    ]
+    on = Cluster.create([*cluster().nodes, *tainted], [], [LEVELS])
+    placing = open_session(PlacementOptions(steps=STEPS, round_seconds=SHARE * STEP_SECONDS))
+    gang = hard_gang()
+    main, _ = placing.snapshots(gang, on, LEVELS)
+
+    def admit_elsewhere(k: int) -> None:
+        main.add_usage(f"other{k}", {f"t{k % 4}": Resources({GPU: 1, "pods": 1})})
+
+    per_round = searching_rounds(placing, gang, main, admit_elsewhere)
+    assert len(per_round) > 2 and main.version >= len(per_round) - 1  # the snapshot did change
+    assert sum(per_round) == STEPS + 1  # one search, resumed: no step searched twice
+
+
+def test_a_paused_search_starts_again_when_a_node_its_pods_may_use_changes() -> None:
+    placing = open_session(PlacementOptions(steps=STEPS, round_seconds=SHARE * STEP_SECONDS))
+    gang = hard_gang()
+    main, _ = placing.snapshots(gang, cluster(), LEVELS)
+
+    def admit_on_its_rack(k: int) -> None:
+        main.add_usage(f"other{k}", {"r0h0": Resources({"pods": 1})})
+
+    per_round = searching_rounds(placing, gang, main, admit_on_its_rack)
+    assert len(per_round) == 20 and all(steps >= SHARE for steps in per_round)  # never gets further
+
+
 def test_a_refusal_is_kept_until_the_snapshots_change() -> None:
-    placing = open_session(PlacementOptions(steps=STEPS, round_seconds=1.0))  # one round decides
+    placing = open_session(
+        PlacementOptions(steps=STEPS, round_seconds=2 * STEPS * STEP_SECONDS)
+    )  # one round decides
     gang = hard_gang()
     main, _ = placing.snapshots(gang, cluster(), LEVELS)
     placing.begin_round()

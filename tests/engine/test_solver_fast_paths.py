@@ -7,9 +7,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toposched.engine.descend import _by_parent
-from toposched.engine.output import tally
-from toposched.engine.solver import in_index_order
+from toposched.engine.core.output import tally
+from toposched.engine.kueue.descend import _by_parent
+from toposched.engine.kueue.phases import in_index_order
 
 
 @settings(max_examples=200, deadline=None)

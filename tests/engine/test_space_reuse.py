@@ -16,11 +16,11 @@ from tests.engine.test_properties_hierarchy import SETTINGS, Scenario, scenarios
 
 from builders import node, topology
 from toposched.engine import usage_of
-from toposched.engine.caches import EngineCaches
-from toposched.engine.hierarchy import _place, place_hierarchical
-from toposched.engine.ledger import Ledger
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.space import NodeSpace
+from toposched.engine.kai.hierarchy import _place, place_hierarchical
 from toposched.engine.profiles import as_policy
-from toposched.engine.space import NodeSpace
 from toposched.model import Placement, Policy, Resources, Unschedulable
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree
@@ -54,7 +54,7 @@ def test_kept_space_places_as_a_new_one(
     for k, (which, step) in enumerate(steps):
         gang = gangs[which]
         for policy in (Policy.BINPACK, Policy.MIXED):
-            kept = place_hierarchical(gang, snapshot, policy=policy, caches=caches)
+            kept = place_hierarchical(gang, snapshot, policy=as_policy(policy), caches=caches)
             fresh = _place(gang, NodeSpace(snapshot), as_policy(policy))
             assert same_result(kept, fresh)
         if step == "commit" and isinstance(kept, Placement):

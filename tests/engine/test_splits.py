@@ -8,7 +8,7 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toposched.engine.splits import splits
+from toposched.engine.exact.splits import splits
 
 
 def test_greedy_fill_comes_first() -> None:

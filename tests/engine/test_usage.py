@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from builders import GPU, gang, group, node, podset, topology
 from toposched.engine import place_gang, usage_of
-from toposched.engine.usage import PodRows
+from toposched.engine.core.usage import PodRows
 from toposched.model import Gang, Group, Placement, PodSpec, Policy, Resources
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree

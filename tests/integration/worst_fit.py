@@ -7,9 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toposched.engine import PolicyRegistry
-from toposched.engine.counts import LevelCounts
+from toposched.engine.core.strategy import Spread, Strategy
 from toposched.engine.profiles import builtin
-from toposched.engine.strategy import SlicesFirst, Strategy
 from toposched.model import Mode
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
@@ -17,24 +16,16 @@ from toposched.topology import IntArray
 NAME = "worstfit"
 
 
-class WorstFit(SlicesFirst):
+class WorstFit:
     """Most free slices first, and the first domain in that order is the one taken."""
 
-    name = "WorstFit"
     descending = True
 
     def level_domain(self, capacity: IntArray, fits: BoolArray, needed: int) -> int | None:
         return 0 if len(fits) and fits[0] else None
 
-    def level_miss(self, counts: LevelCounts, order: IntArray) -> tuple[int, int]:
-        first = int(order[0])
-        return first, int(counts.slc[first - counts.offset])
-
-    def last_domain(self, units: IntArray, needed: int, allowed: BoolArray | None = None) -> int:
-        return 0  # the order as it is
-
     def last_domains(self, units: IntArray, lengths: IntArray, first: IntArray, needed: IntArray) -> IntArray:
-        return first
+        return first  # the order as it is
 
 
 @dataclass(frozen=True)
@@ -42,8 +33,8 @@ class WorstFitPolicy:
     name: str = NAME
     hierarchical: bool = False
 
-    def for_request(self, mode: Mode) -> tuple[Strategy, bool]:
-        return WorstFit(), False
+    def for_request(self, mode: Mode) -> tuple[Strategy, Spread | None]:
+        return WorstFit(), None
 
     def for_group(self, constrained: bool) -> Strategy | None:
         return WorstFit()

@@ -15,7 +15,7 @@ from tests.engine.test_session_rounds import LEVELS, SHARE, STEPS
 from tests.scheduler.conftest import Env, job
 
 from builders import GPU, RACK, node
-from toposched.engine.budget import EXPIRY_EVERY, STEP_SECONDS
+from toposched.engine.core.budget import EXPIRY_EVERY, STEP_SECONDS
 from toposched.scheduler import SchedulerConfig
 
 

@@ -52,7 +52,9 @@ spec:
 
 
 def env(
-    store: Store | None = None, queues: list[dict[str, Any]] | None = None, config: SchedulerConfig | None = None
+    store: Store | None = None,
+    queues: list[dict[str, Any]] | None = None,
+    config: SchedulerConfig | None = None,
 ) -> Env:
     made = Env(store, config, seed=False)
     made.store.put_nodes(NODES)
@@ -208,7 +210,7 @@ def test_usage_is_the_same_after_a_restart(tmp_path: Path) -> None:
 
 
 def test_the_sums_kept_between_cycles_equal_those_made_afresh(tmp_path: Path) -> None:
-    # The cycle sums usage from what the loop keeps (KeptTotals); after admissions, a finish and
+    # The cycle sums usage from what the loop keeps (GangUsageSums); after admissions, a finish and
     # a restart, its accounts equal the ones summed from the store alone (``queues()``).
     store = SqliteStore(tmp_path / "state.db")
     e = env(store)

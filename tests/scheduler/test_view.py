@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from builders import GPU, node, running
 from toposched.model import Node, Resources
-from toposched.scheduler.kept import KeptTotals, SnapshotCache
+from toposched.scheduler.kept import BookingTotals, SnapshotCache
 from toposched.scheduler.view import CycleView
 
 
@@ -56,7 +56,7 @@ def _summed(booked: Mapping[int, Mapping[str, Resources]]) -> dict[str, dict[str
 
 @given(st.lists(STEP, max_size=12))
 def test_kept_totals_are_always_the_sum_of_the_bookings(steps: list[tuple[str, int, Any]]) -> None:
-    kept, booked = KeptTotals(), dict[int, Any]()
+    kept, booked = BookingTotals(), dict[int, Any]()
     for action, workload, value in steps:
         if action == "charge":
             kept.charge(workload, value)

@@ -10,8 +10,8 @@ import re
 from tests.engine.test_session_rounds import LEVELS, cluster
 from tests.scheduler.test_exact_share import hard_podgroup
 
-from toposched.engine.budget import EXPIRY_EVERY, STEP_SECONDS
-from toposched.engine.options import DEFAULT_ROUND_SECONDS
+from toposched.engine.core.budget import EXPIRY_EVERY, STEP_SECONDS
+from toposched.engine.core.options import DEFAULT_ROUND_SECONDS
 from toposched.sim.config import Mode, SimConfig
 from toposched.sim.gangs import Request, Shape, SimJob
 from toposched.sim.replay import Replay

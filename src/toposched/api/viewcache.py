@@ -1,7 +1,7 @@
 """The cluster view last answered to each viewer, kept while the store's version is unchanged
 (``VersionedCache``). The page polls the view every few seconds; on a quiet cluster a poll then
-costs a version check instead of rebuilding, encoding and hashing the whole view (about 0.1 s of
-CPU at 10k nodes). The ETag is still the hash of the view itself."""
+costs a version check instead of rebuilding, encoding and hashing the whole view
+(``bench/cluster_view.py`` measures both). The ETag is still the hash of the view itself."""
 
 from __future__ import annotations
 

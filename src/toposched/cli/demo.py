@@ -18,7 +18,7 @@ from toposched.cli.errors import error_lines
 from toposched.cli.kep import EXAMPLES, Capacities, Example, ExampleTable, assigned, notation, same_assignment
 from toposched.cli.render import describe_gang, plural, print_result
 from toposched.cli.view import free_amounts
-from toposched.cli.workloads import Outcome, place_text
+from toposched.cli.workloads import PlacementAttempt, place_text
 from toposched.engine import PlacementOptions
 from toposched.frontends.cluster import load_cluster
 from toposched.model import Cluster, Placement, Search, Topology, ToposchedError
@@ -149,14 +149,14 @@ def _run_sample(console: Console) -> int:
     return failures
 
 
-def _place_example(example: Example) -> Outcome:
+def _place_example(example: Example) -> PlacementAttempt:
     cluster = load_cluster(example.cluster_yaml(), source="kep-example")
     # The KEP's worked examples are Kueue's own results: its policy, its (faithful) search.
     options = PlacementOptions(search=Search.FAITHFUL, policy=example.policy)
     return place_text(example.job_yaml(), cluster, options=options, source="kep-example")
 
 
-def _assignment(example: Example, outcome: Outcome) -> Capacities:
+def _assignment(example: Example, outcome: PlacementAttempt) -> Capacities:
     result = outcome.result
     counts: Counter[str] = Counter()
     if isinstance(result, Placement):

@@ -26,7 +26,7 @@ from toposched.cli.inputs import (
 )
 from toposched.cli.output import to_json, to_yaml
 from toposched.cli.render import condition_lines, print_result
-from toposched.cli.workloads import Outcome, place_documents
+from toposched.cli.workloads import PlacementAttempt, place_documents
 from toposched.emit.kube import status_objects
 from toposched.emit.result import result_document
 from toposched.engine import PlacementOptions
@@ -124,7 +124,7 @@ MaxPodsOption = Annotated[
 class Attempt:
     """A placement from the command line's inputs, with the options it was made under."""
 
-    outcome: Outcome
+    outcome: PlacementAttempt
     warnings: tuple[str, ...]
     policy: str
     search: Search
@@ -171,7 +171,7 @@ class KubeReport:
     created: tuple[dict[str, Any], ...]
 
 
-def kube_report(outcome: Outcome, documents: Sequence[Any]) -> KubeReport:
+def kube_report(outcome: PlacementAttempt, documents: Sequence[Any]) -> KubeReport:
     written = {id(obj) for obj in input_objects(documents)}
     objects = [o for o in outcome.objects if is_scheduling_object(o)]
     given = [o for o in objects if id(o) in written]
@@ -250,7 +250,7 @@ def _place(
     pool: str | None,
     options: PlacementOptions,
     max_pods: int,
-) -> Outcome:
+) -> PlacementAttempt:
     """Resolve ``--topology`` and ``--pool`` and place; a topology named but not defined is an
     option error."""
     choice = topology_option(cluster, topology)

@@ -26,7 +26,7 @@ REGISTRY = default_registry()
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class PlacementAttempt:
     """One placement attempt with everything needed to show it."""
 
     cluster: Cluster
@@ -54,7 +54,7 @@ def place_documents(
     policies: PolicyRegistry | None = None,
     registry: Registry = REGISTRY,
     max_pods: int = MAX_PODS_PER_GANG,
-) -> Outcome:
+) -> PlacementAttempt:
     """Compile ``documents`` with the front end they belong to and place the gang on ``cluster``
     with ``options`` (the defaults when None) and the policies of ``policies`` (``topology``:
     asked for by name; ``default``: used when the spec names none, else the cluster's only
@@ -71,7 +71,7 @@ def place_documents(
     # A faithful refusal also says whether the complete search would place the gang.
     result = session.place_on(compiled.gang, cluster, chosen)
     policy = session.policy_of(compiled.gang).name
-    return Outcome(
+    return PlacementAttempt(
         cluster, chosen, compiled.gang, result, compiled.warnings, compiled.frontend, compiled.objects, policy
     )
 
@@ -85,6 +85,6 @@ def command_session(
 
 def place_text(
     text: str, cluster: Cluster, *, source: str, options: PlacementOptions | None = None
-) -> Outcome:
+) -> PlacementAttempt:
     """``place_documents`` for YAML text (the demo's bundled jobs)."""
     return place_documents(parse_documents(text, source=source), cluster, options=options)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from toposched.engine.options import PlacementOptions
+from toposched.engine.core.options import PlacementOptions
 from toposched.engine.place import usage_of
 from toposched.engine.session import PlacementSession, open_session
 from toposched.model import (

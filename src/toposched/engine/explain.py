@@ -28,8 +28,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from toposched.engine.budget import SearchBudget
-from toposched.engine.options import PlacementOptions
+from toposched.engine.core.budget import SearchBudget
+from toposched.engine.core.options import PlacementOptions
 from toposched.engine.place import COMPLETE_WOULD_PLACE
 from toposched.engine.session import PlacementSession, open_session
 from toposched.model import (

@@ -8,20 +8,20 @@ from dataclasses import replace
 
 import numpy as np
 
-from toposched.engine.budget import SearchBudget
-from toposched.engine.caches import EngineCaches
-from toposched.engine.complete import Resumable, search_complete
-from toposched.engine.hierarchy import place_hierarchical
-from toposched.engine.kube import place_kube, search_gang
-from toposched.engine.ledger import Ledger
-from toposched.engine.messages import Reasons
-from toposched.engine.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
-from toposched.engine.phase_one import for_snapshot
-from toposched.engine.policy_registry import PlacementPolicy
+from toposched.engine.core.budget import SearchBudget
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.output import assignment, leaf_assignment, ordered_pods, place_on_rows, place_pods
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.core.request import compile_unit, units_of
+from toposched.engine.core.usage import PodRows
+from toposched.engine.exact.complete import Resumable, search_complete
+from toposched.engine.kai.hierarchy import place_hierarchical
+from toposched.engine.kube.podgroups import place_kube, search_gang
+from toposched.engine.kueue.phase_one import for_snapshot
+from toposched.engine.kueue.phases import Solved, solve
 from toposched.engine.profiles import as_policy
-from toposched.engine.request import compile_unit, units_of
-from toposched.engine.solver import Solved, solve
-from toposched.engine.usage import PodRows
 from toposched.model import (
     Gang,
     Group,
@@ -60,12 +60,12 @@ def place_gang(
     order, each success used capacity for the next, all-or-nothing. ``Semantics.HIERARCHY``
     gangs, Kueue gangs whose tree needs it (``Gang.needs_hierarchy``: deeper trees, minimums,
     per-group topologies, running pods) and ``Policy.BINPACK`` go to the hierarchical solver
-    (``toposched.engine.hierarchy``); groups naming another Topology find its snapshot in
+    (``toposched.engine.kai.hierarchy``); groups naming another Topology find its snapshot in
     ``snapshots`` (by topology name). ``Semantics.KUBE`` gangs are placed as kube-scheduler
-    places PodGroups whatever the policy (``toposched.engine.kube``).
+    places PodGroups whatever the policy (``toposched.engine.kube.podgroups``).
 
     ``search=Search.COMPLETE``: when that refuses, an exact search within ``budget``
-    (``toposched.engine.complete``). ``probe`` (faithful search only): when the faithful answer
+    (``toposched.engine.exact.complete``). ``probe`` (faithful search only): when the faithful answer
     refuses, run that search anyway and say in the refusal's note whether it would place the
     gang; the answer stays the faithful one.
     """

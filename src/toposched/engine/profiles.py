@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toposched.engine.core.policy_registry import PlacementPolicy, PolicyRegistry
+from toposched.engine.core.strategy import Spread, Strategy
+from toposched.engine.policies.balanced import balanced_place
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
-from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
-from toposched.engine.strategy import Strategy
 from toposched.model import Mode, Policy
 
 
@@ -23,11 +24,11 @@ class Profile:
     name: str
     requests: Mixed
     groups: Mixed | None
-    balanced: bool = False  # balanced placement for preferred requests, BestFit when it does not apply
+    spread: Spread | None = None  # placement for preferred requests, the ordering when it does not apply
     hierarchical: bool = False
 
-    def for_request(self, mode: Mode) -> tuple[Strategy, bool]:
-        return self.requests.for_request(mode), self.balanced and mode is Mode.PREFERRED
+    def for_request(self, mode: Mode) -> tuple[Strategy, Spread | None]:
+        return self.requests.for_request(mode), self.spread if mode is Mode.PREFERRED else None
 
     def for_group(self, constrained: bool) -> Strategy | None:
         return None if self.groups is None else self.groups.for_group(constrained)
@@ -45,8 +46,8 @@ BUILTIN: tuple[PlacementPolicy, ...] = (
     # MIXED plus balanced placement for preferred requests. Groups of the hierarchical solver take
     # BestFit: balanced placement spreads one request over the domains of a level, which a tree of
     # groups with their own constraints and minimums does not map onto.
-    Profile(Policy.BALANCED, MIXED, _ALL_BEST_FIT, balanced=True),
-    # KAI's ordering, which only the hierarchical solver implements (``policies/binpack.py``);
+    Profile(Policy.BALANCED, MIXED, _ALL_BEST_FIT, spread=balanced_place),
+    # KAI's ordering, which only the hierarchical solver implements (``kai/binpack.py``);
     # only Kueue's node replacement asks it for a request, and BestFit is its closest ordering.
     Profile(Policy.BINPACK, _ALL_BEST_FIT, None, hierarchical=True),
 )

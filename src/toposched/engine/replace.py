@@ -13,14 +13,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from toposched.engine.ledger import Ledger
-from toposched.engine.messages import Reasons
-from toposched.engine.output import assignment, ordered_pods, place_pods, slots_in_leaf
+from toposched.engine.core.ledger import Ledger
+from toposched.engine.core.messages import Reasons
+from toposched.engine.core.output import assignment, ordered_pods, place_pods, slots_in_leaf
+from toposched.engine.core.policy_registry import PlacementPolicy
+from toposched.engine.core.request import Unit, compile_unit, units_of
+from toposched.engine.kueue.phases import Solved, solve
 from toposched.engine.place import commit, node_slots
-from toposched.engine.policy_registry import PlacementPolicy
 from toposched.engine.profiles import as_policy
-from toposched.engine.request import Unit, compile_unit, units_of
-from toposched.engine.solver import Solved, solve
 from toposched.model import Gang, Group, PodPlacement, Policy, SliceLayer, TopologyAssignment, Unschedulable
 from toposched.model.placement import Placement
 from toposched.snapshot import BoolArray, Snapshot

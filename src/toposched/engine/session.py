@@ -12,7 +12,7 @@ placements make on its snapshots go through a ``Statement`` (checkpoint, rollbac
 A caller that places its gangs in rounds (the scheduler's cycles) names each gang by a key and
 opens a round per pass (``begin_round``): the exact searches of a round then share
 ``PlacementOptions.round_seconds``, a search goes on across rounds, and a refusal is kept until
-the snapshots or the gang change (``toposched.engine.rounds``). Without a key a placement is
+the snapshots or the gang change (``toposched.engine.exact.rounds``). Without a key a placement is
 searched to its own budget at once.
 
 A session is used by one thread at a time.
@@ -22,15 +22,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
-from toposched.engine.budget import SearchBudget, WorkClock, WorkMeter
-from toposched.engine.caches import EngineCaches
-from toposched.engine.options import PlacementOptions
+from toposched.engine.core.budget import SearchBudget, WorkClock, WorkMeter
+from toposched.engine.core.caches import EngineCaches
+from toposched.engine.core.options import PlacementOptions
+from toposched.engine.core.policy_registry import PlacementPolicy, PolicyRegistry
+from toposched.engine.core.statement import Statement, Usage
+from toposched.engine.exact.rounds import ExactRounds, state_of
 from toposched.engine.place import hierarchical, named_topologies, place_gang
-from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
 from toposched.engine.profiles import builtin
 from toposched.engine.replace import replace_failed_node
-from toposched.engine.rounds import ExactRounds, state_of
-from toposched.engine.statement import Statement, Usage
 from toposched.model import (
     POLICY_FIELD,
     Cluster,

@@ -3,7 +3,7 @@
 Compiling a large input makes hundreds of thousands of small containers (a 100,000-pod Job's pods,
 their links and the gang's pod specs), none of them in a cycle. Each allocation burst triggers a
 collection that walks every young container and frees nothing: more than half of such a compile
-(0.64 s against 0.28 s without it, for a 100,000-pod upstream Job). The collector is process-wide, so
+(``bench/kube_intake.py`` measures it, ``upstream-gc``). The collector is process-wide, so
 the pause is counted: it resumes when the last compile running in any thread ends, and only if it
 was running when the first one began.
 """

@@ -133,10 +133,6 @@ class Registry:
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self._entries)
 
-    def knows(self, hint: str) -> bool:
-        """Whether ``hint`` names a registered front end or a kind one of them reads."""
-        return any(hint.lower() == e.name.lower() or hint in e.kinds for e in self._entries)
-
     def choose(self, documents: Documents, hint: str | None = None) -> Frontend:
         """The front end for ``documents``: by hint (a front-end name or a kind) when given, else
         the first that recognises them, else the default (last) one."""

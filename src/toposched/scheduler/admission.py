@@ -11,7 +11,7 @@ shape, not once per gang. Each gang is placed in the cycle's round of the loop's
 session, keyed by its workload: the exact searches of a cycle share the round's time
 (``SchedulerConfig.round_seconds``), a search that reaches its share goes on in the next cycle
 (the gang is not backed off meanwhile), and a refusal is kept until the cluster or the gang
-changes (``toposched.engine.rounds``).
+changes (``toposched.engine.exact.rounds``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from toposched.engine import usage_of
 from toposched.model import Gang, NotFoundError, Placement, SpecError, Topology, Unschedulable
 from toposched.scheduler import contention
 from toposched.scheduler.kept import topology_key
-from toposched.scheduler.outcome import PENDING, Outcome, explain, flush, fresh, isolate
+from toposched.scheduler.outcome import PENDING, CycleTally, explain, flush, fresh, isolate
 from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.scheduler.reservations import Backfill
 from toposched.scheduler.running import Held, stamped
@@ -32,7 +32,7 @@ from toposched.scheduler.view import CycleView
 from toposched.store import Admission, QueueEntry, WorkloadRecord
 
 
-def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
+def admit(state: State, view: CycleView, out: CycleTally, pending: list[QueueEntry]) -> None:
     """Place ``pending`` (the queue read after step 2) in the cycle's order: fair share across
     queues, and within one the aging order (``queue_cycle``, ``aging``), each within its queue's
     quotas, under the lock on a fresh read. Workloads still backing off are not even read (nor
@@ -49,7 +49,7 @@ def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]
 
 
 def _admit_ready(
-    state: State, view: CycleView, out: Outcome, ready: list[QueueEntry], waiting: set[int]
+    state: State, view: CycleView, out: CycleTally, ready: list[QueueEntry], waiting: set[int]
 ) -> None:
     """Admit ``ready`` (in the aging order); ``waiting``: the pending gangs backing off."""
     refusals = Refusals()
@@ -94,7 +94,7 @@ def _admit_one(
     state: State,
     view: CycleView,
     record: WorkloadRecord,
-    out: Outcome,
+    out: CycleTally,
     refusals: Refusals,
     contending: tuple[Backfill, contention.Searches, QueueCycle],
 ) -> None:
@@ -165,7 +165,7 @@ def _admit_one(
 def _book(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     record: WorkloadRecord,
     gang: Gang,
     topology: Topology,

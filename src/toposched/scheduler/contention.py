@@ -18,7 +18,7 @@ from toposched.emit.result import placement_to_json, reason_to_json
 from toposched.engine import usage_of
 from toposched.model import Gang, Resources, Topology
 from toposched.scheduler import preemption, reservations
-from toposched.scheduler.outcome import Outcome, flush
+from toposched.scheduler.outcome import CycleTally, flush
 from toposched.scheduler.preemption import Candidates, Contender, Plan, PreemptionRule
 from toposched.scheduler.reservations import Backfill, Reservation
 from toposched.scheduler.running import Held, stamped
@@ -60,7 +60,7 @@ class Searches:
 def contend(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     record: WorkloadRecord,
     gang: Gang,
     topology: Topology,
@@ -115,7 +115,7 @@ def ask_for(
 def _preempt(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     record: WorkloadRecord,
     gang: Gang,
     topology: Topology,
@@ -150,7 +150,7 @@ def _preempt(
 def _carry_out(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     record: WorkloadRecord,
     gang: Gang,
     topology: Topology,
@@ -194,7 +194,7 @@ def _carry_out(
 def reclaim(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     record: WorkloadRecord,
     gang: Gang,
     victims: Sequence[int],
@@ -222,7 +222,7 @@ def _who(record: WorkloadRecord, gang: Gang) -> str:
 def _evict(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     workload: int,
     reason: str,
     data: Json,

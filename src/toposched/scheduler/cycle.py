@@ -4,7 +4,7 @@ the gangs it moves or evicts (``steps``), then admission (``admission``)."""
 from __future__ import annotations
 
 from toposched.scheduler.admission import admit
-from toposched.scheduler.outcome import Outcome
+from toposched.scheduler.outcome import CycleTally
 from toposched.scheduler.state import State
 from toposched.scheduler.steps import heal
 from toposched.scheduler.types import CycleReport
@@ -21,7 +21,7 @@ def run_cycle(state: State) -> CycleReport:
         with state.lock:  # what changed since the last cycle, written here or by someone else
             view = refresh(state)
             holding = list(view.booked)
-        out = Outcome()
+        out = CycleTally()
         heal(state, view, out)
         pending = store.queue((WorkloadState.PENDING,))  # after heal: evicted gangs too
         with state.lock:

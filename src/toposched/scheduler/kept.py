@@ -45,7 +45,7 @@ class TreeCache:
 Usage = Mapping[str, Resources]
 
 
-class KeptBookings(ABC):
+class BookingSync(ABC):
     """Bookings by workload kept in step with the store's: subclasses say how to charge and
     release one; ``sync`` applies only what changed."""
 
@@ -68,7 +68,7 @@ class KeptBookings(ABC):
                 self.charge(workload, usage)
 
 
-class KeptSnapshot(KeptBookings):
+class SnapshotWithBookings(BookingSync):
     """A snapshot and the bookings charged on it, by workload: always exactly what it holds."""
 
     def __init__(self, tree: TopologyTree, external: tuple[RunningPod, ...]) -> None:
@@ -88,8 +88,8 @@ class KeptSnapshot(KeptBookings):
         self.snapshot.remove_usage(str(workload))
 
 
-class KeptTotals(KeptBookings):
-    """Every booking summed per node, kept in step with the bookings like ``KeptSnapshot``, so a
+class BookingTotals(BookingSync):
+    """Every booking summed per node, kept in step with the bookings like ``SnapshotWithBookings``, so a
     cycle adds up only the bookings that changed since the last one."""
 
     def __init__(self) -> None:
@@ -127,10 +127,10 @@ class SnapshotCache:
     changed. Only one cycle uses it at a time (``Scheduler.cycle`` holds the cycle lock)."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, KeptSnapshot] = {}
+        self._kept: dict[str, SnapshotWithBookings] = {}
         self.builds = 0  # how many snapshots were built from scratch (tests read it)
         self._external: tuple[tuple[RunningPod, ...], dict[str, dict[str, int]]] = ((), {})
-        self.totals = KeptTotals()
+        self.totals = BookingTotals()
         self.overbooked = Overbooked()
         self.generation: int | None = None  # of the store's bookings (None: read them all next)
         self.touched: set[int] = set()  # charged or given back by a cycle, not read from the store yet
@@ -195,7 +195,7 @@ class SnapshotCache:
             self._external = (external, used)
         return self._external[1]
 
-    def kept(self, key: str, tree: TopologyTree, external: tuple[RunningPod, ...]) -> KeptSnapshot:
+    def kept(self, key: str, tree: TopologyTree, external: tuple[RunningPod, ...]) -> SnapshotWithBookings:
         """The kept snapshot of topology ``key`` when it has this tree and these external pods,
         else a new one with every booking charged."""
         kept = self._kept.get(key)
@@ -204,7 +204,7 @@ class SnapshotCache:
             or kept.tree is not tree
             or (kept.external is not external and kept.external != external)
         ):
-            kept = KeptSnapshot(tree, external)
+            kept = SnapshotWithBookings(tree, external)
             kept.sync(self.totals.charged)
             for held, usage in self.held.items():
                 kept.snapshot.add_usage(held, usage)

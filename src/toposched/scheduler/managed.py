@@ -5,7 +5,7 @@ them hold capacity."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from toposched.model import NotFoundError, Topology
 from toposched.scheduler import pools
@@ -27,18 +27,22 @@ def put_topology(state: State, topology: Topology) -> None:
     store.put_topology(topology)
 
 
-def put_pool(
-    state: State,
-    name: str,
-    *,
-    topology: str = "",
-    topology_keys: Sequence[Mapping[str, Any]] = (),
-    description: str = "",
-    backend: Mapping[str, Any] | None = None,
-) -> PoolRecord:
+class PoolFields(TypedDict, total=False):
+    """What a pool may set besides its name (all optional)."""
+
+    topology: str
+    topology_keys: Sequence[Mapping[str, Any]]
+    description: str
+    backend: Mapping[str, Any] | None
+
+
+def put_pool(state: State, name: str, **fields: Unpack[PoolFields]) -> PoolRecord:
     """Create or replace an OSMO pool, validated by OSMO's rules (``TopologySpecError`` with
     field paths). ``topology`` must exist; the keys cannot change while the pool's workloads
     hold capacity."""
+    topology = fields.get("topology", "")
+    topology_keys = fields.get("topology_keys", ())
+    description, backend = fields.get("description", ""), fields.get("backend")
     pool = pools.validate_pool(name, list(topology_keys), description=description, backend=backend)
     with state.lock:
         own: Topology | None = None

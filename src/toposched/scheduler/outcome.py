@@ -1,10 +1,10 @@
 """What a cycle decided, and how its decisions reach the store.
 
 The cycle queues its decisions (``Admission``: book a placement; ``Note``: why a workload waits)
-in ``Outcome.decisions`` and stores a run of them in one transaction (``flush``): one fsync for
+in ``CycleTally.decisions`` and stores a run of them in one transaction (``flush``): one fsync for
 many workloads, with the event log still in cycle order. A queued admission is charged on the
 cycle's view at once, so the workloads after it are placed around it; the bookkeeping of an
-admission (``Outcome.admitted``, the workload's memory) happens once the store has it. An
+admission (``CycleTally.admitted``, the workload's memory) happens once the store has it. An
 admission the store refuses (cancelled meanwhile, or capacity booked by someone else) is given
 back to the view and explained like any refusal.
 
@@ -36,7 +36,7 @@ PODS_PER_WRITE = 2048
 
 
 @dataclass(slots=True)
-class Outcome:
+class CycleTally:
     """Workload ids per result, collected while the cycle runs, and the decisions not stored yet."""
 
     admitted: list[int] = field(default_factory=list)
@@ -56,7 +56,7 @@ class Outcome:
             flush(state, view, self)
 
 
-def flush(state: State, view: CycleView, out: Outcome) -> None:
+def flush(state: State, view: CycleView, out: CycleTally) -> None:
     """Store the queued decisions in one transaction. When that fails, each is retried alone, so
     a decision the store cannot take is confined to its workload."""
     decisions, out.decisions, out.pods = out.decisions, [], 0
@@ -81,7 +81,7 @@ def flush(state: State, view: CycleView, out: Outcome) -> None:
 
 
 def _stored(
-    state: State, view: CycleView, out: Outcome, workload: int, refusal: ConflictError | None
+    state: State, view: CycleView, out: CycleTally, workload: int, refusal: ConflictError | None
 ) -> None:
     record = out.waiting.pop(workload)
     if refusal is None:
@@ -97,7 +97,7 @@ def _stored(
     explain(state, view, out, record, reason_to_json(str(refusal)))
 
 
-def _not_stored(state: State, view: CycleView, out: Outcome, decision: Decision, exc: Exception) -> None:
+def _not_stored(state: State, view: CycleView, out: CycleTally, decision: Decision, exc: Exception) -> None:
     if isinstance(decision, Admission):
         out.waiting.pop(decision.workload, None)
         view.release(decision.workload)
@@ -112,7 +112,7 @@ def _not_stored(state: State, view: CycleView, out: Outcome, decision: Decision,
 def explain(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     record: WorkloadRecord,
     explanation: dict[str, Json],
     kind: EventType = EventType.UNSCHEDULABLE,
@@ -150,7 +150,7 @@ def fresh(state: State, workload_id: int, states: tuple[WorkloadState, ...]) -> 
 def isolate(
     state: State,
     view: CycleView,
-    out: Outcome,
+    out: CycleTally,
     workload: int,
     states: tuple[WorkloadState, ...],
     what: str,

@@ -254,7 +254,7 @@ def gang_request(gang: Gang) -> Resources:
     return Resources(totals)
 
 
-class KeptTotals:
+class GangUsageSums:
     """What the queue accounts are summed from, kept by the loop between cycles so that a cycle
     sums only what changed: each holding gang's bookings over its nodes (made again only when
     the gang's bookings are another object: the cycle's view replaces them on every change),

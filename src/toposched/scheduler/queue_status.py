@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from toposched.model import Resources, SchedulingQueue
 from toposched.scheduler.queue_cycle import queue_name, queue_tree
-from toposched.scheduler.queue_quotas import KeptTotals, QueueAccounts
+from toposched.scheduler.queue_quotas import GangUsageSums, QueueAccounts
 from toposched.scheduler.state import State
 from toposched.store import WorkloadState
 
@@ -35,7 +35,7 @@ def queue_statuses(state: State) -> list[QueueStatus]:
     booked = store.reservations_by_workload()
     pending = [entry.id for entry in store.queue((WorkloadState.PENDING,))]
     queue_of = {w: queue_name(state, tree, w) for w in (*booked, *pending)}
-    summed = KeptTotals()  # nothing kept: summed afresh from what the store holds now
+    summed = GangUsageSums()  # nothing kept: summed afresh from what the store holds now
     accounts = QueueAccounts.of(tree, queue_of, summed.gangs(booked))
     capacity = summed.capacity(store.get_nodes())
     waiting = Counter(queue_of[w] for w in pending)

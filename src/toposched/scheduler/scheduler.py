@@ -18,7 +18,7 @@ guards), ``cycle`` (one pass) and ``loop`` (``run``).
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Unpack
 
 from toposched.engine import PolicyRegistry, builtin_policies
@@ -40,6 +40,7 @@ from toposched.scheduler.defragging import plan_for_service
 from toposched.scheduler.explaining import explain_pending
 from toposched.scheduler.intake import SubmitOptions
 from toposched.scheduler.loop import run_loop
+from toposched.scheduler.managed import PoolFields
 from toposched.scheduler.preemption import PreemptionRule
 from toposched.scheduler.queue_status import QueueStatus, queue_statuses
 from toposched.scheduler.state import State
@@ -211,24 +212,9 @@ class Scheduler:
         with self._state.lock:
             self._state.store.delete_topology(name)
 
-    def put_pool(
-        self,
-        name: str,
-        *,
-        topology: str = "",
-        topology_keys: Sequence[Mapping[str, Any]] = (),
-        description: str = "",
-        backend: Mapping[str, Any] | None = None,
-    ) -> PoolRecord:
+    def put_pool(self, name: str, **fields: Unpack[PoolFields]) -> PoolRecord:
         """Create or replace an OSMO pool, validated by OSMO's rules (see ``managed.put_pool``)."""
-        return managed.put_pool(
-            self._state,
-            name,
-            topology=topology,
-            topology_keys=topology_keys,
-            description=description,
-            backend=backend,
-        )
+        return managed.put_pool(self._state, name, **fields)
 
     def delete_pool(self, name: str) -> None:
         """Delete a pool; ConflictError while a pending, admitted or running workload uses it."""

@@ -23,7 +23,7 @@ from toposched.scheduler.clock import Clock
 from toposched.scheduler.kept import SnapshotCache, TreeCache, topology_key
 from toposched.scheduler.known import HoldingIndex, KnownNodes
 from toposched.scheduler.preemption import LowerPriority, PreemptionRule
-from toposched.scheduler.queue_quotas import KeptTotals
+from toposched.scheduler.queue_quotas import GangUsageSums
 from toposched.scheduler.reservations import Reservation
 from toposched.scheduler.tracker import Tracker
 from toposched.scheduler.types import LoopHealth, SchedulerConfig
@@ -63,7 +63,7 @@ class State:
     ages: Ages = field(default_factory=Ages)  # how long each pending gang has waited (``aging``)
     # The last cycle's reservation and its topology: it stands while its gang backs off.
     reservation: tuple[Reservation, Topology] | None = None
-    queue_totals: KeptTotals = field(default_factory=KeptTotals)  # what queue usage is summed from
+    queue_totals: GangUsageSums = field(default_factory=GangUsageSums)  # what queue usage is summed from
     # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.
     session: PlacementSession = field(init=False)
     cycling: threading.Lock = field(default_factory=threading.Lock)  # one cycle at a time

@@ -32,7 +32,7 @@ from toposched.model import (
     Unschedulable,
 )
 from toposched.scheduler.health import NodeFailure, failed_nodes
-from toposched.scheduler.outcome import HOLDING, Outcome, fresh, isolate, mark_broken
+from toposched.scheduler.outcome import HOLDING, CycleTally, fresh, isolate, mark_broken
 from toposched.scheduler.running import carried
 from toposched.scheduler.state import State
 from toposched.scheduler.types import EventType, PodStatus
@@ -42,7 +42,7 @@ from toposched.store import WorkloadRecord, WorkloadState
 # -- steps 1 and 2: node health, replacement or eviction -----------------------------------------
 
 
-def heal(state: State, view: CycleView, out: Outcome) -> None:
+def heal(state: State, view: CycleView, out: CycleTally) -> None:
     """Steps 1-2 for the gangs holding capacity that may have failed (``CycleView.to_check``:
     the view knows where every gang's pods are without reading any placement; the others cannot
     have a failed node and are not looked at). Each runs under the lock on a fresh read, so a
@@ -74,7 +74,7 @@ def heal(state: State, view: CycleView, out: Outcome) -> None:
                 isolate(state, view, out, record.id, (WorkloadState.EVICTED,), "requeue failed", exc)
 
 
-def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: Outcome) -> None:
+def _heal_one(state: State, view: CycleView, record: WorkloadRecord, out: CycleTally) -> None:
     placement = record.placement if isinstance(record.placement, Mapping) else {}
     gang, topology = _gang_or_none(state, record)
     specs: dict[tuple[str, str], PodSpec] = {}

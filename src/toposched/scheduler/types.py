@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from toposched.engine import PlacementOptions
-from toposched.engine.options import DEFAULT_ROUND_SECONDS, DEFAULT_SECONDS, DEFAULT_STEPS
+from toposched.engine import DEFAULT_ROUND_SECONDS, DEFAULT_SECONDS, DEFAULT_STEPS, PlacementOptions
 from toposched.model import (
     MAX_PODS_PER_GANG,
     MAX_RUN_SECONDS,

@@ -11,33 +11,13 @@ caller then uses BestFit.
 from __future__ import annotations
 
 import math
-from typing import Protocol
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts, aggregate
-from toposched.engine.ranges import expand
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.counts import LevelCounts, aggregate
+from toposched.engine.core.ranges import expand
+from toposched.engine.core.strategy import SpreadRequest, Strategy, descent_order, search_order
 from toposched.topology import IntArray, TopologyTree
-
-
-class Request(Protocol):
-    """What balanced placement reads of a Kueue request (the solver's ``Request``)."""
-
-    @property
-    def level(self) -> int: ...
-    @property
-    def count(self) -> int: ...
-    @property
-    def slice_size(self) -> int: ...
-    @property
-    def slice_level(self) -> int: ...
-    @property
-    def leader_count(self) -> int: ...
-    @property
-    def strategy(self) -> Strategy:
-        """The greedy ordering the simulation and the fallback use (BestFit)."""
-        ...
 
 
 class Subtree:
@@ -61,7 +41,7 @@ class Subtree:
 
     def domains(self, level: int) -> IntArray:
         lc = self.levels[level]
-        return np.arange(lc.offset, lc.offset + len(lc.pod), dtype=np.int64)
+        return np.arange(lc.offset, lc.offset + len(lc.pods), dtype=np.int64)
 
     def _ranges(self, level: int, index: int) -> list[tuple[LevelCounts, int, int]]:
         out = []
@@ -74,22 +54,22 @@ class Subtree:
     def clear(self, level: int, index: int) -> None:
         """Forget all capacity of one domain and its subtree."""
         for lc, a, b in self._ranges(level, index):
-            for array in (lc.pod, lc.podl, lc.slc, lc.slcl, lc.lead):
+            for array in (lc.pods, lc.pods_with_leader, lc.slices, lc.slices_with_leader, lc.lead):
                 array[a:b] = 0
 
     def clear_leader(self, level: int, index: int) -> None:
         """Keep one subtree for workers only."""
         for lc, a, b in self._ranges(level, index):
-            for array in (lc.podl, lc.slcl, lc.lead):
+            for array in (lc.pods_with_leader, lc.slices_with_leader, lc.lead):
                 array[a:b] = 0
 
-    def refill(self, req: Request) -> None:
+    def refill(self, req: SpreadRequest) -> None:
         """Recompute every level from the leaves up (no inner-layer rounding, as upstream)."""
         tree = self.tree
         leaves = self.levels[tree.leaf_level]
         if tree.leaf_level == req.slice_level:
-            leaves.slc[:] = leaves.pod // req.slice_size
-            leaves.slcl[:] = leaves.podl // req.slice_size
+            leaves.slices[:] = leaves.pods // req.slice_size
+            leaves.slices_with_leader[:] = leaves.pods_with_leader // req.slice_size
         for lvl in range(tree.leaf_level - 1, self.top - 1, -1):
             lc = self.levels[lvl]
             aggregate(
@@ -98,7 +78,7 @@ class Subtree:
                 self.levels[lvl + 1],
                 lvl,
                 lc.offset,
-                lc.offset + len(lc.pod),
+                lc.offset + len(lc.pods),
                 slice_level=req.slice_level,
                 slice_size=req.slice_size,
                 inner_sizes={},
@@ -120,26 +100,26 @@ def evaluate(
     last: int | None = None
     i = 0
     if leaders > 0:
-        order = strategy.search_order(lc, domains)
+        order = search_order(strategy, lc, domains)
         while leaders > 0 and i < len(order) and lc.lead[int(order[i]) - lc.offset] > 0:
             p = int(order[i]) - lc.offset
             chosen += 1
             last_leader = int(order[i])
             leaders -= int(lc.lead[p])
-            needed -= int(lc.slcl[p])
+            needed -= int(lc.slices_with_leader[p])
             i += 1
-        rest = strategy.descent_order(lc, order[i:])
+        rest = descent_order(strategy, lc, order[i:])
     else:
-        rest = strategy.descent_order(lc, domains)
+        rest = descent_order(strategy, lc, domains)
     if leaders > 0:
         return False, 0, None, None
     for d in rest.tolist():
         p = d - lc.offset
-        if needed <= 0 or lc.slc[p] <= 0:
+        if needed <= 0 or lc.slices[p] <= 0:
             break
         chosen += 1
         last = d
-        needed -= int(lc.slc[p])
+        needed -= int(lc.slices[p])
     if needed > 0:
         return False, 0, None, None
     return True, chosen, last_leader, last
@@ -179,13 +159,15 @@ def select_subset(
 
         def key(d: int) -> tuple[int, int, float, int]:
             start, end = sub.tree.children(level, d)
-            pods = below.pod[start - below.offset : end - below.offset].tolist()
+            pods = below.pods[start - below.offset : end - below.offset].tolist()
             p = d - lc.offset
-            return (-int(lc.lead[p]), -int(lc.slcl[p]), -_entropy(pods), d)
+            return (-int(lc.lead[p]), -int(lc.slices_with_leader[p]), -_entropy(pods), d)
 
         ordered.sort(key=key)
     elif by_entropy:
-        ordered.sort(key=lambda d: (-int(lc.lead[d - lc.offset]), -int(lc.slcl[d - lc.offset]), 0.0, d))
+        ordered.sort(
+            key=lambda d: (-int(lc.lead[d - lc.offset]), -int(lc.slices_with_leader[d - lc.offset]), 0.0, d)
+        )
     table: list[dict[int, dict[int, list[int]]]] = [{} for _ in range(best_count + 1)]
     table[0][leaders] = {needed * size: []}
     for d in ordered:
@@ -199,25 +181,25 @@ def select_subset(
                     placement = [*row[before_pods], d]
                     if before_leaders > 0 and lc.lead[p] > 0:
                         after = table[i].setdefault(before_leaders - int(lc.lead[p]), {})
-                        after.setdefault(before_pods - int(lc.podl[p]), placement)
-                    if lc.slc[p] > 0:
+                        after.setdefault(before_pods - int(lc.pods_with_leader[p]), placement)
+                    if lc.slices[p] > 0:
                         after = table[i].setdefault(before_leaders, {})
-                        after.setdefault(before_pods - int(lc.pod[p]), placement)
+                        after.setdefault(before_pods - int(lc.pods[p]), placement)
     done = table[best_count].get(0, {})
     left = [k for k in done if k <= 0]
     return done[max(left)] if left else None
 
 
-def _prune(sub: Subtree, req: Request, domains: IntArray, threshold: int) -> None:
+def _prune(sub: Subtree, req: SpreadRequest, domains: IntArray, threshold: int) -> None:
     leader = req.leader_count > 0
     level = sub.top
 
     def prune_node(lvl: int, d: int) -> None:
         lc = sub[lvl]
         p = d - lc.offset
-        if lc.slc[p] < threshold:
+        if lc.slices[p] < threshold:
             sub.clear(lvl, d)
-        elif leader and lc.lead[p] > 0 and lc.slcl[p] < threshold:
+        elif leader and lc.lead[p] > 0 and lc.slices_with_leader[p] < threshold:
             sub.clear_leader(lvl, d)
 
     if level < sub.tree.leaf_level:
@@ -237,25 +219,25 @@ def _spread_evenly(
     for d in domains:
         p = d - lc.offset
         if leaders > 0:
-            take = min(int(lc.slcl[p]) - threshold, extra)
+            take = min(int(lc.slices_with_leader[p]) - threshold, extra)
             lc.lead[p] = 1
             leaders -= 1
         elif extra > 0:
-            take = min(int(lc.slc[p]) - threshold, extra)
+            take = min(int(lc.slices[p]) - threshold, extra)
             lc.lead[p] = 0
         else:
             take = 0
             lc.lead[p] = 0
-        lc.slc[p] = threshold + take
-        lc.slcl[p] = threshold + take
-        lc.pod[p] = (threshold + take) * size
-        lc.podl[p] = lc.pod[p] - lc.lead[p]
+        lc.slices[p] = threshold + take
+        lc.slices_with_leader[p] = threshold + take
+        lc.pods[p] = (threshold + take) * size
+        lc.pods_with_leader[p] = lc.pods[p] - lc.lead[p]
         extra -= take
     return extra <= 0 and leaders <= 0
 
 
 def balanced_place(
-    tree: TopologyTree, counts: list[LevelCounts], req: Request
+    tree: TopologyTree, counts: list[LevelCounts], req: SpreadRequest
 ) -> tuple[int, IntArray] | None:
     """The level and domains (with their shares set in ``counts``) of a balanced placement, or
     None when it does not apply (then ``counts`` is untouched)."""
@@ -285,12 +267,12 @@ def balanced_place(
         lower_lc = sub[level + 1 if below else level]
         threshold = needed // used
         if last_leader is not None:
-            threshold = min(threshold, int(lower_lc.slcl[last_leader - lower_lc.offset]))
+            threshold = min(threshold, int(lower_lc.slices_with_leader[last_leader - lower_lc.offset]))
         if last is not None:
-            threshold = min(threshold, int(lower_lc.slc[last - lower_lc.offset]))
+            threshold = min(threshold, int(lower_lc.slices[last - lower_lc.offset]))
         reserved = threshold
         if leaders > 0 and last is not None:
-            reserved = min(threshold, int(lower_lc.slcl[last - lower_lc.offset]))
+            reserved = min(threshold, int(lower_lc.slices_with_leader[last - lower_lc.offset]))
         if threshold < best_threshold:
             continue
         _prune(sub, req, domains, threshold)
@@ -321,7 +303,7 @@ def balanced_place(
     if subset is None or needed < len(subset) * best_threshold:
         return None
     lc = best[fit_level]
-    ordered = req.strategy.search_order(lc, np.asarray(subset, dtype=np.int64))
+    ordered = search_order(req.strategy, lc, np.asarray(subset, dtype=np.int64))
     if not _spread_evenly(lc, ordered.tolist(), needed, leaders, req.slice_size, best_threshold):
         return None
     best.store(counts)

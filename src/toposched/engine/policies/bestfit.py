@@ -6,42 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import SlicesFirst
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 
 _NEVER = np.iinfo(np.int64).max
 
 
-class BestFit(SlicesFirst):
-    name = "BestFit"
+class BestFit:
     descending = True
 
     def level_domain(self, capacity: IntArray, fits: BoolArray, needed: int) -> int | None:
         """The tightest domain that holds the request, when the first in order does."""
         if len(fits) == 0 or not fits[0]:
             return None
-        return self.last_domain(capacity, needed, fits)
-
-    def level_miss(self, counts: LevelCounts, order: IntArray) -> tuple[int, int]:
-        """The most free domain (first in order) and its slices."""
-        first = int(order[0])
-        return first, int(counts.slc[first - counts.offset])
-
-    def last_domain(self, units: IntArray, needed: int, allowed: BoolArray | None = None) -> int:
-        """The first domain with the fewest units that are still ``>= needed`` (among
-        ``allowed``); 0 when none qualifies, which keeps the caller's order."""
-        mask = units >= needed
-        if allowed is not None:
-            mask &= allowed
-        if not mask.any():
-            return 0
-        return int(np.where(mask, units, _NEVER).argmin())
+        return int(np.where(fits & (capacity >= needed), capacity, _NEVER).argmin())
 
     def last_domains(self, units: IntArray, lengths: IntArray, first: IntArray, needed: IntArray) -> IntArray:
-        """``last_domain`` per list, vectorised: among positions from ``first`` on that hold the
-        list's ``needed``, the first with the fewest units (``first`` itself always qualifies)."""
+        """Per list, among positions from ``first`` on that hold the list's ``needed``, the first
+        with the fewest units ("optimize the last domain"); ``first`` when none does."""
         starts = lengths.cumsum() - lengths
         position = np.arange(len(units), dtype=np.int64)
         key = np.where(

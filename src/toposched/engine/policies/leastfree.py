@@ -4,30 +4,19 @@ the requested level the first domain in that order that holds the whole request 
 
 from __future__ import annotations
 
-from toposched.engine.counts import LevelCounts
-from toposched.engine.strategy import SlicesFirst
 from toposched.snapshot import BoolArray
 from toposched.topology import IntArray
 
 
-class LeastFree(SlicesFirst):
-    name = "LeastFreeCapacity"
+class LeastFree:
     descending = False
 
     def level_domain(self, capacity: IntArray, fits: BoolArray, needed: int) -> int | None:
         """The first domain in order (the smallest) that holds the request."""
         return int(fits.argmax()) if fits.any() else None
 
-    def level_miss(self, counts: LevelCounts, order: IntArray) -> tuple[int, int]:
-        """The last domain in order (the most free) and its pods, as Kueue reports it."""
-        last = int(order[-1])
-        return last, int(counts.pod[last - counts.offset])
-
-    def last_domain(self, units: IntArray, needed: int, allowed: BoolArray | None = None) -> int:
-        """The order stands: the domain reached first takes the last pods."""
-        return 0
-
     def last_domains(self, units: IntArray, lengths: IntArray, first: IntArray, needed: IntArray) -> IntArray:
+        """The order stands: the domain reached first takes the last pods."""
         return first
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from toposched.engine.strategy import Strategy
+from toposched.engine.core.strategy import Strategy
 from toposched.model import Mode
 
 

@@ -54,10 +54,6 @@ class CompiledGroup:
     priority: Priority
     tree: TopologyTree
 
-    @property
-    def has_subgroups(self) -> bool:
-        return bool(self.tree.subgroups)
-
     def to_object(self, labels: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The whole PodGroup object. ``minMember`` only without subgroups (then leaves carry it);
         the constraint only when the tree constrains the whole group."""
