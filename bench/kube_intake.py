@@ -46,7 +46,7 @@ CHILD = """
 import json, resource, sys, time
 path = sys.argv[1]
 start = time.process_time()
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import Topology
 documents = parse_documents(open(path, "rb").read(), source=path)

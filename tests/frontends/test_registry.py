@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.cluster import load_cluster, parse_topology_object
 from toposched.frontends.osmo import parse_pool, topology_object
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, Compiled, Documents, PoolEntry, default_registry
+from toposched.intake.cluster import load_cluster, parse_topology_object
+from toposched.intake.parse import parse_documents
 from toposched.model import Gang, Group, NotFoundError, SpecError, Topology, WorkloadSpecError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toposched.engine import PlacementOptions, PlacementSession, PolicyRegistry, open_session
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry, default_registry
+from toposched.intake.parse import parse_documents
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Cluster,

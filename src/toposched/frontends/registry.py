@@ -27,10 +27,10 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from toposched.frontends import grove, kai, kube, kueue, osmo
-from toposched.frontends.cluster import parse_topology_object
 from toposched.frontends.collector import collector_paused
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
-from toposched.frontends.parse import first_mapping
+from toposched.intake.cluster import parse_topology_object
+from toposched.intake.parse import first_mapping
 from toposched.model import (
     MAX_PODS_PER_GANG,
     POLICY_ANNOTATION,

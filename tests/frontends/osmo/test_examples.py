@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
-from toposched.frontends.cluster import load_cluster
 from toposched.frontends.osmo import compile_osmo
+from toposched.intake.cluster import load_cluster
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "osmo"

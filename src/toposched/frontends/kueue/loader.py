@@ -18,7 +18,7 @@ from toposched.frontends.kueue.pods import Located, read_pod_group
 from toposched.frontends.kueue.podsets import Shape, Workload, read_shape
 from toposched.frontends.kueue.request import parse_request
 from toposched.frontends.kueue.rules import Entry, check_groups, check_levels_everywhere
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Gang,

@@ -13,7 +13,7 @@ from toposched.frontends.osmo.objects import CompiledGroup, Priority, topology_o
 from toposched.frontends.osmo.pool import Pool, parse_pool, pool_keys
 from toposched.frontends.osmo.tree import build_tree
 from toposched.frontends.osmo.workflow import Workflow, parse_workflow
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import Problem, SpecError, TopologySpecError, WorkloadSpecError
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")

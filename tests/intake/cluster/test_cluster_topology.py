@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toposched.frontends.cluster import load_cluster_report, load_topology, parse_topology_object
+from toposched.intake.cluster import load_cluster_report, load_topology, parse_topology_object
 from toposched.model import HOSTNAME, ClusterSpecError, TopologySpecError
 
 BLOCK = "cloud.provider.com/topology-block"

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from toposched.frontends.parse.bounds import at_mark, syntax_error
+from toposched.intake.parse.bounds import at_mark, syntax_error
 from toposched.model import Problem, SpecError
 
 PREFIX = "tag:yaml.org,2002:"

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toposched.frontends.parse import Parsed, split_items
+from toposched.intake.parse import Parsed, split_items
 from toposched.model import Problem
 
 

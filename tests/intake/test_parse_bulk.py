@@ -13,8 +13,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toposched.frontends.parse import DEFAULT_LIMITS, InputLimits, Parsed, parse_stream, yaml_bulk
-from toposched.frontends.parse.yaml_events import read_yaml
+from toposched.intake.parse import DEFAULT_LIMITS, InputLimits, Parsed, parse_stream, yaml_bulk
+from toposched.intake.parse.yaml_events import read_yaml
 from toposched.model import SpecError
 
 TEXT_TAGS = {"tag:yaml.org,2002:" + t for t in ("str", "timestamp", "value")}

@@ -41,8 +41,8 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
-from toposched.frontends.parse.bounds import InputLimits, Parsed
-from toposched.frontends.parse.yaml_events import read_yaml, resolves_to_text
+from toposched.intake.parse.bounds import InputLimits, Parsed
+from toposched.intake.parse.yaml_events import read_yaml, resolves_to_text
 from toposched.model import SpecError
 
 try:

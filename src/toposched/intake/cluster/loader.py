@@ -8,11 +8,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from toposched.frontends.cluster.documents import Located, located_objects
-from toposched.frontends.cluster.nodes import parse_node
-from toposched.frontends.cluster.pods import parse_pod
-from toposched.frontends.cluster.topology import topology_located
-from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, Parsed, parse_stream
+from toposched.intake.cluster.documents import Located, located_objects
+from toposched.intake.cluster.nodes import parse_node
+from toposched.intake.cluster.pods import parse_pod
+from toposched.intake.cluster.topology import topology_located
+from toposched.intake.parse import CLUSTER_DUMP_LIMITS, Parsed, parse_stream
 from toposched.model import Cluster, ClusterSpecError, Node, Problem, RunningPod, SpecError, Topology
 from toposched.model.cluster import duplicate_names
 from toposched.model.labels import label_problems

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import ClusterSpecError
 
 NODE = "apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\n{rest}\n"

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.frontends.cluster.documents import Located
-from toposched.frontends.cluster.nodes import object_name
+from toposched.intake.cluster.documents import Located
+from toposched.intake.cluster.nodes import object_name
 from toposched.model import Problem, RunningPod, SpecError
 from toposched.model.podspec import effective_requests
 

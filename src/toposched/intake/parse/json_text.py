@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from toposched.frontends.parse.bounds import InputLimits, Parsed
+from toposched.intake.parse.bounds import InputLimits, Parsed
 
 _STARTS_JSON = re.compile(rb"[ \t\n\r]*[\[{]")
 _SPACE = re.compile(r"[ \t\n\r]*")

@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from toposched.frontends.parse.bounds import (
+from toposched.intake.parse.bounds import (
     InputLimits,
     Parsed,
     at_mark,
@@ -34,7 +34,7 @@ from toposched.frontends.parse.bounds import (
     too_deep,
     too_many_aliases,
 )
-from toposched.frontends.parse.yaml_scalars import MERGE, PREFIX, TEXT_TAGS, ScalarValues
+from toposched.intake.parse.yaml_scalars import MERGE, PREFIX, TEXT_TAGS, ScalarValues
 from toposched.model import Problem, SpecError
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

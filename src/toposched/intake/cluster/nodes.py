@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from toposched.frontends.cluster.documents import Located, at
+from toposched.intake.cluster.documents import Located, at
 from toposched.model import EMPTY, Node, Problem, Resources, SpecError, Taint, TaintEffect
 
 _EFFECTS = tuple(e.value for e in TaintEffect)

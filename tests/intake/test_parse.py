@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toposched.frontends.parse import DEFAULT_LIMITS, InputLimits, parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
+from toposched.intake.parse import DEFAULT_LIMITS, InputLimits, parse_documents
 from toposched.model import SpecError
 
 

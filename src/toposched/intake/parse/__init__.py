@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from toposched.frontends.parse.bounds import (
+from toposched.intake.parse.bounds import (
     CLUSTER_DUMP_LIMITS,
     DEFAULT_LIMITS,
     InputLimits,
@@ -32,9 +32,9 @@ from toposched.frontends.parse.bounds import (
     syntax_error,
     too_large,
 )
-from toposched.frontends.parse.json_text import NotJsonError, looks_like_json, read_json
-from toposched.frontends.parse.yaml_bulk import read_items_bulk
-from toposched.frontends.parse.yaml_events import read_yaml
+from toposched.intake.parse.json_text import NotJsonError, looks_like_json, read_json
+from toposched.intake.parse.yaml_bulk import read_items_bulk
+from toposched.intake.parse.yaml_events import read_yaml
 from toposched.model import Problem, SpecError
 
 __all__ = [

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.cluster import topologies_from_documents
+from toposched.intake.cluster import topologies_from_documents
 from toposched.model import TopologySpecError
 
 KUEUE = "kueue.x-k8s.io/v1beta2"

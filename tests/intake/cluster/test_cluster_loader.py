@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toposched.frontends.cluster import load_cluster, load_cluster_report
+from toposched.intake.cluster import load_cluster, load_cluster_report
 from toposched.model import HOSTNAME, ClusterSpecError, Resources, Taint, TaintEffect
 
 RACK = "cloud.provider.com/topology-rack"

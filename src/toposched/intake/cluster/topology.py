@@ -8,8 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toposched.frontends.cluster.documents import Located, at, read_objects
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster.documents import Located, at, read_objects
+from toposched.intake.parse import parse_documents
 from toposched.model import Problem, SpecError, Topology, TopologySpecError, is_label_key
 from toposched.wire.crd import custom_resource_problems, installed
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from toposched.frontends.cluster import load_cluster, load_cluster_report
+from toposched.intake.cluster import load_cluster, load_cluster_report
 from toposched.model import ClusterSpecError
 
 RACK = "example.com/rack"

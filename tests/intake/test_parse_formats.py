@@ -12,9 +12,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toposched.frontends.parse import InputLimits, parse_documents, parse_stream
-from toposched.frontends.parse.json_text import nesting_depth, read_json
-from toposched.frontends.parse.yaml_events import twin_load
+from toposched.intake.parse import InputLimits, parse_documents, parse_stream
+from toposched.intake.parse.json_text import nesting_depth, read_json
+from toposched.intake.parse.yaml_events import twin_load
 from toposched.model import SpecError
 
 
