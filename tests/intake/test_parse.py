@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toposched.frontends.registry import CompileContext, default_registry
-from toposched.intake.parse import DEFAULT_LIMITS, InputLimits, parse_documents
+from toposched.intake.parse import DEFAULT_LIMITS, InputLimits, parse_documents, parse_json
 from toposched.model import SpecError
 
 
@@ -105,3 +105,29 @@ def test_place_reads_non_utf8_standard_input_as_an_input_error() -> None:
     run = CliRunner().invoke(app, ["place", "-", "--cluster", str(sample)], input=b"kind: Job\xff\xfe\n")
     assert run.exit_code == 2
     assert "is not UTF-8 text" in run.output
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000, "nested more than 64 levels deep"),
+        ('{"a": 1, "a": 2}', "has the key 'a' twice"),
+        ('[{"size": 2},]', "Expecting value at line 1 column"),
+        ("size: 2", "Expecting value"),  # YAML is not JSON here
+        ("[1] [2]", "Extra data"),
+    ],
+    ids=["too-deep", "duplicate-key", "trailing-comma", "yaml", "two-values"],
+)
+def test_json_inside_a_document_is_read_strictly_and_bounded(text: str, message: str) -> None:
+    with pytest.raises(SpecError) as err:
+        parse_json(text, source="annotation")
+    (only,) = err.value.problems
+    assert only.path == "annotation" and message in only.message
+
+
+def test_json_inside_a_document_is_one_plain_value() -> None:
+    assert parse_json(' [{"size": 2, "topology": "rack"}] ', source="annotation") == [
+        {"size": 2, "topology": "rack"}
+    ]
+    with pytest.raises(SpecError, match="bytes; the limit is 16 bytes"):
+        parse_json("[" + "1," * 20 + "1]", source="annotation", limits=InputLimits(max_bytes=16))

@@ -232,6 +232,17 @@ CASES = {
         ("not valid JSON",),
         hint="no trailing commas",
     ),
+    "layers-nested-too-deep": Case(  # read bounded: Python's decoder would raise RecursionError
+        job({REQUIRED: ZONE, LAYERS: "[" * 100_000}),
+        ann(T, LAYERS),
+        ("not valid JSON", "nested more than 64 levels deep"),
+        hint="no trailing commas",
+    ),
+    "layers-duplicate-key": Case(
+        job({REQUIRED: ZONE, LAYERS: f'[{{"topology": "{BLOCK}", "size": 2, "size": 4}}]'}),
+        ann(T, LAYERS),
+        ("not valid JSON", "has the key 'size' twice"),
+    ),
     "layers-not-a-list": Case(
         job({REQUIRED: ZONE, LAYERS: f'{{"topology": "{BLOCK}", "size": 2}}'}),
         ann(T, LAYERS),

@@ -32,7 +32,7 @@ from toposched.intake.parse.bounds import (
     syntax_error,
     too_large,
 )
-from toposched.intake.parse.json_text import NotJsonError, looks_like_json, read_json
+from toposched.intake.parse.json_text import TOO_DEEP, NotJsonError, looks_like_json, read_json
 from toposched.intake.parse.yaml_bulk import read_items_bulk
 from toposched.intake.parse.yaml_events import read_yaml
 from toposched.model import Problem, SpecError
@@ -44,6 +44,7 @@ __all__ = [
     "Parsed",
     "first_mapping",
     "parse_documents",
+    "parse_json",
     "parse_stream",
     "read_file",
     "split_items",
@@ -54,6 +55,26 @@ def parse_documents(text: str | bytes, *, source: str, limits: InputLimits = DEF
     """Every non-empty document of ``text``; any problem is a ``SpecError`` naming ``source``
     (with ``:line:column`` for syntax errors) and the fix."""
     return [parsed.value for parsed in _read(text, source, limits, stream_items=False)]
+
+
+def parse_json(text: str, *, source: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
+    """One value of strict JSON text that sits inside a document (an annotation holding JSON, as
+    Kubernetes' ``json.Unmarshal`` reads it), held to the bounds of a document: size and nesting
+    are checked before it is decoded. Anything else is a ``SpecError`` naming ``source``, whose
+    message says why (the decoder's reason, "nested more than N levels deep")."""
+    data = _utf8(text, source)
+    if len(data) > limits.max_bytes:
+        raise too_large(source, len(data), limits)
+    try:
+        return next(read_json(data, limits, stream_items=False)).value
+    except NotJsonError as exc:
+        if exc.reason == TOO_DEEP:
+            reason = f"is nested more than {limits.max_depth} levels deep"
+        elif exc.key is not None:
+            reason = f"has the key {exc.key!r} twice"
+        else:
+            reason = exc.reason + (f" at line {exc.line} column {exc.column}" if exc.line else "")
+        raise SpecError([Problem(source, reason, "write strict JSON")]) from None
 
 
 def parse_stream(text: str | bytes, *, source: str, limits: InputLimits = DEFAULT_LIMITS) -> Iterator[Parsed]:

@@ -25,6 +25,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 _NUMBER_GOES_ON = frozenset("0123456789+-.eE")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
 _QUOTE, _OPENERS = ord('"'), np.frombuffer(b"[{", dtype=np.uint8)
+TOO_DEEP = "too deep"  # NotJsonError's reason when the brackets nest past the limit
 
 
 class NotJsonError(Exception):
@@ -95,7 +96,7 @@ def read_json(
     text is decoded ``window`` bytes at a time. Raises ``NotJsonError`` (possibly after values
     were handed out)."""
     if nesting_depth(data) > limits.max_depth:
-        raise NotJsonError("too deep")
+        raise NotJsonError(TOO_DEEP)
     text = _Window(data, window)
     try:
         if stream_items and text.next_char() == "{":
