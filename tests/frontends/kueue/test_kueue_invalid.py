@@ -77,7 +77,7 @@ CASES = {
     ),
     "bad-yaml-tab-indent": Case("kind: Job\nmetadata:\n\tname: x\n", "job.yaml:3:1", ("invalid YAML",)),
     "not-an-object": Case("- just\n- a list\n", "document", ("expected a Kubernetes object", "a list")),
-    "empty-input": Case("# nothing here\n", "", ("no Kubernetes object",)),
+    "empty-input": Case("# nothing here\n", "", ("the input has no documents",)),  # refused by the registry
     "unknown-kind": Case(
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}, "kind", ('"Deployment"',)
     ),
