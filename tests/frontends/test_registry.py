@@ -211,3 +211,67 @@ def test_an_osmo_workflow_is_compiled_once_per_submission(monkeypatch: pytest.Mo
         docs("osmo/3-multiple-nvl72-same-zone.workflow.yaml"), context
     )
     assert len(trees) == len(compiled.objects[0]["podGroups"])
+
+
+def counting_calls(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` (the original still runs)."""
+    calls: list[int] = []
+    original = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_a_grove_podcliqueset_naming_another_topology_than_the_default_is_compiled_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toposched.frontends import grove
+
+    loads = counting_calls(monkeypatch, grove, "load_grove")
+    other = Topology.create("other", [RACK])
+    context = CompileContext(topologies=(other, H100))
+    chosen, compiled = default_registry().compile_for(
+        docs("grove/llama-70b-h100.yaml"), context, default="other"
+    )
+    assert (chosen, compiled.gang.topology, len(loads)) == (H100, H100.name, 1)
+
+
+def test_a_kai_workload_naming_another_topology_than_the_default_is_compiled_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toposched.frontends import kai
+
+    loads = counting_calls(monkeypatch, kai, "load_kai")
+    (named,) = load_cluster((EXAMPLES / "kai/tfjob-cluster.yaml").read_text()).topologies
+    other = Topology.create("other", list(named.levels))
+    context = CompileContext(topologies=(other, named))
+    chosen, compiled = default_registry().compile_for(
+        docs("kai/tfjob-segments.yaml"), context, default="other"
+    )
+    assert (chosen, compiled.gang.topology, len(loads)) == (named, named.name, 1)
+    # The same gang as when the topology is asked for by name.
+    _, asked = default_registry().compile_for(docs("kai/tfjob-segments.yaml"), context, topology=named.name)
+    assert asked.gang == compiled.gang
+
+
+@pytest.mark.parametrize(
+    ("path", "default"),
+    [
+        ("kueue/job-rack.yaml", "sample"),
+        ("grove/llama-70b-h100.yaml", None),
+        ("kube/job-one-rack.yaml", None),
+    ],
+    ids=["kueue", "grove", "kube"],
+)
+def test_the_front_end_is_chosen_once_per_submission(
+    monkeypatch: pytest.MonkeyPatch, path: str, default: str | None
+) -> None:
+    registry = default_registry()
+    chosen = counting_calls(monkeypatch, registry, "choose")
+    sample = Topology.create("sample", [H100.levels[0], "cloud.provider.com/topology-rack"])
+    registry.compile_for(docs(path), CompileContext(topologies=(H100, sample)), default=default)
+    assert len(chosen) == 1

@@ -98,8 +98,10 @@ class Compiled:
 
 class Frontend(Protocol):
     """One front end: a name, the kinds it reads, a recogniser and a compiler.
-    ``input_names_topology``: the input alone settles its topology (an OSMO pool's, the ones an
-    upstream input brings) and ``compile`` never reads the context's, so one compile is enough."""
+    ``input_names_topology``: ``compile`` never reads the chosen topology (``context.topology``):
+    the input names its own (an OSMO pool's, the ones an upstream input brings, a KAI or Grove
+    name looked up among every known topology) or none, when the caller's default is used; so
+    one compile settles both the gang and its topology."""
 
     @property
     def name(self) -> str: ...
@@ -154,13 +156,7 @@ class Registry:
 
     def compile(self, documents: Documents, context: CompileContext, *, hint: str | None = None) -> Compiled:
         """Validate and compile ``documents``; raises ``SpecError`` listing every problem."""
-        if not documents:
-            raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
-        frontend = self.choose(documents, hint)
-        named = named_policy(documents)
-        with collector_paused():
-            compiled = frontend.compile(documents, context)
-        return compiled if named is None else replace(compiled, gang=replace(compiled.gang, policy=named))
+        return _compile(self._choose_for(documents, hint), documents, context)
 
     def compile_for(
         self,
@@ -173,19 +169,22 @@ class Registry:
     ) -> tuple[Topology, Compiled]:
         """The topology the input uses and the input compiled against it: ``topology`` when
         given, else the one the spec names, else ``default`` (the caller's: the CLI's Topology
-        file or the cluster's only topology, the service's only shared one)."""
+        file or the cluster's only topology, the service's only shared one). The front end is
+        chosen once; the input is compiled once, twice only when a front end that reads the
+        chosen topology learns from a first compile that the spec names another."""
+        frontend = self._choose_for(documents, hint)
         by_name = {t.name: t for t in context.topologies}
         if topology:
             chosen = _known(by_name, topology)
-            return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
-        if documents and self.choose(documents, hint).input_names_topology:
-            once = self.compile(documents, replace(context, topology=None), hint=hint)
+            return chosen, _compile(frontend, documents, replace(context, topology=chosen))
+        if frontend.input_names_topology:
+            once = _compile(frontend, documents, replace(context, topology=None))
             return _named(once, by_name, default), once
         fallback = default
         first = by_name.get(fallback) if fallback is not None else None
         probe: Compiled | None = None
         try:
-            probe = self.compile(documents, replace(context, topology=first), hint=hint)
+            probe = _compile(frontend, documents, replace(context, topology=first))
         except SpecError:
             if first is None:
                 raise
@@ -194,9 +193,22 @@ class Registry:
         # No default, or the spec names another topology (or does not compile against the
         # default): learn which topology it names, then compile against that.
         if probe is None:
-            probe = self.compile(documents, replace(context, topology=None), hint=hint)
+            probe = _compile(frontend, documents, replace(context, topology=None))
         chosen = _named(probe, by_name, fallback)
-        return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+        return chosen, _compile(frontend, documents, replace(context, topology=chosen))
+
+    def _choose_for(self, documents: Documents, hint: str | None) -> Frontend:
+        if not documents:
+            raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
+        return self.choose(documents, hint)
+
+
+def _compile(frontend: Frontend, documents: Documents, context: CompileContext) -> Compiled:
+    """One front end's compile, with the policy the documents name stamped on the gang."""
+    named = named_policy(documents)
+    with collector_paused():
+        compiled = frontend.compile(documents, context)
+    return compiled if named is None else replace(compiled, gang=replace(compiled.gang, policy=named))
 
 
 def named_policy(documents: Documents) -> str | None:
@@ -305,7 +317,7 @@ class KaiFrontend:
 
     name: str = "kai"
     kinds: frozenset[str] = frozenset([*kai.WORKLOAD_KINDS, "PodGroup"])
-    input_names_topology: bool = False
+    input_names_topology: bool = True  # named topologies are looked up in the catalog
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and kai.is_kai_document(d) for d in documents)
@@ -394,7 +406,7 @@ class GroveFrontend:
 
     name: str = "grove"
     kinds: frozenset[str] = frozenset(["PodCliqueSet"])
-    input_names_topology: bool = False
+    input_names_topology: bool = True  # named topologies are looked up in the catalog
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and d.get("kind") == "PodCliqueSet" for d in documents)
