@@ -17,8 +17,9 @@ only one replica acts at a time (leader election), so no second writer needs the
 
 Modules: ``kubeapi`` (the calls made), ``informer`` (list + watch caches), ``mirror`` (caches →
 the scheduler's nodes and topologies), ``keys`` / ``gangs`` / ``composites`` / ``records`` (what
-pods say), ``expectations``, ``podwrites`` and ``retry`` (safe writes), ``ungater`` (the gang
-reconciler), ``ungating`` (one step of the ungater mode), ``sync`` (the sync mode), ``leader`` (the
+pods say), ``expectations``, ``podwrites`` and ``retry`` (safe writes), ``gang_reconciler`` (each
+gang of the ungater mode: restore, queue, record and ungate, evict), ``ungater_controller`` (one
+step of that mode over the informers), ``sync`` (the sync mode), ``leader`` (the
 Lease) and ``fencing`` (what each write of the leader passes), ``metrics``
 (``/metrics`` and ``/healthz``) and ``app`` (all of it, as ``toposched controller`` runs it).
 """

@@ -17,7 +17,7 @@ from toposched.controller.leader import LeaderElector, Reconciler, check_timing,
 from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
 from toposched.controller.modes import Mode
 from toposched.controller.sync import SyncController
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
 from toposched.model import Problem, SpecError
 from toposched.scheduler import Clock, Scheduler, SchedulerConfig, SystemClock
 from toposched.store import MemoryStore, Store

@@ -51,7 +51,7 @@ HINTS = {
 
 
 @dataclass(slots=True)
-class Ungater:
+class GangReconciler:
     writes: PodWrites
     scheduler: Scheduler
     expectations: Expectations

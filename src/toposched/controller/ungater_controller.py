@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
+from toposched.controller.gang_reconciler import GangReconciler
 from toposched.controller.gangs import GroupObjects, group_pods
 from toposched.controller.informer import Change, Informer
 from toposched.controller.keys import is_gated
@@ -44,7 +45,6 @@ from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
 from toposched.controller.podwrites import PodWrites
 from toposched.controller.retry import Backoff
-from toposched.controller.ungater import Ungater
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
 log = logging.getLogger(__name__)
@@ -109,7 +109,7 @@ class UngaterController:
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         expectations = Expectations()
-        self.ungater = Ungater(PodWrites(api, expectations), scheduler, expectations, topology)
+        self.reconciler = GangReconciler(PodWrites(api, expectations), scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
@@ -133,29 +133,29 @@ class UngaterController:
 
     def step(self) -> StepReport:
         """One reconcile pass (see the module docstring); failed API calls are counted by status."""
-        ungater = self.ungater
-        ungated, conflicts = ungater.ungated, ungater.writes.conflicts
+        reconciler = self.reconciler
+        ungated, conflicts = reconciler.ungated, reconciler.writes.conflicts
         try:
             return self._step()
         except KubeApiError as exc:
             self.metrics.api_errors.labels(str(exc.status)).inc()
             raise
         finally:
-            self.metrics.ungated_pods.inc(ungater.ungated - ungated)
-            if ungater.writes.conflicts > conflicts:
-                self.metrics.api_errors.labels("409").inc(ungater.writes.conflicts - conflicts)
-            for latency in ungater.latencies:
+            self.metrics.ungated_pods.inc(reconciler.ungated - ungated)
+            if reconciler.writes.conflicts > conflicts:
+                self.metrics.api_errors.labels("409").inc(reconciler.writes.conflicts - conflicts)
+            for latency in reconciler.latencies:
                 self.metrics.placement_latency.observe(latency)
-            ungater.latencies.clear()
-            for status in ungater.failed:
+            reconciler.latencies.clear()
+            for status in reconciler.failed:
                 self.metrics.api_errors.labels(str(status)).inc()
-            ungater.failed.clear()
+            reconciler.failed.clear()
 
     def _step(self) -> StepReport:
         changes = self._pump_all()
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         if any(change.resource in TOPOLOGY_RESOURCES for change in changes):
-            self.ungater.topologies_changed()
+            self.reconciler.topologies_changed()
         if not self._synced():
             return StepReport(CycleReport())  # acting on a kind never listed could undo what others did
         now = self.clock.now()
@@ -169,14 +169,14 @@ class UngaterController:
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
         if not self._started:
-            restored = tuple(str(k) for k in self.ungater.restore(gangs, now))
+            restored = tuple(str(k) for k in self.reconciler.restore(gangs, now))
             self._started = True
-        self.ungater.submit_whole(gangs, self.pods.objects, now)
+        self.reconciler.submit_whole(gangs, self.pods.objects, now)
         report = self.scheduler.cycle()
         if report.evicted:
-            self.ungater.evict(set(report.evicted), gangs, now)
+            self.reconciler.evict(set(report.evicted), gangs, now)
         nodes = {n.name: n for n in self.scheduler.store.get_nodes()}
-        self.ungater.ungate(gangs, self.pods.objects, nodes, now)
+        self.reconciler.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
 
     def close(self) -> None:
