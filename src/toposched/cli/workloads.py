@@ -22,7 +22,7 @@ from toposched.model import (
 )
 from toposched.scheduler import CpuClock
 
-REGISTRY = default_registry()
+REGISTRY = default_registry()  # the one of the process: every command, and the service or controller it starts
 
 
 @dataclass(frozen=True, slots=True)
