@@ -22,7 +22,8 @@ from toposched.model import (
 )
 from toposched.scheduler import CpuClock
 
-REGISTRY = default_registry()  # the one of the process: every command, and the service or controller it starts
+# The one registry of the process: every command, and the service or controller one starts.
+REGISTRY = default_registry()
 
 
 @dataclass(frozen=True, slots=True)
