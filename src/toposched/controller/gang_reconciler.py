@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from toposched.controller.assignment import AssignmentWriter
 from toposched.controller.expectations import Expectations
 from toposched.controller.gangs import GangPods
-from toposched.controller.keys import GangKey, Membership, is_gated, name_of
+from toposched.controller.keys import GangKey, is_gated, name_of
 from toposched.controller.kubeapi import KubeApiError, Object
 from toposched.controller.podwrites import PodWrites
 from toposched.controller.records import PodRecord, placement_of
@@ -42,12 +42,6 @@ from toposched.store import WorkloadRecord, WorkloadState
 log = logging.getLogger(__name__)
 
 OWNER = "toposched-controller"
-HINTS = {
-    Membership.KUEUE: "kueue",
-    Membership.KAI: "kai",
-    Membership.KUBE: "kube",
-    Membership.KUBE_COMPOSITE: "kube",
-}
 
 
 @dataclass(slots=True)
@@ -91,14 +85,14 @@ class GangReconciler:
             restored.append(key)
         return restored
 
-    def _recorded_topology(self, name: str, gang: GangPods, key: GangKey) -> tuple[Topology, bool]:
+    def _recorded_topology(self, name: str, gang: GangPods) -> tuple[Topology, bool]:
         """The topology a gang's pods were placed on, and whether it is a stored one; else it is
         one the spec brings (an upstream PodGroup's: one per constraint key, and every node),
         which a restarted controller learns by compiling the spec."""
         try:
             return self.scheduler.store.get_topology(name), True
         except NotFoundError:
-            probe = self.scheduler.prepare(gang.documents(), owner=OWNER, kind=HINTS[key.membership])
+            probe = self.scheduler.prepare(gang.documents(), owner=OWNER, kind=gang.frontend)
             found = next((t for t in (probe.topology, *probe.record.own_topologies) if t.name == name), None)
             if found is None:
                 raise
@@ -108,12 +102,12 @@ class GangReconciler:
         self, key: GangKey, gang: GangPods, records: Mapping[str, PodRecord], now: float
     ) -> None:
         first = next(iter(records.values()))
-        topology, stored = self._recorded_topology(first.topology, gang, key)
+        topology, stored = self._recorded_topology(first.topology, gang)
         submission = self.scheduler.prepare(
             gang.documents(topology),
             owner=OWNER,
             topology=topology.name if stored else None,  # a brought one: the spec names it
-            kind=HINTS[key.membership],
+            kind=gang.frontend,
         )
         placement = placement_of(topology, submission.gang.name, sorted(records.items()))
         # Admitted as the cycle admits a gang; when the recorded bookings no longer fit (nodes
@@ -140,7 +134,7 @@ class GangReconciler:
                 continue  # refused as it stands: wait for a change
             try:
                 record = self.scheduler.submit(
-                    gang.documents(), owner=OWNER, default_topology=self.topology, kind=HINTS[key.membership]
+                    gang.documents(), owner=OWNER, default_topology=self.topology, kind=gang.frontend
                 )
             except (SpecError, NotFoundError) as exc:
                 self.refused[key] = versions

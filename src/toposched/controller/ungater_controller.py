@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
 from toposched.controller.gang_reconciler import GangReconciler
-from toposched.controller.gangs import GroupObjects, group_pods
+from toposched.controller.gangs import group_pods
 from toposched.controller.informer import Change, Informer
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import (
@@ -45,6 +45,7 @@ from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
 from toposched.controller.podwrites import PodWrites
 from toposched.controller.retry import Backoff
+from toposched.frontends.membership import GroupCaches, kind_of
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
 log = logging.getLogger(__name__)
@@ -159,13 +160,9 @@ class UngaterController:
         if not self._synced():
             return StepReport(CycleReport())  # acting on a kind never listed could undo what others did
         now = self.clock.now()
-        objects = GroupObjects(
-            self.podgroups.objects,
-            self.kube_podgroups.objects,
-            self.kube_workloads.objects,
-            self.kube_composites.objects,
+        gangs = group_pods(
+            self.pods.objects.values(), self.group_caches(), self.scheduler.registry.memberships
         )
-        gangs = group_pods(self.pods.objects.values(), objects)
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
         if not self._started:
@@ -178,6 +175,12 @@ class UngaterController:
         nodes = {n.name: n for n in self.scheduler.store.get_nodes()}
         self.reconciler.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
+
+    def group_caches(self) -> GroupCaches:
+        """The cached objects that group pods (the front ends' membership rules read them), by
+        kind: one cache per kind, so upstream PodGroups come from the version watched."""
+        grouping = (self.podgroups, self.kube_podgroups, self.kube_workloads, self.kube_composites)
+        return GroupCaches({kind_of(i.resource.group, i.resource.kind): i.objects for i in grouping})
 
     def close(self) -> None:
         """Stop the watch threads; a call under way ends within its ``watch_seconds``."""

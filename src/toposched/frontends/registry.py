@@ -28,7 +28,11 @@ from typing import Any, Protocol
 
 from toposched.frontends import grove, kai, kube, kueue, osmo
 from toposched.frontends.collector import collector_paused
+from toposched.frontends.kai.membership import KaiPodGroups
+from toposched.frontends.kube.membership import KubePodGroups
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
+from toposched.frontends.kueue.membership import KueuePodGroups
+from toposched.frontends.membership import Membership
 from toposched.intake.cluster import parse_topology_object
 from toposched.intake.parse import first_mapping
 from toposched.model import (
@@ -101,10 +105,15 @@ class Frontend(Protocol):
     ``input_names_topology``: ``compile`` never reads the chosen topology (``context.topology``):
     the input names its own (an OSMO pool's, the ones an upstream input brings, a KAI or Grove
     name looked up among every known topology) or none, when the caller's default is used; so
-    one compile settles both the gang and its topology."""
+    one compile settles both the gang and its topology. ``membership``: how the pods of its
+    gangs name them in a running cluster and which objects complete them (``membership``), for
+    the controller; None when its pods are another front end's (OSMO and Grove pods are KAI's)."""
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def membership(self) -> Membership | None: ...
 
     @property
     def kinds(self) -> frozenset[str]: ...
@@ -131,6 +140,12 @@ class Registry:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self._entries)
+
+    @property
+    def memberships(self) -> tuple[Membership, ...]:
+        """The membership rules of the front ends, in the order they are tried: a pod belongs to
+        the gang the first of them finds it names."""
+        return tuple(e.membership for e in self._entries if e.membership is not None)
 
     def knows(self, hint: str) -> bool:
         """Whether ``hint`` names a registered front end or a kind one of them reads."""
@@ -294,6 +309,7 @@ class KueueFrontend:
     name: str = "kueue"
     kinds: frozenset[str] = frozenset([*KUEUE_READERS, "Pod"])
     input_names_topology: bool = False
+    membership: Membership | None = field(default_factory=KueuePodGroups)
 
     def recognises(self, documents: Documents) -> bool:
         doc = first_mapping(list(documents))
@@ -318,6 +334,7 @@ class KaiFrontend:
     name: str = "kai"
     kinds: frozenset[str] = frozenset([*kai.WORKLOAD_KINDS, "PodGroup"])
     input_names_topology: bool = True  # named topologies are looked up in the catalog
+    membership: Membership | None = field(default_factory=KaiPodGroups)  # KAI's, OSMO's and Grove's pods
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and kai.is_kai_document(d) for d in documents)
@@ -341,6 +358,7 @@ class OsmoFrontend:
     name: str = "osmo"
     kinds: frozenset[str] = frozenset(["Workflow"])
     input_names_topology: bool = True
+    membership: Membership | None = None  # its pods name KAI PodGroups
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and "workflow" in d and "kind" not in d for d in documents)
@@ -407,6 +425,7 @@ class GroveFrontend:
     name: str = "grove"
     kinds: frozenset[str] = frozenset(["PodCliqueSet"])
     input_names_topology: bool = True  # named topologies are looked up in the catalog
+    membership: Membership | None = None  # its pods name KAI PodGroups (PodGangs)
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and d.get("kind") == "PodCliqueSet" for d in documents)
@@ -430,6 +449,7 @@ class KubeFrontend:
     name: str = "kube"
     kinds: frozenset[str] = frozenset(["Workload", "PodGroup", "CompositePodGroup"])
     input_names_topology: bool = True
+    membership: Membership | None = field(default_factory=KubePodGroups)
 
     def recognises(self, documents: Documents) -> bool:
         return kube.is_kube_input(documents)

@@ -3,7 +3,7 @@
 A PodGroup naming a parent by ``spec.parentCompositePodGroupName`` is a leaf of a tree whose root
 is the CompositePodGroup without a parent; CompositePodGroups nest the same way. kube-scheduler
 places such a tree as one unit, so the pods of every PodGroup under one root are one gang, keyed
-``GangKey(KUBE_COMPOSITE, namespace, root)``. A tree is whole when its root exists, each of its
+``GangKey("kube-composite", namespace, root)``. A tree is whole when its root exists, each of its
 PodGroups has at least its ``minCount`` pods (one for ``basic``) and each gang CompositePodGroup
 has at least ``minGroupCount`` children; only the objects that exist are compiled.
 """
@@ -14,10 +14,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from toposched.controller.keys import GangKey, Membership, name_of, namespace_of
-from toposched.controller.kubeapi import Object
+from toposched.frontends.membership import GangKey, Object, name_of, namespace_of
 from toposched.wire.scheduling import read_composite_pod_group, read_pod_group, read_pod_link
 
+PODGROUP_KEY = "kube"  # a gang of one upstream PodGroup (or a 1.35 Workload template's pods)
+TREE_KEY = "kube-composite"  # a gang of every PodGroup under one root CompositePodGroup
 MAX_DEPTH = 8  # deeper than the API allows (4): a longer chain is a cycle, and has no root
 
 
@@ -70,7 +71,7 @@ class CompositeTrees:
 
     def key_of(self, key: GangKey) -> GangKey:
         """The tree a pod's upstream PodGroup belongs to; ``key`` itself when it has no parent."""
-        if key.membership is not Membership.KUBE:
+        if key.membership != PODGROUP_KEY:
             return key
         return self.roots.get(f"{key.namespace}/{key.name}", key)
 
@@ -90,7 +91,7 @@ def composite_trees(podgroups: Mapping[str, Object], composites: Mapping[str, Ob
             if parent is None:
                 break
             name = parent
-        return GangKey(Membership.KUBE_COMPOSITE, namespace, name)
+        return GangKey(TREE_KEY, namespace, name)
 
     for obj in composites.values():
         trees.setdefault(root_of(obj), CompositeTree()).composites[name_of(obj)] = obj
