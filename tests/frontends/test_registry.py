@@ -39,6 +39,7 @@ class Widgets:
     name: str = "widgets"
     kinds: frozenset[str] = frozenset({"Widget"})
     input_names_topology: bool = False
+    membership: None = None  # its pods are not a running cluster's
 
     def recognises(self, documents: Documents) -> bool:
         return any(d.get("kind") == "Widget" for d in documents)
@@ -155,6 +156,7 @@ class Counting:
     name: str = "counting"
     kinds: frozenset[str] = frozenset({"Brought"})
     input_names_topology: bool = True
+    membership: None = None  # its pods are not a running cluster's
     compiles: int = 0
 
     def recognises(self, documents: Documents) -> bool:
@@ -275,3 +277,9 @@ def test_the_front_end_is_chosen_once_per_submission(
     sample = Topology.create("sample", [H100.levels[0], "cloud.provider.com/topology-rack"])
     registry.compile_for(docs(path), CompileContext(topologies=(H100, sample)), default=default)
     assert len(chosen) == 1
+
+
+def test_the_front_ends_with_pods_of_their_own_give_their_membership_in_registration_order() -> None:
+    registry = default_registry()
+    registry.register(Widgets(), first=True)  # no membership: its pods are not a cluster's
+    assert [m.frontend for m in registry.memberships] == ["kai", "kube", "kueue"]
