@@ -39,8 +39,8 @@ from toposched.api import AuthConfig, Limits, create_app
 from toposched.cli.workloads import place_documents
 from toposched.engine import place
 from toposched.engine.explain import explain_refusal
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import Cluster, Explanation, Policy, Unschedulable
 from toposched.samples.generate import node_manifest, pod_manifest, topology_manifest
 from toposched.scheduler import Scheduler, SchedulerConfig, SystemClock

@@ -42,8 +42,8 @@ ZONES = ("us-central1-a", "us-central1-b", "us-central1-c")
 CHILD = """
 import json, resource, sys, time
 kind, path = sys.argv[1], sys.argv[2]
-from toposched.frontends.cluster import load_cluster_report
-from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, read_file
+from toposched.intake.cluster import load_cluster_report
+from toposched.intake.parse import CLUSTER_DUMP_LIMITS, read_file
 start = time.process_time()
 if kind == "floor":
     nodes = len(json.loads(read_file(path, what="cluster", limits=CLUSTER_DUMP_LIMITS))["items"])

@@ -52,7 +52,7 @@ if sys.argv[2:] == ["gc"]:  # the collector left running: the registry's pause d
     import contextlib
     import toposched.frontends.registry
     toposched.frontends.registry.collector_paused = contextlib.nullcontext
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
 from toposched.model import Topology
 documents = parse_documents(open(path, "rb").read(), source=path)

@@ -23,8 +23,8 @@ from toposched.engine import (
     replace_failed_node,
     usage_of,
 )
-from toposched.frontends.cluster import load_cluster, load_topology
-from toposched.frontends.kueue import load_workload
+from toposched.frontends.loading import load_workload
+from toposched.intake.cluster import load_cluster, load_topology
 from toposched.model import (
     Cluster,
     Gang,

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from tests.api.specs import cluster_yaml
 
 from toposched.api import AuthConfig, Limits, create_app
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from toposched.api import Limits, create_app
 from toposched.cli.main import app as cli_app
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import SqliteStore
 

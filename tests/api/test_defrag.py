@@ -8,7 +8,7 @@ from dataclasses import replace
 from tests.api.conftest import ADMIN, ALICE, Api, bearer
 from tests.api.specs import cluster_yaml, job_yaml
 
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import Resources, RunningPod
 
 GPUS = Resources.parse({"nvidia.com/gpu": "8"})

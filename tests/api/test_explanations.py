@@ -14,7 +14,7 @@ from tests.api.conftest import ADMIN, ALICE, AUTH, BOB, Api, bearer
 from tests.api.specs import cluster_yaml, job_yaml
 
 from toposched.api import Limits, create_app
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import Explanation
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore

@@ -24,7 +24,7 @@ from tests.api.specs import cluster_yaml, job_yaml
 from toposched.api import Limits, create_app
 from toposched.api.bodies import SubmitBody, plain_submit
 from toposched.api.params import MAX_INT, plain_id
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 

@@ -15,7 +15,7 @@ from tests.api.conftest import ADMIN, ALICE, AUTH, BOB, bearer
 from tests.api.specs import HOST, cluster_yaml, node_names
 
 from toposched.api import Limits, create_app
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model.node import NODE_LEVEL
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import SqliteStore

@@ -7,7 +7,7 @@ from tests.api.conftest import ADMIN, ALICE, BOB, Api, bearer
 from tests.api.specs import BLOCK, HOST, RACK, ZONE, job_yaml, node_names
 
 from toposched.api.clusterview import natural
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import Topology
 
 FOREIGN_POD = """apiVersion: v1

@@ -11,8 +11,7 @@ from fastapi.testclient import TestClient
 from tests.api.conftest import ADMIN, ALICE, BOB, Api, bearer
 from tests.api.specs import job_yaml
 
-from toposched.store import SqliteStore, WorkloadRecord
-from toposched.store import sqlite as sqlite_module
+from toposched.store import SqliteStore, WorkloadRecord, sqlite_workloads
 
 
 def submit(api: Api, token: str, name: str) -> int:
@@ -64,13 +63,13 @@ def test_the_limit_is_applied_in_the_query(tmp_path: Path, monkeypatch: pytest.M
     for i in range(30):
         store.submit_workload(WorkloadRecord(name=f"w{i}", kind="Job", owner="a" if i % 2 else "b", spec=""))
     decoded = []
-    real = sqlite_module.workload_from_row
+    real = sqlite_workloads.workload_from_row
 
     def counting(row: tuple[object, ...]) -> WorkloadRecord:
         decoded.append(row[0])
         return real(row)
 
-    monkeypatch.setattr(sqlite_module, "workload_from_row", counting)
+    monkeypatch.setattr(sqlite_workloads, "workload_from_row", counting)
     page = store.page_workloads(owner="a", after=4, limit=3)
     assert [w.id for w in page] == [6, 8, 10]
     assert decoded == [6, 8, 10]  # only the page's rows were read

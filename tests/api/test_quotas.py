@@ -12,7 +12,7 @@ from tests.api.conftest import ADMIN, ALICE, AUTH, BOB, bearer
 from tests.api.specs import cluster_yaml, job_yaml
 
 from toposched.api import Limits, create_app
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import Quota
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore

@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model.errors import MAX_FIELD_CHARS, MAX_REPORTED_PROBLEMS
 
 from .conftest import EXAMPLES, Invoke

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from toposched.frontends.cluster import load_cluster_report
+from toposched.intake.cluster import load_cluster_report
 from toposched.samples import generate, read_sample, sample_names
 
 GPU = "nvidia.com/gpu"

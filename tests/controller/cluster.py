@@ -17,7 +17,7 @@ from tests.controller.fake_kube import FakeKubeApi
 
 from toposched.controller.keys import GATE
 from toposched.controller.kubeapi import KUEUE_TOPOLOGIES, NODES, PODS
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
 from toposched.model import Taint, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore

@@ -110,7 +110,7 @@ def osmo_gang(cluster: RealCluster, prefix: str = "") -> Gang:
         ],
     }
     workflow = OSMO_WORKFLOW.format(name=f"{prefix}train", prefix=prefix)
-    compiled = compile_osmo(workflow, yaml.safe_dump(pool))
+    compiled = compile_osmo(yaml.safe_load(workflow), pool)
     pods = [
         {**task, "spec": {**task["spec"], "schedulingGates": [{"name": GATE}], "containers": [trainer(4)]}}
         for task in compiled["pods"].values()

@@ -13,7 +13,7 @@ from tests.controller.real_cluster import ControllerAccounts, RealCluster
 from toposched.controller.kubeapi import ForwardingKubeApi, KubeApi, Resource
 from toposched.controller.modes import Mode
 from toposched.controller.rest import connect
-from toposched.controller.ungating import StepReport, UngaterController
+from toposched.controller.ungater_controller import StepReport, UngaterController
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 

@@ -21,6 +21,8 @@ from toposched.controller.kubeapi import LEASES, PODS, KubeApi
 from toposched.controller.leader import LeaderElector, lead
 from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.modes import Mode
+from toposched.controller.ungater_controller import UngaterController
+from toposched.frontends.registry import default_registry
 from toposched.model import SpecError
 from toposched.scheduler import ManualClock, SystemClock
 from toposched.wire.lease import LeaseRecord, lease_object, parse_lease
@@ -107,3 +109,10 @@ def test_the_lease_is_renewed_while_a_long_pass_runs() -> None:
 def test_the_sync_mode_needs_the_service_store() -> None:
     with pytest.raises(SpecError, match="--db"):
         reconciler_factory(Options(mode=Mode.SYNC), None, ManualClock(), ControllerMetrics())
+
+
+def test_the_ungater_mode_schedules_with_the_registry_it_is_given() -> None:
+    registry = default_registry()
+    build = reconciler_factory(Options(registry=registry), None, ManualClock(), ControllerMetrics())
+    controller = build(FakeKubeApi())
+    assert isinstance(controller, UngaterController) and controller.scheduler.registry is registry

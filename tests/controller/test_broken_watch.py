@@ -30,7 +30,7 @@ from toposched.controller.kubeapi import (
 )
 from toposched.controller.leader import LeaderElector, lead
 from toposched.controller.rest import RestKubeApi
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 from toposched.wire.kueue import topology_object

@@ -15,7 +15,7 @@ import pytest
 from tests.controller.cluster import kueue_pod
 from tests.controller.soak import Soak
 
-from toposched.controller.keys import GangKey, Membership
+from toposched.controller.keys import GangKey
 from toposched.controller.kubeapi import PODS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,12 +47,17 @@ def test_nothing_is_kept_about_a_gang_once_its_pods_are_gone() -> None:
     for name in ("bad-0", "bad-1"):  # refused: its level is not in the topology
         api.put(PODS, kueue_pod(name, "bad", level="example.com/no-such-level"))
     soak.round()
-    assert set(ctl.ungater.refused) == {GangKey(Membership.KUEUE, "default", "bad")}
+    assert set(ctl.reconciler.refused) == {GangKey("kueue", "default", "bad")}
     for name in ("bad-0", "bad-1"):
         api.remove(PODS, name, "default")
     soak.round()
-    ungater = ctl.ungater
-    assert (ungater.workloads, ungater.refused, ungater.whole_at, ungater.expectations.pending) == (
+    reconciler = ctl.reconciler
+    assert (
+        reconciler.workloads,
+        reconciler.refused,
+        reconciler.whole_at,
+        reconciler.expectations.pending,
+    ) == (
         {},
         {},
         {},

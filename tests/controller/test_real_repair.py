@@ -16,7 +16,7 @@ from tests.controller.real_steps import settle, ungater
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import PODS, KubeApiError, Resource
 from toposched.controller.records import record_of
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
 from toposched.model import NotFoundError, Taint, TaintEffect
 from toposched.scheduler import ManualClock
 from toposched.store import WorkloadState

@@ -50,7 +50,7 @@ def test_a_pod_changed_after_it_was_read_is_not_written_from_the_old_read(
             real_cluster.create(PODS, kueue_pod(name, level=RACK))
         meddler.armed = True
         settle(ctl, lambda: not meddler.armed, what="a record write meets a changed pod")
-        conflicts = ctl.ungater.writes.conflicts
+        conflicts = ctl.reconciler.writes.conflicts
         recorded = [n for n in names if record_of(real_cluster.pod(n)) is not None]
         settle(ctl, lambda: real_cluster.ungated(names), what="the next passes decide from the fresh pod")
 
@@ -74,7 +74,7 @@ def test_a_pod_recreated_by_its_owner_is_not_deleted_for_its_predecessor(
         real_cluster.delete_node(next(i for i in range(6) if real_cluster.node_name(i) == where["p0"]))
         meddler.armed = True  # p0's node left: the ungater deletes p0, but its owner replaced it first
         settle(ctl, lambda: not meddler.armed, what="the ungater tries to delete p0")
-        conflicts = ctl.ungater.writes.conflicts
+        conflicts = ctl.reconciler.writes.conflicts
 
     replacement = real_cluster.pod("p0")
     assert conflicts == 1

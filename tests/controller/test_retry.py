@@ -49,7 +49,7 @@ def test_a_conflicting_pod_write_is_not_repeated_but_decided_again_from_the_fres
     api.conflicts = 2  # the pods "changed" under the first two writes
     ctl.step()
     assert [c for c in api.calls if c == ("patch", "pods")] == [("patch", "pods")] * 2  # once each
-    assert ctl.ungater.writes.conflicts == 2
+    assert ctl.reconciler.writes.conflicts == 2
     for _ in range(3):
         ctl.step()
     assert not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1"))

@@ -13,8 +13,8 @@ import yaml
 from tests.controller.fake_kube import FakeKubeApi
 
 from toposched.controller.sync import SyncController
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 

@@ -192,7 +192,7 @@ def test_a_gang_that_does_not_compile_is_not_retried_until_its_pods_change() -> 
     for _ in range(3):
         ctl.step()
     assert ctl.scheduler.list() == []
-    assert "kueue:default/g" in {str(k) for k in ctl.ungater.refused}
+    assert "kueue:default/g" in {str(k) for k in ctl.reconciler.refused}
     fixed = pod(api, "p0")
     fixed["metadata"]["annotations"]["kueue.x-k8s.io/podset-required-topology"] = RACK
     api.put(PODS, fixed)
@@ -228,7 +228,7 @@ def refused_then_placed(topology: str, fix: Callable[[FakeKubeApi], object]) -> 
         api.put(PODS, kai_pod(name, gpus=4))
     for _ in range(2):
         ctl.step()
-    refused = set(ctl.ungater.refused)
+    refused = set(ctl.reconciler.refused)
     fix(api)
     for _ in range(3):
         ctl.step()

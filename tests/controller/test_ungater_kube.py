@@ -13,7 +13,7 @@ from tests.controller.cluster import HOST, RACK, bind, cluster, controller, kube
 from tests.controller.fake_kube import FakeKubeApi
 from tests.controller.test_ungater import FailingAfter, patches
 
-from toposched.controller.gangs import GroupObjects, group_pods
+from toposched.controller.gangs import group_pods
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import KUBE_PODGROUPS, KUBE_WORKLOADS, NODES, PODS, KubeApiError
 from toposched.controller.records import record_of
@@ -138,9 +138,8 @@ def test_a_pod_on_a_node_without_a_hostname_label_is_pinned_by_the_nodes_name() 
     pods = {n: pod(api, n) for n in ("w0", "w1")}
     again = controller(api)
     report = again.step()
-    (gang,) = group_pods(
-        again.pods.objects.values(), GroupObjects(kube_podgroups=again.kube_podgroups.objects)
-    ).values()
+    memberships = again.scheduler.registry.memberships
+    (gang,) = group_pods(again.pods.objects.values(), again.group_caches(), memberships).values()
 
     assert not any(is_gated(p) for p in pods.values())
     assert all(HOST not in p["spec"].get("nodeSelector", {}) for p in pods.values())

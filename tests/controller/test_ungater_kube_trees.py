@@ -32,7 +32,7 @@ from toposched.controller.kubeapi import (
     KubeApiError,
 )
 from toposched.controller.records import record_of
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
 from toposched.store import WorkloadState
 from toposched.wire.scheduling import PodGroupTemplate, Workload
 

@@ -33,7 +33,7 @@ from toposched.controller.kubeapi import (
     PODS,
 )
 from toposched.controller.rest import RestKubeApi
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 from toposched.wire.kueue import topology_object
@@ -52,7 +52,7 @@ def test_a_cluster_without_the_upstream_scheduling_api_is_watched_without_it(
             server.add(NODES, node(i))
         for name in ("p0", "p1"):
             server.add(PODS, kueue_pod(name))
-        caplog.set_level(logging.INFO, logger="toposched.controller.ungating")
+        caplog.set_level(logging.INFO, logger="toposched.controller.ungater_controller")
         clock = ManualClock(1000.0)
         ctl = UngaterController(api, Scheduler(MemoryStore(), clock), clock, watch_seconds=0)
         for _ in range(3):

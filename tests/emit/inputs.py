@@ -15,10 +15,10 @@ from typing import Any
 
 from conformance import kai_case, kueue_case
 from conformance.loader import Case, discover
-from toposched.frontends.cluster import load_cluster, topologies_from_documents
 from toposched.frontends.osmo import parse_pool
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, default_registry
+from toposched.intake.cluster import load_cluster, topologies_from_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import Cluster, Gang, Policy, Topology
 
 REPO = Path(__file__).resolve().parents[2]

@@ -27,9 +27,9 @@ from tests.emit.kube.schemas import check as check_kube_schema
 
 from toposched.emit.targets import QUEUED, TARGETS
 from toposched.engine import place
-from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.kai import validate_podgroup
 from toposched.frontends.registry import CompileContext, default_registry
+from toposched.intake.cluster import topologies_from_documents
 from toposched.model import (
     Cluster,
     Gang,

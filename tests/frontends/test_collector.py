@@ -61,6 +61,7 @@ class Seeing:
     name = "seeing"
     kinds = frozenset({"Seen"})
     input_names_topology = False
+    membership = None
     seen: list[bool]
 
     def __init__(self) -> None:

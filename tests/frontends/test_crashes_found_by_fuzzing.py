@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import SpecError
 from toposched.model.podspec import effective_requests, parse_tolerations
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from toposched.frontends.grove import admit
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
+from toposched.intake.parse import parse_documents
 from toposched.model import SpecError, Topology, TopologySpecError, WorkloadSpecError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from toposched.frontends.osmo import parse_pool
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, default_registry
+from toposched.intake.parse import parse_documents
 from toposched.model import MAX_PODS_PER_GANG, WorkloadSpecError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.cluster import load_cluster, parse_topology_object
 from toposched.frontends.osmo import parse_pool, topology_object
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, Compiled, Documents, PoolEntry, default_registry
+from toposched.intake.cluster import load_cluster, parse_topology_object
+from toposched.intake.parse import parse_documents
 from toposched.model import Gang, Group, NotFoundError, SpecError, Topology, WorkloadSpecError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -39,6 +39,7 @@ class Widgets:
     name: str = "widgets"
     kinds: frozenset[str] = frozenset({"Widget"})
     input_names_topology: bool = False
+    membership: None = None  # its pods are not a running cluster's
 
     def recognises(self, documents: Documents) -> bool:
         return any(d.get("kind") == "Widget" for d in documents)
@@ -155,6 +156,7 @@ class Counting:
     name: str = "counting"
     kinds: frozenset[str] = frozenset({"Brought"})
     input_names_topology: bool = True
+    membership: None = None  # its pods are not a running cluster's
     compiles: int = 0
 
     def recognises(self, documents: Documents) -> bool:
@@ -247,3 +249,73 @@ def test_bad_run_seconds_is_a_spec_error_naming_the_annotation(value: str) -> No
     (problem,) = err.value.problems
     assert problem.path == "documents[0].metadata.annotations[toposched.io/run-seconds]"
     assert "seconds" in problem.hint
+
+
+def counting_calls(monkeypatch: pytest.MonkeyPatch, owner: object, name: str) -> list[int]:
+    """Count the calls of ``owner.name`` (the original still runs)."""
+    calls: list[int] = []
+    original = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
+def test_a_grove_podcliqueset_naming_another_topology_than_the_default_is_compiled_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toposched.frontends import grove
+
+    loads = counting_calls(monkeypatch, grove, "load_grove")
+    other = Topology.create("other", [RACK])
+    context = CompileContext(topologies=(other, H100))
+    chosen, compiled = default_registry().compile_for(
+        docs("grove/llama-70b-h100.yaml"), context, default="other"
+    )
+    assert (chosen, compiled.gang.topology, len(loads)) == (H100, H100.name, 1)
+
+
+def test_a_kai_workload_naming_another_topology_than_the_default_is_compiled_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toposched.frontends import kai
+
+    loads = counting_calls(monkeypatch, kai, "load_kai")
+    (named,) = load_cluster((EXAMPLES / "kai/tfjob-cluster.yaml").read_text()).topologies
+    other = Topology.create("other", list(named.levels))
+    context = CompileContext(topologies=(other, named))
+    chosen, compiled = default_registry().compile_for(
+        docs("kai/tfjob-segments.yaml"), context, default="other"
+    )
+    assert (chosen, compiled.gang.topology, len(loads)) == (named, named.name, 1)
+    # The same gang as when the topology is asked for by name.
+    _, asked = default_registry().compile_for(docs("kai/tfjob-segments.yaml"), context, topology=named.name)
+    assert asked.gang == compiled.gang
+
+
+@pytest.mark.parametrize(
+    ("path", "default"),
+    [
+        ("kueue/job-rack.yaml", "sample"),
+        ("grove/llama-70b-h100.yaml", None),
+        ("kube/job-one-rack.yaml", None),
+    ],
+    ids=["kueue", "grove", "kube"],
+)
+def test_the_front_end_is_chosen_once_per_submission(
+    monkeypatch: pytest.MonkeyPatch, path: str, default: str | None
+) -> None:
+    registry = default_registry()
+    chosen = counting_calls(monkeypatch, registry, "choose")
+    sample = Topology.create("sample", [H100.levels[0], "cloud.provider.com/topology-rack"])
+    registry.compile_for(docs(path), CompileContext(topologies=(H100, sample)), default=default)
+    assert len(chosen) == 1
+
+
+def test_the_front_ends_with_pods_of_their_own_give_their_membership_in_registration_order() -> None:
+    registry = default_registry()
+    registry.register(Widgets(), first=True)  # no membership: its pods are not a cluster's
+    assert [m.frontend for m in registry.memberships] == ["kai", "kube", "kueue"]

@@ -23,10 +23,10 @@ from typing import Any
 import yaml
 from hypothesis import strategies as st
 
-from toposched.frontends.cluster import load_cluster
 from toposched.frontends.osmo import parse_pool
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import Topology
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from tests.api.conftest import ALICE, AUTH, bearer
 from tests.api.specs import cluster_yaml
 
 from toposched.api import Limits, create_app
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 

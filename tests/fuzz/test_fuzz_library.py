@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from typer.testing import CliRunner
 
 from toposched.cli.main import app
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import default_registry
+from toposched.intake.parse import parse_documents
 from toposched.model import ToposchedError
 
 from .mutations import ODD_VALUES, Case, Seed, _change, cases, context_of, default_topology, seeds

@@ -19,7 +19,7 @@ from tests.controller.fake_kube import FakeKubeApi
 from toposched.controller.keys import GATE
 from toposched.controller.kubeapi import KAI_PODGROUPS, KUEUE_TOPOLOGIES, NODES, PODS
 from toposched.engine import PlacementOptions
-from toposched.frontends.cluster.loader import cluster_from_objects
+from toposched.intake.cluster.loader import cluster_from_objects
 from toposched.model import Cluster, Policy, Search
 from toposched.scheduler import SchedulerConfig
 from toposched.sim.config import SimConfig

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import HOSTNAME, Topology
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore

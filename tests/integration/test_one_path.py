@@ -39,6 +39,7 @@ class CaseFrontend:
     name: str = "conformance"
     kinds: frozenset[str] = frozenset({CASE_KIND})
     input_names_topology: bool = False
+    membership: None = None  # its pods are not a running cluster's
 
     def recognises(self, documents: Documents) -> bool:
         return any(d.get("kind") == CASE_KIND for d in documents)

@@ -14,8 +14,8 @@ import yaml
 from fastapi.testclient import TestClient
 
 from toposched.api import AuthConfig, Limits, create_app
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import yaml_events
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import yaml_events
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore, WorkloadState
 
@@ -46,7 +46,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
 
     class Counting(yaml_events._Loader):  # type: ignore[misc,name-defined]  # the loader under count
         def __init__(self, stream: Any) -> None:
-            counts["toposched.frontends.parse"] += 1
+            counts["toposched.intake.parse"] += 1
             super().__init__(stream)
 
     monkeypatch.setattr(yaml_events, "_Loader", Counting)
@@ -86,14 +86,14 @@ def test_a_submission_is_parsed_once(front_end: str, parses: Counter[str]) -> No
             "/v1/workloads", json={"spec": spec}, headers={"Authorization": f"Bearer {TOKEN}"}
         )
         assert answer.status_code == 201, answer.text
-        assert parses == Counter({"toposched.frontends.parse": 1})
+        assert parses == Counter({"toposched.intake.parse": 1})
         scheduler.cycle()
         assert scheduler.get(answer.json()["id"]).state is WorkloadState.ADMITTED
-        assert parses == Counter({"toposched.frontends.parse": 1})  # the loop parses nothing
+        assert parses == Counter({"toposched.intake.parse": 1})  # the loop parses nothing
 
 
 def test_place_parses_each_file_once(invoke: Invoke, parses: Counter[str], tmp_path: Path) -> None:
     job, dump, _ = CASES["kueue"]
     run = invoke("place", REPO / job, "--cluster", REPO / dump, "-o", "json")
     assert run.exit_code == 0, run.stderr
-    assert parses == Counter({"toposched.frontends.parse": 2})  # the job and the cluster file
+    assert parses == Counter({"toposched.intake.parse": 2})  # the job and the cluster file

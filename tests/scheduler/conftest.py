@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from builders import BLOCK, GPU, HOST, RACK, node
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import Node, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore, Store

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import yaml
 
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import Search
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
 from toposched.store import MemoryStore, WorkloadState

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import HOSTNAME, ConflictError, NotFoundError, Topology, WorkloadSpecError
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore, WorkloadState

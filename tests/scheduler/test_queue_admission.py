@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from builders import GPU, node
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import SchedulingQueue
 from toposched.scheduler import Scheduler, SchedulerConfig
 from toposched.scheduler.queue_cycle import QueueCycle

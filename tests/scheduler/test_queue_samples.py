@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from toposched.cli.inputs import pool_option
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import DEFAULT_QUEUE, Gang, QueueTree, SchedulingQueue
 
 ROOT = Path(__file__).resolve().parents[2]

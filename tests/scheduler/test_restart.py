@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from builders import GPU
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.scheduler import PodStatus
 from toposched.store import SqliteStore, WorkloadState
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from builders import HOST, RACK, node
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import Cluster, SpecError, Topology
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.scheduler.state import read_spec

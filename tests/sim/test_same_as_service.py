@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import Policy
 from toposched.scheduler import ManualClock, Scheduler
 from toposched.sim.config import parse_config

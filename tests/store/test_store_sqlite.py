@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 from toposched.model import ConflictError, Quota, QuotaExceededError, StoreError, Topology
-from toposched.store import SCHEMA_VERSION, EventRecord, PoolRecord, SqliteStore, WorkloadState
-from toposched.store import sqlite as sqlite_module
+from toposched.store import (
+    SCHEMA_VERSION,
+    EventRecord,
+    PoolRecord,
+    SqliteStore,
+    WorkloadState,
+    sqlite_bookings,
+)
 from toposched.store.migrations import MIGRATIONS, current_version, migrate
 
 from .conftest import HOSTNAME, RACK, TAINT, TOPOLOGY, event, gpu_node, gpus, workload
@@ -150,7 +156,7 @@ def test_sqlite_failure_mid_admit_rolls_everything_back(
         raise sqlite3.OperationalError("disk I/O error")
 
     # The event is the last write of admit: state and reservations are already written when it fails.
-    monkeypatch.setattr(sqlite_module, "insert_event", fail)
+    monkeypatch.setattr(sqlite_bookings, "insert_event", fail)
     with pytest.raises(
         StoreError, match=r"admitting a workload failed .* disk I/O error; nothing was changed"
     ):

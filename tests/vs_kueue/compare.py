@@ -12,7 +12,7 @@ from tests.conformance import kueue_case
 
 from toposched.emit.kueue.v1beta2_decode import from_v1beta2
 from toposched.engine import place_gang
-from toposched.frontends.cluster import cluster_from_objects, parse_topology_object
+from toposched.intake.cluster import cluster_from_objects, parse_topology_object
 from toposched.model import Node, Placement, RunningPod, TopologyAssignment, Unschedulable
 from toposched.snapshot import Snapshot
 from toposched.topology import TopologyTree

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import PodSpec, Resources, Taint, TaintEffect
 from toposched.model.podspec import parse_tolerations
 from toposched.wire.batch import job_object

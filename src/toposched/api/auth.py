@@ -30,7 +30,7 @@ from typing import Annotated, Any, Protocol
 from fastapi import Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from toposched.frontends.parse import parse_documents, read_file
+from toposched.intake.parse import parse_documents, read_file
 from toposched.model import PermissionDeniedError, Problem, SpecError
 
 MIN_TOKEN_LENGTH = 16

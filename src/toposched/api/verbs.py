@@ -20,7 +20,7 @@ from typing import Any
 from toposched.api.auth import User
 from toposched.api.bodies import SubmitFields, workload_json
 from toposched.api.offload import Offload
-from toposched.frontends.parse import parse_documents
+from toposched.intake.parse import parse_documents
 from toposched.model import NotFoundError, PermissionDeniedError
 from toposched.scheduler import Scheduler, Submission
 from toposched.store import WorkloadRecord

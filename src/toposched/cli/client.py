@@ -18,7 +18,7 @@ from rich.table import Table
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.hints import taint_hint
-from toposched.frontends.parse import read_file
+from toposched.intake.parse import read_file
 from toposched.model.errors import Problem, SpecError, reported_problems, shorten
 
 ServerOpt = Annotated[

@@ -28,9 +28,9 @@ from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.cli.inputs import pool_option, read_cluster, read_documents
 from toposched.cli.workloads import REGISTRY
 from toposched.emit.targets import QUEUED, TARGETS, VERSIONED
-from toposched.frontends.cluster import topologies_from_documents
 from toposched.frontends.kube import input_objects
 from toposched.frontends.registry import CompileContext
+from toposched.intake.cluster import topologies_from_documents
 from toposched.model import NotFoundError, Problem, Queue, SpecError, Topology, ToposchedError
 from toposched.model.names import MAX_LABEL, name_problems
 

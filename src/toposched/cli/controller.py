@@ -82,6 +82,7 @@ def controller_command(
     ] = 30.0,
 ) -> None:
     """Watch the cluster and act on it while this replica holds the leader Lease."""
+    from toposched.cli.workloads import REGISTRY
     from toposched.controller.app import Options, check, mode_of, run
     from toposched.scheduler import CpuClock, SchedulerConfig
     from toposched.store import SqliteStore
@@ -110,6 +111,7 @@ def controller_command(
             retry_period=retry_period,
             scheduler=SchedulerConfig(node_grace_seconds=node_grace),
             search_clock=CpuClock(),
+            registry=REGISTRY,  # the front ends every command compiles with
         )
         store = SqliteStore(db) if db is not None else None
         check(options, store)

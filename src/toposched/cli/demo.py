@@ -20,7 +20,7 @@ from toposched.cli.render import describe_gang, plural, print_result
 from toposched.cli.view import free_amounts
 from toposched.cli.workloads import PlacementAttempt, place_text
 from toposched.engine import PlacementOptions
-from toposched.frontends.cluster import load_cluster
+from toposched.intake.cluster import load_cluster
 from toposched.model import Cluster, Placement, Search, Topology, ToposchedError
 from toposched.samples import read_sample, sample_names
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from toposched.engine import PolicyRegistry, builtin_policies
 from toposched.frontends import osmo
-from toposched.frontends.cluster import load_cluster_report, topologies_from_documents
-from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_file
 from toposched.frontends.registry import PoolEntry
+from toposched.intake.cluster import load_cluster_report, topologies_from_documents
+from toposched.intake.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_file
 from toposched.model import (
     Cluster,
     NotFoundError,

@@ -122,6 +122,7 @@ def serve_command(
     from toposched.api import Limits, create_app
     from toposched.api.server import ServerLimits, run_server
     from toposched.cli.inputs import parse_search, read_cluster
+    from toposched.cli.workloads import REGISTRY
     from toposched.scheduler import CpuClock, Scheduler, SchedulerConfig, SystemClock
     from toposched.store import SqliteStore
 
@@ -137,7 +138,7 @@ def serve_command(
         )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)
-        scheduler = Scheduler(store, SystemClock(), config, search_clock=CpuClock())
+        scheduler = Scheduler(store, SystemClock(), config, registry=REGISTRY, search_clock=CpuClock())
         stored_tokens = len(store.list_tokens())
         if cluster is not None:
             parsed, warnings = read_cluster(cluster)

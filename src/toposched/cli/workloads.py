@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from toposched.engine import PlacementOptions, PlacementSession, PolicyRegistry, open_session
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry, default_registry
+from toposched.intake.parse import parse_documents
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Cluster,
@@ -22,6 +22,7 @@ from toposched.model import (
 )
 from toposched.scheduler import CpuClock
 
+# The one registry of the process: every command, and the service or controller one starts.
 REGISTRY = default_registry()
 
 

@@ -16,9 +16,10 @@ which offers only per-object optimistic concurrency; a MemoryStore keeps those r
 only one replica acts at a time (leader election), so no second writer needs them.
 
 Modules: ``kubeapi`` (the calls made), ``informer`` (list + watch caches), ``mirror`` (caches →
-the scheduler's nodes and topologies), ``keys`` / ``gangs`` / ``composites`` / ``records`` (what
-pods say), ``expectations``, ``podwrites`` and ``retry`` (safe writes), ``ungater`` (the gang
-reconciler), ``ungating`` (one step of the ungater mode), ``sync`` (the sync mode), ``leader`` (the
+the scheduler's nodes and topologies), ``keys`` / ``gangs`` / ``records`` (what
+pods say; how they name their gangs is each front end's membership, from the registry), ``expectations``, ``podwrites`` and ``retry`` (safe writes), ``gang_reconciler`` (each
+gang of the ungater mode: restore, queue, record and ungate, evict), ``ungater_controller`` (one
+step of that mode over the informers), ``sync`` (the sync mode), ``leader`` (the
 Lease) and ``fencing`` (what each write of the leader passes), ``metrics``
 (``/metrics`` and ``/healthz``) and ``app`` (all of it, as ``toposched controller`` runs it).
 """

@@ -17,7 +17,8 @@ from toposched.controller.leader import LeaderElector, Reconciler, check_timing,
 from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
 from toposched.controller.modes import Mode
 from toposched.controller.sync import SyncController
-from toposched.controller.ungating import UngaterController
+from toposched.controller.ungater_controller import UngaterController
+from toposched.frontends.registry import Registry
 from toposched.model import Problem, SpecError
 from toposched.scheduler import Clock, Scheduler, SchedulerConfig, SystemClock
 from toposched.store import MemoryStore, Store
@@ -39,6 +40,7 @@ class Options:
     retry_period: float = 2.0
     scheduler: SchedulerConfig = SchedulerConfig()  # noqa: RUF009 - frozen, so sharing it is safe
     search_clock: Clock | None = None  # bounds searches in time (the command: CpuClock; None: steps)
+    registry: Registry | None = None  # the front ends (the command: its own; None: the default ones)
 
 
 def mode_of(text: str) -> Mode:
@@ -70,13 +72,19 @@ def reconciler_factory(
             raise SpecError(
                 [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
             )
-        service = Scheduler(store, clock, options.scheduler, search_clock=options.search_clock)
+        service = Scheduler(
+            store, clock, options.scheduler, registry=options.registry, search_clock=options.search_clock
+        )
         return lambda api: SyncController(api, service)
 
     def ungater(api: KubeApi) -> Reconciler:
         # No history: the cluster is the record, and ended gangs are forgotten (flat memory).
         scheduler = Scheduler(
-            MemoryStore(history=False), clock, options.scheduler, search_clock=options.search_clock
+            MemoryStore(history=False),
+            clock,
+            options.scheduler,
+            registry=options.registry,
+            search_clock=options.search_clock,
         )
         return UngaterController(
             api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics

@@ -1,4 +1,4 @@
-"""The two write phases for one admitted gang of the ungater (``ungater`` tells why two):
+"""The two write phases for one admitted gang of the ungater (``gang_reconciler`` tells why two):
 record each slot of the placement on a pod, then, once every slot is recorded, give each recorded
 gated pod its node selector and lift the gate in one patch. Pods are told apart from slots by
 name, then in order; a pod pinned to a slot the scheduler moved is cleared (gated) or deleted.

@@ -1,57 +1,38 @@
 """Pods grouped into gangs, and when a gang is whole.
 
 The controller's pods are the live ones (not terminating, not finished) that name a gang and
-either still carry the gate or hold a recorded assignment. A Kueue pod group is whole when as many
-pods exist as its ``pod-group-total-count``; a KAI PodGroup (KAI, OSMO, Grove) when its
-PodGroup exists and has at least ``minMember`` pods (the sum of its subgroups' when the top
-level sets none); a ``scheduling.k8s.io`` PodGroup when it exists and has at least its gang
-``minCount`` pods (one for a ``basic`` group), as kube-scheduler's PreEnqueue waits; pods linked
-by 1.35's ``workloadRef`` wait for their Workload instead, whose template the front end makes the
-PodGroup from. Only a whole gang is compiled and placed.
-
-Each upstream PodGroup without a parent is a gang of its own, as kube-scheduler schedules each
-PodGroup independently. Its Workload is not passed: a PodGroup carries its own copy of the
-template's settings and its ``workloadRef`` is informational. The PodGroups under one root
-CompositePodGroup are one gang (``composites``), compiled with the root's Workload, if cached.
+either still carry the gate or hold a recorded assignment. How a pod names its gang, which
+objects complete the gang and when it is whole are its front end's rules, registered in the
+front-end registry (``toposched.frontends.membership``); the first rules that find a gang a pod
+names win. Only a whole gang is compiled and placed.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toposched.controller.composites import CompositeTree, composite_trees
-from toposched.controller.keys import (
-    GangKey,
-    Membership,
-    gang_of,
-    is_gated,
-    is_terminating,
-    kueue_total,
-    name_of,
-)
+from toposched.controller.keys import GangKey, is_gated, is_terminating, name_of
 from toposched.controller.kubeapi import Object
 from toposched.controller.pinning import unpin
 from toposched.controller.records import PodRecord, record_of
+from toposched.frontends.membership import Completion, GroupCaches, Membership, PodGrouping
 from toposched.model import HOSTNAME, Topology
-from toposched.wire.scheduling import read_pod_group, read_pod_link, read_workload
 
 FINISHED = frozenset({"Succeeded", "Failed"})
 
 
 @dataclass(slots=True)
 class GangPods:
-    """The controller's live pods of one gang (sorted by name), its PodGroup (KAI or upstream),
-    if any, the Workload whose template a 1.35 upstream gang's pods name (or a tree's root was
-    stamped from) and a CompositePodGroup tree's cached objects."""
+    """The controller's live pods of one gang (sorted by name), the front end that compiles it
+    and what completes it (the objects that group its pods, and why it is not whole yet)."""
 
     key: GangKey
     pods: list[Object] = field(default_factory=list)
-    podgroup: Object | None = None
-    workload: Object | None = None
-    tree: CompositeTree | None = None
+    frontend: str = ""
+    completion: Completion = field(default_factory=Completion)
 
     @property
     def names(self) -> list[str]:
@@ -68,71 +49,22 @@ class GangPods:
 
     def missing(self) -> str | None:
         """Why the gang is not whole yet (None: it is)."""
-        have = len(self.pods)
-        if self.key.membership is Membership.KUEUE:
-            totals = {kueue_total(p) for p in self.pods}
-            if len(totals) != 1 or None in totals:
-                return "its pods disagree on (or lack) a positive kueue.x-k8s.io/pod-group-total-count"
-            total = totals.pop() or 0
-            return None if have >= total else f"{have} of {total} pods exist"
-        if self.tree is not None:
-            return self.tree.missing(self.key.name, self.pods)
-        if self.key.membership is Membership.KUBE:
-            need = self._min_count()
-            if need is None:
-                return f"PodGroup {self.key.namespace}/{self.key.name} (or its Workload template) does not exist yet"
-            return None if have >= need else f"{have} of minCount {need} pods exist"
-        if self.podgroup is None:
-            return f"PodGroup {self.key.namespace}/{self.key.name} does not exist yet"
-        need = min_member(self.podgroup)
-        return None if have >= need else f"{have} of minMember {need} pods exist"
+        return self.completion.missing
 
     def versions(self) -> tuple[str, ...]:
-        """The resourceVersions of everything the gang is compiled from: its pods and the objects
-        that group them (a gang refused as it stands is not compiled again until one changes)."""
-        heads = [o for o in (self.podgroup, self.workload) if o is not None]
-        trees = self.tree.objects() if self.tree is not None else []
+        """The resourceVersions of everything the gang is compiled from or was judged by: its pods
+        and the objects that group them (a gang refused as it stands is not compiled again until
+        one changes)."""
         return tuple(
             f"{o.get('kind')}/{name_of(o)}@{(o.get('metadata') or {}).get('resourceVersion')}"
-            for o in (*heads, *trees, *self.pods)
+            for o in (*self.completion.heads, *self.completion.read, *self.pods)
         )
 
-    def documents(self, topology: Topology | None = None) -> list[Object]:
-        """The input the front end compiles: the PodGroup (KAI or upstream; for 1.35 pods the
-        Workload; for a tree its Workload, CompositePodGroups and PodGroups) and the pods as submitted, that is without the selector the controller added
-        (``topology`` names the recorded one)."""
-        pods = [original_pod(p, topology) for p in self.pods]
-        if self.key.membership is Membership.KUEUE:
-            return pods
-        if self.tree is not None:
-            workload = [self.workload] if self.workload is not None else []
-            return [*workload, *self.tree.objects(), *pods]
-        head = self.podgroup or self.workload
-        return [head, *pods] if head is not None else pods
-
-    def _min_count(self) -> int | None:
-        """An upstream gang's minCount (1 for a basic group); None while its PodGroup (or the
-        Workload template its 1.35 pods name) does not exist."""
-        if self.podgroup is not None:
-            settings = read_pod_group(self.podgroup).settings
-        else:
-            template = read_pod_link(self.pods[0]).template if self.pods else None
-            templates = read_workload(self.workload).pod_groups if self.workload is not None else ()
-            found = next((t for t in templates if t.name == template), None)
-            if found is None:
-                return None
-            settings = found
-        return settings.min_count or 1
-
-
-def min_member(podgroup: Mapping[str, Any]) -> int:
-    spec = podgroup.get("spec") or {}
-    top = spec.get("minMember")
-    if isinstance(top, int) and top > 0:
-        return top
-    subgroups = spec.get("subGroups") or []
-    total = sum(int(s.get("minMember") or 0) for s in subgroups if isinstance(s, Mapping))
-    return max(total, 1)
+    def documents(self, topology: Topology | None = None) -> list[Mapping[str, Any]]:
+        """The input the front end compiles: the objects that group the pods, then the pods as
+        submitted, that is without the selector the controller added (``topology`` names the
+        recorded one)."""
+        return [*self.completion.heads, *(original_pod(p, topology) for p in self.pods)]
 
 
 def is_live(pod: Mapping[str, Any]) -> bool:
@@ -145,50 +77,30 @@ def is_managed(pod: Mapping[str, Any]) -> bool:
     return is_gated(pod) or record_of(pod) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class GroupObjects:
-    """The informer caches gangs are read against, each keyed ``namespace/name``."""
-
-    kai_podgroups: Mapping[str, Object] = field(default_factory=dict)
-    kube_podgroups: Mapping[str, Object] = field(default_factory=dict)
-    kube_workloads: Mapping[str, Object] = field(default_factory=dict)
-    kube_composites: Mapping[str, Object] = field(default_factory=dict)
-
-    def gang(self, key: GangKey, pod: Object, trees: Mapping[GangKey, CompositeTree]) -> GangPods:
-        """An empty gang with the objects it is read against (``pod``: its first pod)."""
-        name = f"{key.namespace}/{key.name}"
-        if key.membership is Membership.KUBE_COMPOSITE:
-            tree = trees.get(key) or CompositeTree()
-            workload = tree.workload(key.name)
-            found = self.kube_workloads.get(f"{key.namespace}/{workload}") if workload else None
-            return GangPods(key, workload=found, tree=tree)
-        if key.membership is Membership.KAI:
-            return GangPods(key, podgroup=self.kai_podgroups.get(name))
-        if key.membership is Membership.KUBE:
-            workload = read_pod_link(pod).workload
-            return GangPods(
-                key,
-                podgroup=self.kube_podgroups.get(name),
-                workload=self.kube_workloads.get(f"{key.namespace}/{workload}") if workload else None,
-            )
-        return GangPods(key)
-
-
-def group_pods(pods: Iterable[Object], objects: GroupObjects) -> dict[GangKey, GangPods]:
-    """The controller's live pods by gang."""
-    trees = composite_trees(objects.kube_podgroups, objects.kube_composites)
+def group_pods(
+    pods: Iterable[Object], caches: GroupCaches, memberships: Sequence[Membership]
+) -> dict[GangKey, GangPods]:
+    """The controller's live pods by gang, under the first membership rules that find a gang each
+    names, read against this pass's ``caches``."""
+    groupings = [(m.frontend, m.over(caches)) for m in memberships]
     gangs: dict[GangKey, GangPods] = {}
+    rules: dict[GangKey, PodGrouping] = {}
     for pod in pods:
-        key = gang_of(pod)
-        if key is None or not is_live(pod) or not is_managed(pod):
+        if not is_live(pod) or not is_managed(pod):
             continue
-        key = trees.key_of(key)
+        named = ((f, g, k) for f, g in groupings if (k := g.gang_of(pod)) is not None)
+        found = next(named, None)
+        if found is None:
+            continue
+        frontend, grouping, key = found
         gang = gangs.get(key)
         if gang is None:
-            gang = gangs[key] = objects.gang(key, pod, trees.trees)
+            gang = gangs[key] = GangPods(key, frontend=frontend)
+            rules[key] = grouping
         gang.pods.append(pod)
-    for gang in gangs.values():
+    for key, gang in gangs.items():
         gang.pods.sort(key=name_of)
+        gang.completion = rules[key].complete(key, gang.pods)
     return gangs
 
 

@@ -27,7 +27,7 @@ from kubernetes import config as kube_config
 from kubernetes.client import Configuration
 from kubernetes.config.kube_config import KubeConfigLoader, KubeConfigMerger
 
-from toposched.frontends.parse import parse_documents, read_file
+from toposched.intake.parse import parse_documents, read_file
 from toposched.model import Problem, SpecError
 
 DEFAULT_KUBECONFIG: Final = "~/.kube/config"

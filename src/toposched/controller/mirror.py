@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from toposched.controller.gangs import is_managed
 from toposched.controller.informer import Change, ChangeType
 from toposched.controller.kubeapi import NODES, PODS, Object
-from toposched.frontends.cluster import cluster_from_objects
+from toposched.intake.cluster import cluster_from_objects
 from toposched.model import Cluster, ConflictError, Node, NotFoundError, RunningPod, SpecError
 from toposched.scheduler import Scheduler
 

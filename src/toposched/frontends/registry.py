@@ -21,22 +21,23 @@ one known.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
 from toposched.frontends import grove, kai, kube, kueue, osmo
-from toposched.frontends.cluster import parse_topology_object
+from toposched.frontends.annotations import declared_run_seconds, named_policy
 from toposched.frontends.collector import collector_paused
+from toposched.frontends.kai.membership import KaiPodGroups
+from toposched.frontends.kube.membership import KubePodGroups
 from toposched.frontends.kueue.kinds import READERS as KUEUE_READERS
-from toposched.frontends.parse import first_mapping
+from toposched.frontends.kueue.membership import KueuePodGroups
+from toposched.frontends.membership import Membership
+from toposched.intake.cluster import parse_topology_object
+from toposched.intake.parse import first_mapping
 from toposched.model import (
     MAX_PODS_PER_GANG,
-    MAX_RUN_SECONDS,
-    POLICY_ANNOTATION,
-    RUN_SECONDS_ANNOTATION,
     Gang,
     Group,
     NotFoundError,
@@ -49,9 +50,6 @@ from toposched.wire.core import pod_object
 from toposched.wire.grove import cluster_topology_object
 
 Documents = Sequence[Any]
-
-_POLICY_NAME = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
-
 
 # OSMO pools: the service manages them under OSMO's own rules, and reaches them here as it
 # reaches every front end (through this registry, never a front-end package).
@@ -101,11 +99,18 @@ class Compiled:
 
 class Frontend(Protocol):
     """One front end: a name, the kinds it reads, a recogniser and a compiler.
-    ``input_names_topology``: the input alone settles its topology (an OSMO pool's, the ones an
-    upstream input brings) and ``compile`` never reads the context's, so one compile is enough."""
+    ``input_names_topology``: ``compile`` never reads the chosen topology (``context.topology``):
+    the input names its own (an OSMO pool's, the ones an upstream input brings, a KAI or Grove
+    name looked up among every known topology) or none, when the caller's default is used; so
+    one compile settles both the gang and its topology. ``membership``: how the pods of its
+    gangs name them in a running cluster and which objects complete them (``membership``), for
+    the controller; None when its pods are another front end's (OSMO and Grove pods are KAI's)."""
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def membership(self) -> Membership | None: ...
 
     @property
     def kinds(self) -> frozenset[str]: ...
@@ -133,6 +138,12 @@ class Registry:
     def names(self) -> tuple[str, ...]:
         return tuple(e.name for e in self._entries)
 
+    @property
+    def memberships(self) -> tuple[Membership, ...]:
+        """The membership rules of the front ends, in the order they are tried: a pod belongs to
+        the gang the first of them finds it names."""
+        return tuple(e.membership for e in self._entries if e.membership is not None)
+
     def choose(self, documents: Documents, hint: str | None = None) -> Frontend:
         """The front end for ``documents``: by hint (a front-end name or a kind) when given, else
         the first that recognises them, else the default (last) one."""
@@ -153,21 +164,7 @@ class Registry:
 
     def compile(self, documents: Documents, context: CompileContext, *, hint: str | None = None) -> Compiled:
         """Validate and compile ``documents``; raises ``SpecError`` listing every problem."""
-        if not documents:
-            raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
-        frontend = self.choose(documents, hint)
-        named = named_policy(documents)
-        run_seconds = declared_run_seconds(documents)
-        with collector_paused():
-            compiled = frontend.compile(documents, context)
-        if named is None and run_seconds is None:
-            return compiled
-        gang = compiled.gang
-        if named is not None:
-            gang = replace(gang, policy=named)
-        if run_seconds is not None:
-            gang = replace(gang, run_seconds=run_seconds)
-        return replace(compiled, gang=gang)
+        return _compile(self._choose_for(documents, hint), documents, context)
 
     def compile_for(
         self,
@@ -180,19 +177,22 @@ class Registry:
     ) -> tuple[Topology, Compiled]:
         """The topology the input uses and the input compiled against it: ``topology`` when
         given, else the one the spec names, else ``default`` (the caller's: the CLI's Topology
-        file or the cluster's only topology, the service's only shared one)."""
+        file or the cluster's only topology, the service's only shared one). The front end is
+        chosen once; the input is compiled once, twice only when a front end that reads the
+        chosen topology learns from a first compile that the spec names another."""
+        frontend = self._choose_for(documents, hint)
         by_name = {t.name: t for t in context.topologies}
         if topology:
             chosen = _known(by_name, topology)
-            return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
-        if documents and self.choose(documents, hint).input_names_topology:
-            once = self.compile(documents, replace(context, topology=None), hint=hint)
+            return chosen, _compile(frontend, documents, replace(context, topology=chosen))
+        if frontend.input_names_topology:
+            once = _compile(frontend, documents, replace(context, topology=None))
             return _named(once, by_name, default), once
         fallback = default
         first = by_name.get(fallback) if fallback is not None else None
         probe: Compiled | None = None
         try:
-            probe = self.compile(documents, replace(context, topology=first), hint=hint)
+            probe = _compile(frontend, documents, replace(context, topology=first))
         except SpecError:
             if first is None:
                 raise
@@ -201,87 +201,31 @@ class Registry:
         # No default, or the spec names another topology (or does not compile against the
         # default): learn which topology it names, then compile against that.
         if probe is None:
-            probe = self.compile(documents, replace(context, topology=None), hint=hint)
+            probe = _compile(frontend, documents, replace(context, topology=None))
         chosen = _named(probe, by_name, fallback)
-        return chosen, self.compile(documents, replace(context, topology=chosen), hint=hint)
+        return chosen, _compile(frontend, documents, replace(context, topology=chosen))
+
+    def _choose_for(self, documents: Documents, hint: str | None) -> Frontend:
+        if not documents:
+            raise WorkloadSpecError([Problem("", "the input has no documents", "give a workload spec")])
+        return self.choose(documents, hint)
 
 
-def named_policy(documents: Documents) -> str | None:
-    """The policy the documents name (``POLICY_ANNOTATION`` on any of them), lower case; None when
-    none does. ``WorkloadSpecError`` for a value that is no policy name or for two names."""
-    named: dict[str, str] = {}
-    problems: list[Problem] = []
-    for position, document in enumerate(documents):
-        metadata = document.get("metadata") if isinstance(document, Mapping) else None
-        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-        if not isinstance(annotations, Mapping) or POLICY_ANNOTATION not in annotations:
-            continue
-        path = f"documents[{position}].metadata.annotations[{POLICY_ANNOTATION}]"
-        value = annotations[POLICY_ANNOTATION]
-        name = value.strip().lower() if isinstance(value, str) else ""
-        if not _POLICY_NAME.fullmatch(name):
-            problems.append(
-                Problem(path, f"is {value!r}", "name a policy: mixed, bestfit, leastfree, balanced, binpack")
-            )
-        else:
-            named.setdefault(name, path)
-    if len(named) > 1:
-        problems.append(
-            Problem(
-                next(iter(named.values())), f"names policies {', '.join(sorted(named))}", "name one policy"
-            )
-        )
-    if problems:
-        raise WorkloadSpecError(problems)
-    return next(iter(named), None)
-
-
-def declared_run_seconds(documents: Documents) -> float | None:
-    """The run time the documents declare (``RUN_SECONDS_ANNOTATION`` on any of them), in
-    seconds; None when none does. ``WorkloadSpecError`` for a value that is not a number of
-    seconds above 0 and at most a year, or for two different values."""
-    found: dict[float, str] = {}
-    problems: list[Problem] = []
-    for position, document in enumerate(documents):
-        metadata = document.get("metadata") if isinstance(document, Mapping) else None
-        annotations = metadata.get("annotations") if isinstance(metadata, Mapping) else None
-        if not isinstance(annotations, Mapping) or RUN_SECONDS_ANNOTATION not in annotations:
-            continue
-        path = f"documents[{position}].metadata.annotations[{RUN_SECONDS_ANNOTATION}]"
-        value = annotations[RUN_SECONDS_ANNOTATION]
-        seconds = _seconds(value)
-        if seconds is None:
-            problems.append(
-                Problem(
-                    path,
-                    f"is {value!r}",
-                    f"write the expected run time in seconds, above 0 and at most {MAX_RUN_SECONDS:.0f}, "
-                    'e.g. "3600"',
-                )
-            )
-        else:
-            found.setdefault(seconds, path)
-    if len(found) > 1:
-        values = ", ".join(f"{v:g}" for v in sorted(found))
-        problems.append(Problem(next(iter(found.values())), f"declares run times {values}", "declare one"))
-    if problems:
-        raise WorkloadSpecError(problems)
-    return next(iter(found), None)
-
-
-def _seconds(value: object) -> float | None:
-    """A run time annotation as seconds, or None when it is not one (annotations are strings;
-    a bare number is accepted too)."""
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        return None
-    text = str(value).strip()
-    if len(text) > 32:  # bounded before it is parsed
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        return None
-    return seconds if 0 < seconds <= MAX_RUN_SECONDS else None
+def _compile(frontend: Frontend, documents: Documents, context: CompileContext) -> Compiled:
+    """One front end's compile, with the policy and the run time the documents name stamped on
+    the gang."""
+    named = named_policy(documents)
+    run_seconds = declared_run_seconds(documents)
+    with collector_paused():
+        compiled = frontend.compile(documents, context)
+    if named is None and run_seconds is None:
+        return compiled
+    gang = compiled.gang
+    if named is not None:
+        gang = replace(gang, policy=named)
+    if run_seconds is not None:
+        gang = replace(gang, run_seconds=run_seconds)
+    return replace(compiled, gang=gang)
 
 
 def _named(compiled: Compiled, by_name: Mapping[str, Topology], fallback: str | None) -> Topology:
@@ -337,6 +281,7 @@ class KueueFrontend:
     name: str = "kueue"
     kinds: frozenset[str] = frozenset([*KUEUE_READERS, "Pod"])
     input_names_topology: bool = False
+    membership: Membership | None = field(default_factory=KueuePodGroups)
 
     def recognises(self, documents: Documents) -> bool:
         doc = first_mapping(list(documents))
@@ -360,7 +305,8 @@ class KaiFrontend:
 
     name: str = "kai"
     kinds: frozenset[str] = frozenset([*kai.WORKLOAD_KINDS, "PodGroup"])
-    input_names_topology: bool = False
+    input_names_topology: bool = True  # named topologies are looked up in the catalog
+    membership: Membership | None = field(default_factory=KaiPodGroups)  # KAI's, OSMO's and Grove's pods
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and kai.is_kai_document(d) for d in documents)
@@ -384,6 +330,7 @@ class OsmoFrontend:
     name: str = "osmo"
     kinds: frozenset[str] = frozenset(["Workflow"])
     input_names_topology: bool = True
+    membership: Membership | None = None  # its pods name KAI PodGroups
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and "workflow" in d and "kind" not in d for d in documents)
@@ -449,7 +396,8 @@ class GroveFrontend:
 
     name: str = "grove"
     kinds: frozenset[str] = frozenset(["PodCliqueSet"])
-    input_names_topology: bool = False
+    input_names_topology: bool = True  # named topologies are looked up in the catalog
+    membership: Membership | None = None  # its pods name KAI PodGroups (PodGangs)
 
     def recognises(self, documents: Documents) -> bool:
         return any(isinstance(d, Mapping) and d.get("kind") == "PodCliqueSet" for d in documents)
@@ -473,6 +421,7 @@ class KubeFrontend:
     name: str = "kube"
     kinds: frozenset[str] = frozenset(["Workload", "PodGroup", "CompositePodGroup"])
     input_names_topology: bool = True
+    membership: Membership | None = field(default_factory=KubePodGroups)
 
     def recognises(self, documents: Documents) -> bool:
         return kube.is_kube_input(documents)

@@ -5,7 +5,7 @@ x parallelism, Grove replicas x clique replicas), always before any pod is built
 spec asking for 10^23 pods is refused in microseconds instead of exhausting memory.
 
 The size of each kind of input text is defined here too, and only here (README, "Input limits"):
-the readers (``toposched.frontends.parse``) stop reading at these bounds.
+the readers (``toposched.intake.parse``) stop reading at these bounds.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from toposched.frontends.cluster import load_cluster_report
-from toposched.frontends.parse import CLUSTER_DUMP_LIMITS, read_file
+from toposched.intake.cluster import load_cluster_report
+from toposched.intake.parse import CLUSTER_DUMP_LIMITS, read_file
 from toposched.model import HOSTNAME, Cluster, Problem, SpecError, Topology
 from toposched.wire.core import list_object, node_object
 from toposched.wire.kueue import topology_object

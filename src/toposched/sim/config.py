@@ -38,7 +38,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from toposched.frontends.osmo.errors import problems_from
-from toposched.frontends.parse import parse_documents, read_file
+from toposched.intake.parse import parse_documents, read_file
 from toposched.model import Problem, Search, SpecError
 from toposched.model.limits import MAX_SPEC_BYTES
 

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from toposched.frontends.parse import InputLimits, read_file
+from toposched.intake.parse import InputLimits, read_file
 from toposched.model import Problem, SpecError
 from toposched.sim.config import TraceLimits
 

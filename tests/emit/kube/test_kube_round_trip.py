@@ -12,9 +12,9 @@ from tests.emit.kube.schemas import check
 
 from toposched.emit.kube import compile_to_kube
 from toposched.engine import place
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, Compiled, default_registry
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import Cluster, Gang, Group, Placement, Policy, Topology
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.parse import parse_documents
 from toposched.frontends.registry import CompileContext, default_registry
+from toposched.intake.parse import parse_documents
 from toposched.model import WorkloadSpecError
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "kai" / "podgroup-pods.yaml"

@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from toposched.frontends.cluster import load_cluster
 from toposched.frontends.kai import compile_workload, load_kai, to_gang
+from toposched.intake.cluster import load_cluster
 from toposched.model import PodSpec
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "kai"

@@ -10,8 +10,8 @@ from tests.emit.kube.schemas import check
 
 from toposched.cli.workloads import place_documents
 from toposched.emit.kube import compile_to_kube
-from toposched.frontends.cluster import load_cluster
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 from toposched.model import Cluster, Node, Placement, Topology, Unschedulable
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "kube"

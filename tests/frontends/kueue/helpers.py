@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.kueue import compile_workload, load_workload
+from toposched.frontends.kueue import compile_workload
+from toposched.frontends.loading import load_workload
 from toposched.model import Gang, Problem, Topology, WorkloadSpecError
 
 ZONE = "topology.kubernetes.io/zone"

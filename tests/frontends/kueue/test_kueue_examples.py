@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from toposched.frontends.kueue import load_workload, podset_infos
+from toposched.frontends.kueue import podset_infos
+from toposched.frontends.loading import load_workload
 from toposched.model import Gang, Group, Mode, SliceLayer
 
 from .helpers import BLOCK, HOST, RACK, SAMPLE, ZONE

@@ -77,7 +77,7 @@ CASES = {
     ),
     "bad-yaml-tab-indent": Case("kind: Job\nmetadata:\n\tname: x\n", "job.yaml:3:1", ("invalid YAML",)),
     "not-an-object": Case("- just\n- a list\n", "document", ("expected a Kubernetes object", "a list")),
-    "empty-input": Case("# nothing here\n", "", ("no Kubernetes object",)),
+    "empty-input": Case("# nothing here\n", "", ("the input has no documents",)),  # refused by the registry
     "unknown-kind": Case(
         {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"}}, "kind", ('"Deployment"',)
     ),
@@ -231,6 +231,17 @@ CASES = {
         ann(T, LAYERS),
         ("not valid JSON",),
         hint="no trailing commas",
+    ),
+    "layers-nested-too-deep": Case(  # read bounded: Python's decoder would raise RecursionError
+        job({REQUIRED: ZONE, LAYERS: "[" * 100_000}),
+        ann(T, LAYERS),
+        ("not valid JSON", "nested more than 64 levels deep"),
+        hint="no trailing commas",
+    ),
+    "layers-duplicate-key": Case(
+        job({REQUIRED: ZONE, LAYERS: f'[{{"topology": "{BLOCK}", "size": 2, "size": 4}}]'}),
+        ann(T, LAYERS),
+        ("not valid JSON", "has the key 'size' twice"),
     ),
     "layers-not-a-list": Case(
         job({REQUIRED: ZONE, LAYERS: f'{{"topology": "{BLOCK}", "size": 2}}'}),

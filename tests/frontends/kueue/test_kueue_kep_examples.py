@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from toposched.frontends.kueue import load_workload, podset_infos
+from toposched.frontends.kueue import podset_infos
+from toposched.frontends.loading import load_workload
 from toposched.model import Gang, Mode, SliceLayer, WorkloadSpecError
 
 from .helpers import BLOCK, DATACENTER, HOST, KEP, KEP_HOST, RACK, problems_of

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from toposched.frontends.kueue import compile_workload, load_workload, podset_infos, podset_names
+from toposched.frontends.kueue import compile_workload, podset_infos, podset_names
+from toposched.frontends.loading import load_workload
 from toposched.model import (
     Gang,
     Group,

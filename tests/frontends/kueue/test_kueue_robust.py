@@ -10,7 +10,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toposched.frontends.kueue import compile_workload, load_workload
+from toposched.frontends.kueue import compile_workload
+from toposched.frontends.loading import load_workload
 from toposched.model import Gang, WorkloadSpecError
 
 from .helpers import BLOCK, RACK, SAMPLE

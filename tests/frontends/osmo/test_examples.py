@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 import yaml
 
-from toposched.frontends.cluster import load_cluster
 from toposched.frontends.osmo import compile_osmo
+from toposched.intake.cluster import load_cluster
+from toposched.intake.parse import parse_documents
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "osmo"
@@ -70,9 +71,9 @@ USE_CASES = [
 
 
 def compiled(name: str) -> dict[str, Any]:
-    return compile_osmo(
-        (EXAMPLES / f"{name}.workflow.yaml").read_text(), (EXAMPLES / f"{name}.pool.yaml").read_text()
-    )
+    workflow = EXAMPLES / f"{name}.workflow.yaml"
+    pool = EXAMPLES / f"{name}.pool.yaml"
+    return compile_osmo(*(parse_documents(p.read_text(), source=p.name)[0] for p in (workflow, pool)))
 
 
 def crd_schema(file: str) -> dict[str, Any]:

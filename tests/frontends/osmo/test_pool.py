@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from toposched.frontends.osmo import parse_pool, pool_keys, pool_keys_text
+from toposched.frontends.osmo import parse_pool, pool_keys
 from toposched.model import TopologySpecError
 
 KAI = {"name": "be", "k8s_namespace": "ns", "scheduler_settings": {"scheduler_type": "kai"}}
@@ -96,10 +96,3 @@ def test_unknown_field_is_rejected() -> None:
     with pytest.raises(TopologySpecError) as err:
         parse_pool({**pool([ZONE]), "topologyKeys": []})
     assert err.value.problems[0].path == "pool.topologyKeys"
-
-
-def test_pool_keys_from_text() -> None:
-    text = "name: p\nbackend: {name: be, k8s_namespace: ns}\ntopology_keys:\n- {key: rack, label: topology.kubernetes.io/rack}\n"
-    assert pool_keys_text(text) == [{"key": "rack", "label": "topology.kubernetes.io/rack", "order": 0}]
-    with pytest.raises(TopologySpecError, match="invalid YAML at line 2"):
-        pool_keys_text("name: [p")

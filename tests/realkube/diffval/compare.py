@@ -21,10 +21,10 @@ from typing import Any
 from tests.realkube.diffval.corpus import Input
 from tests.realkube.diffval.server import ServerAnswer
 
-from toposched.frontends.cluster.topology import topologies_from_documents
 from toposched.frontends.kai import pod_path
 from toposched.frontends.kube.load import document_path, objects_of
 from toposched.frontends.registry import CompileContext, default_registry
+from toposched.intake.cluster.topology import topologies_from_documents
 from toposched.model import Problem, SpecError
 
 TOPOLOGY_KINDS = ("Topology", "ClusterTopology")

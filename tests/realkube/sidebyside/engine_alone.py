@@ -15,7 +15,7 @@ from typing import Any
 from tests.realkube.sidebyside.cluster import NodeSpec
 from tests.realkube.sidebyside.stream import Measured, StreamGang, podgroup, pods_of
 
-from toposched.frontends.cluster import cluster_from_objects
+from toposched.intake.cluster import cluster_from_objects
 from toposched.model import Cluster
 from toposched.scheduler import Scheduler, SystemClock
 from toposched.store import MemoryStore

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toposched.cli.workloads import place_documents
-from toposched.frontends.cluster import load_cluster_report
-from toposched.frontends.parse import parse_documents
+from toposched.intake.cluster import load_cluster_report
+from toposched.intake.parse import parse_documents
 from toposched.model import Placement, ToposchedError
 
 

@@ -12,7 +12,7 @@ from toposched.api.auth import AdminUser, CurrentUser
 from toposched.api.bodies import NodePatch, node_json
 from toposched.api.deps import OffloadDep, SchedulerDep, StoreDep
 from toposched.api.offload import json_response
-from toposched.frontends.cluster import load_cluster_report
+from toposched.intake.cluster import load_cluster_report
 from toposched.model import Problem, SpecError
 from toposched.store import Store
 

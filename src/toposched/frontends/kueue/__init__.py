@@ -20,11 +20,10 @@ from toposched.frontends.kueue.keys import (
     SLICE_SIZE,
     UNCONSTRAINED,
 )
-from toposched.frontends.kueue.loader import SUPPORTED, compile_workload, load_workload
+from toposched.frontends.kueue.loader import SUPPORTED, compile_workload
 
 __all__ = [
     "compile_workload",
-    "load_workload",
     "PodSetInfo",
     "podset_infos",
     "podset_names",

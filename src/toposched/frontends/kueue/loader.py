@@ -1,4 +1,4 @@
-"""Entry points: YAML text or parsed documents → a validated ``Gang``.
+"""The entry point: parsed documents (intake reads the text) → a validated ``Gang``.
 
 Every problem in the input is collected (field path, what is wrong, how to fix it) and raised
 together as one ``WorkloadSpecError``; nothing is compiled while any problem remains.
@@ -18,32 +18,16 @@ from toposched.frontends.kueue.pods import Located, read_pod_group
 from toposched.frontends.kueue.podsets import Shape, Workload, read_shape
 from toposched.frontends.kueue.request import parse_request
 from toposched.frontends.kueue.rules import Entry, check_groups, check_levels_everywhere
-from toposched.frontends.parse import parse_documents
 from toposched.model import (
     MAX_PODS_PER_GANG,
     Gang,
     PodBudget,
     Problem,
-    SpecError,
     Topology,
     WorkloadSpecError,
 )
 
 SUPPORTED = ", ".join(f"{api} {kind}" for kind, (api, _) in READERS.items()) + ", v1 Pod (a pod group)"
-
-
-def load_workload(text: str, topology: Topology | None = None, *, source: str = "job") -> Gang:
-    """Parse YAML text (one document; or several documents / a ``v1 List`` of Pods of one pod
-    group), validate it against ``topology`` when given, and compile it to a ``Gang``.
-
-    ``source`` names the input in YAML syntax errors (``job.yaml:12:5``).
-    Raises ``WorkloadSpecError`` listing every problem found.
-    """
-    try:
-        documents = parse_documents(text, source=source)
-    except SpecError as exc:
-        raise WorkloadSpecError(exc.problems) from None
-    return compile_workload(documents, topology)
 
 
 def compile_workload(
@@ -52,8 +36,10 @@ def compile_workload(
     *,
     max_pods: int = MAX_PODS_PER_GANG,
 ) -> Gang:
-    """Validate and compile already-parsed Kubernetes objects (see ``load_workload``); a workload
-    of more than ``max_pods`` pods is refused before its pods are built."""
+    """Validate parsed Kubernetes objects (one document; or several documents / a ``v1 List`` of
+    Pods of one pod group) against ``topology`` when given, and compile them to a ``Gang``; a
+    workload of more than ``max_pods`` pods is refused before its pods are built. Raises
+    ``WorkloadSpecError`` listing every problem found."""
     problems: Problems = []
     located = _flatten(documents, problems)
     workload = _read(located, problems, PodBudget(max_pods))

@@ -8,7 +8,6 @@ first, at most 3 layers, each strictly finer than the one above with a size divi
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,7 +15,8 @@ from toposched.frontends.kueue import keys
 from toposched.frontends.kueue.fields import Problems, type_name, whole
 from toposched.frontends.kueue.levels import below_main, check_level
 from toposched.frontends.kueue.podsets import PodSetSource
-from toposched.model import Problem, SliceLayer, Topology
+from toposched.intake.parse import parse_json
+from toposched.model import Problem, SliceLayer, SpecError, Topology
 
 _LAYER_EXAMPLE = '[{"topology": "cloud.provider.com/topology-block", "size": 32}, ...]'
 
@@ -126,12 +126,12 @@ def multi_layer(
             )
     raw = anns[key]
     try:
-        parsed: Any = json.loads(raw)
-    except json.JSONDecodeError as exc:
+        parsed: Any = parse_json(str(raw), source=path)
+    except SpecError as exc:
         problems.append(
             Problem(
                 path,
-                f"{key} is not valid JSON ({exc})",
+                f"{key} is not valid JSON ({exc.problems[0].message})",
                 f"write a JSON list such as {_LAYER_EXAMPLE}; no trailing commas",
             )
         )

@@ -7,7 +7,6 @@ from toposched.frontends.osmo.compile import (
     compile_osmo,
     compile_workflow,
     podgroup_name,
-    pool_keys_text,
 )
 from toposched.frontends.osmo.gang import to_gang
 from toposched.frontends.osmo.objects import CompiledGroup, Priority, topology_object
@@ -41,7 +40,6 @@ __all__ = [
     "parse_workflow",
     "podgroup_name",
     "pool_keys",
-    "pool_keys_text",
     "sync_topologies",
     "to_gang",
     "topology_object",

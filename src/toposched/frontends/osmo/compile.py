@@ -1,7 +1,7 @@
 """Compile a validated workflow: one PodGroup per group, pod metadata, the pool's Topology.
 
-``compile_osmo`` and ``pool_keys_text`` take YAML/JSON text (parsed by the one edge parser), for
-library users; the commands and the service go through the front-end registry.
+``compile_osmo`` takes a parsed workflow and pool (intake reads their text), for library users;
+the commands and the service go through the front-end registry.
 """
 
 from __future__ import annotations
@@ -10,11 +10,10 @@ import re
 from typing import Any
 
 from toposched.frontends.osmo.objects import CompiledGroup, Priority, topology_object
-from toposched.frontends.osmo.pool import Pool, parse_pool, pool_keys
+from toposched.frontends.osmo.pool import Pool, parse_pool
 from toposched.frontends.osmo.tree import build_tree
 from toposched.frontends.osmo.workflow import Workflow, parse_workflow
-from toposched.frontends.parse import parse_documents
-from toposched.model import Problem, SpecError, TopologySpecError, WorkloadSpecError
+from toposched.model import Problem, WorkloadSpecError
 
 _NOT_DNS = re.compile(r"[^a-z0-9-]+")
 
@@ -69,21 +68,15 @@ def compile_objects(
 
 
 def compile_osmo(
-    workflow_text: str, pool_text: str, priority: Priority | str = Priority.NORMAL
+    workflow: object, pool: object, priority: Priority | str = Priority.NORMAL
 ) -> dict[str, Any]:
-    """Compile an OSMO workflow file for a pool file (both YAML or JSON).
+    """Compile a parsed OSMO workflow document for a parsed pool document.
 
-    The pool file holds the pool with its backend inline, or ``{pool, backend}``. Raises
+    The pool document holds the pool with its backend inline, or ``{pool, backend}``. Raises
     ``TopologySpecError`` for a bad pool and ``WorkloadSpecError`` for a bad workflow.
     """
-    pool = parse_pool(_load(pool_text, "pool", TopologySpecError))
-    workflow = parse_workflow(_load(workflow_text, "workflow", WorkloadSpecError), pool)
-    return compile_objects(workflow, pool, priority)
-
-
-def pool_keys_text(pool_text: str) -> list[dict[str, object]]:
-    """``[{key, label, order}]`` of a pool file, coarsest first (order 0)."""
-    return pool_keys(parse_pool(_load(pool_text, "pool", TopologySpecError)))
+    checked = parse_pool(pool)
+    return compile_objects(parse_workflow(workflow, checked), checked, priority)
 
 
 def _priority(priority: Priority | str) -> Priority:
@@ -93,14 +86,3 @@ def _priority(priority: Priority | str) -> Priority:
         raise WorkloadSpecError(
             [Problem("priority", f"unknown priority {priority!r}", "use HIGH, NORMAL or LOW")]
         ) from None
-
-
-def _load(text: str, what: str, error: type[SpecError]) -> object:
-    """The one document of a pool or workflow file."""
-    try:
-        documents = parse_documents(text, source=what)
-    except SpecError as exc:
-        raise error(exc.problems) from None
-    if len(documents) != 1:
-        raise error([Problem(what, f"expected one {what} document, found {len(documents)}", "")])
-    return documents[0]
