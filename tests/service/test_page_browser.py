@@ -66,7 +66,7 @@ def test_floor_view_workloads_node_panel_and_explanation(tmp_path: Path, browser
         busy = browser.find_element(By.CSS_SELECTOR, f".c[data-node='{FOREIGN_BUSY}']").get_attribute("class")
         assert {"u", "o"} <= set(busy.split()), busy  # fully used, by pods toposched did not place
         rack = browser.find_element(By.CSS_SELECTOR, f".rack:has(.c[data-node='{FOREIGN_BUSY}']) .khead")
-        assert rack.text == "z1-b2-r3 4/72"  # the rack's total: 18 nodes of 4 GPUs, 4 in use
+        assert rack.text == "z1-b2-r3 4/72 GPU"  # the rack's total: 18 nodes of 4 GPUs, 4 in use
         assert "4 used by other pods" in rack.get_attribute("title")
 
         browser.find_element(By.CSS_SELECTOR, f"#workloads li[data-key='{placed}']").click()
