@@ -191,6 +191,7 @@ def test_ten_thousand_nodes_on_one_screen(tmp_path: Path, browser: Any) -> None:
         assert len(fills) == 7 and any("217, 115, 31" in fill for fill in fills), fills
         assert len(with_node["drawn"]["border"]) == 1
         assert with_workload["drawn"]["outline"] != with_node["drawn"]["outline"]
+        assert "no GPU" in text_of(browser, "#legend")  # the grey of the node without GPUs, named
         screenshot(browser, tmp_path, "legend.png")
         assert severe_console_errors(browser) == []
     finally:

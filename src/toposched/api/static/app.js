@@ -239,6 +239,7 @@
       if (rack.classList.contains('rack')) rack.title = el.parentElement.textContent + ' · ' + tip(s);
     }
     summary.textContent = tip(all);
+    $('none').textContent = 'no ' + unit;
   }
 
   // -- hover: a node's figures, computed when the pointer reaches it ----------------------------
