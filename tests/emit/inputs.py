@@ -7,7 +7,7 @@ options that read one the way ``inputs()`` does."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -85,7 +85,8 @@ def _docs(path: str) -> list[Any]:
     return parse_documents((EXAMPLES / path).read_text(encoding="utf-8"), source=path)
 
 
-def _example(example: Example) -> Input:
+def _read(example: Example) -> tuple[Cluster, CompileContext]:
+    """The example's cluster (with the topology file's topologies) and the context it compiles in."""
     cluster = load_cluster((EXAMPLES / example.cluster).read_text(encoding="utf-8"), source=example.cluster)
     if example.topology is not None:
         for found in topologies_from_documents(_docs(example.topology), source=example.topology):
@@ -94,13 +95,22 @@ def _example(example: Example) -> Input:
     if example.pool is not None:
         parsed = parse_pool(_docs(example.pool)[0])
         pools = {parsed.name: PoolEntry(parsed)}
+    return cluster, CompileContext(topologies=cluster.topologies, pools=pools)
+
+
+def _example(example: Example) -> Input:
+    cluster, context = _read(example)
     default = cluster.topologies[0].name if len(cluster.topologies) == 1 else None
-    chosen, compiled = default_registry().compile_for(
-        _docs(example.workload), CompileContext(topologies=cluster.topologies, pools=pools), default=default
-    )
+    chosen, compiled = default_registry().compile_for(_docs(example.workload), context, default=default)
     for brought in (chosen, *compiled.topologies):  # kube's: one topology per constraint key
         cluster = cluster.with_topology(brought)
     return Input(example.id, compiled.gang, cluster, chosen)
+
+
+def own_objects(example: Example) -> tuple[Mapping[str, Any], ...]:
+    """What ``toposched compile`` without ``--to`` writes for the example: its front end's objects."""
+    _, context = _read(example)
+    return tuple(default_registry().compile(_docs(example.workload), context).objects)
 
 
 def examples() -> Iterator[Input]:

@@ -22,7 +22,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]  # no stubs among the test dependencies
 import pytest
 import yaml
-from tests.emit.inputs import examples, inputs
+from tests.emit.inputs import EXAMPLE_TABLE, examples, inputs, own_objects
 from tests.emit.kube.schemas import check as check_kube_schema
 
 from toposched.emit.targets import QUEUED, TARGETS
@@ -218,3 +218,35 @@ def test_the_queue_comes_back(target: str, name: str | None) -> None:
         assert gang.queue == queue, source.id
         checked += 1
     assert checked > 0
+
+
+def _empty_metadata(obj: object, path: str = "") -> list[str]:
+    """Paths of ``labels: {}`` and ``annotations: {}`` anywhere in an object."""
+    found: list[str] = []
+    if isinstance(obj, Mapping):
+        for key, value in obj.items():
+            where = f"{path}.{key}"
+            if key in ("labels", "annotations") and value == {}:
+                found.append(where)
+            found += _empty_metadata(value, where)
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            found += _empty_metadata(value, f"{path}[{i}]")
+    return found
+
+
+@pytest.mark.parametrize(("target", "index"), _params())
+def test_no_empty_labels_or_annotations(target: str, index: int) -> None:
+    """Nothing written is written as an empty map: no ``annotations: {}`` noise."""
+    for obj in translation(target, index).objects:
+        assert _empty_metadata(obj) == [], f"{obj['kind']} {obj['metadata'].get('name')}"
+
+
+def test_no_empty_labels_or_annotations_in_a_front_end_s_own_objects() -> None:
+    """``toposched compile`` without ``--to``: what each example's own controller would create."""
+    checked = 0
+    for example in EXAMPLE_TABLE:
+        for obj in own_objects(example):
+            assert _empty_metadata(obj) == [], f"{example.workload}: {obj['kind']}"
+            checked += 1
+    assert checked > len(EXAMPLE_TABLE)

@@ -166,22 +166,26 @@ def test_kai_default_queue_is_no_queue(invoke: Invoke) -> None:
 
 
 def test_written_pods_keep_the_input_s_containers(invoke: Invoke) -> None:
-    """The Job's container (image, args) goes to the KAI target's pods, with the GPU limit the API
-    server requires for a GPU request; the Job's scheduling fields do not."""
+    """The Job's container (image, args) goes to the KAI target's Job template, with the GPU limit
+    the API server requires for a GPU request and KAI's scheduler name; the Job's scheduling
+    fields (Kueue's annotations and queue) do not."""
     job = EXAMPLES / "kueue" / "job-rack.yaml"
     run = invoke(
         "compile", job, "--cluster", EXAMPLES.parent / "src/toposched/samples/cluster.yaml", "--to", "kai"
     )
     assert run.exit_code == 0, run.stderr
-    pods = [d for d in yaml.safe_load_all(run.stdout) if d["kind"] == "Pod"]
-    assert len(pods) == 16
-    (container,) = pods[0]["spec"]["containers"]
+    (written,) = [d for d in yaml.safe_load_all(run.stdout) if d["kind"] == "Job"]
+    assert written["spec"]["parallelism"] == written["spec"]["completions"] == 16
+    template = written["spec"]["template"]
+    assert "metadata" not in template  # KAI reads the Job's annotations, not the pods'
+    (container,) = template["spec"]["containers"]
     assert (container["image"], container["args"]) == (
         "registry.k8s.io/e2e-test-images/agnhost:2.53",
         ["pause"],
     )
     assert container["resources"]["limits"] == {"nvidia.com/gpu": "4"}
-    assert pods[0]["spec"]["restartPolicy"] == "Never"
+    assert template["spec"]["restartPolicy"] == "Never"
+    assert template["spec"]["schedulerName"] == "kai-scheduler"
 
 
 def test_a_job_written_from_pods_restarts_never(invoke: Invoke) -> None:

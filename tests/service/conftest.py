@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.api.specs import cluster_yaml
+from tests.service.browser import chromium
 from tests.service.server import Server
 
 
@@ -18,3 +20,9 @@ def server(tmp_path: Path) -> Iterator[Server]:
         yield srv
     finally:
         srv.kill()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless Chromium with a 1920 x 1080 viewport (``tests.service.browser``)."""
+    yield from chromium()

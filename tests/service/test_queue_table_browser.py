@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
+from tests.service.browser import screenshot, severe_console_errors, wait
 from tests.service.server import ADMIN, USERS, Server, headers
-from tests.service.test_page_browser import SAMPLES, _submit, _wait, browser
-
-__all__ = ["browser"]  # the fixture, shared with the floor view's test
+from tests.service.test_page_browser import SAMPLES, _submit
 
 QUEUE = {"name": "gpu-queue", "guaranteed": {"nvidia.com/gpu": 64}, "limit": {"nvidia.com/gpu": 96}}
 
 
+@pytest.mark.browser
 def test_queue_table_shows_usage(tmp_path: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
@@ -32,9 +33,9 @@ def test_queue_table_shows_usage(tmp_path: Path, browser: Any) -> None:
             )
             return bool(answer.json()["state"] == "admitted")
 
-        _wait(admitted, "the rack job is admitted")
+        wait(admitted, "the rack job is admitted")
         browser.get(f"{server.url}/#token={USERS['user0']}")
-        row = _wait(
+        row = wait(
             lambda: [
                 [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
                 for tr in browser.find_elements(By.CSS_SELECTOR, "#queues tr")
@@ -44,8 +45,7 @@ def test_queue_table_shows_usage(tmp_path: Path, browser: Any) -> None:
         )[0]
         assert row[0] == "gpu-queue" and row[1] == "gpu 64" and row[2] == "gpu 96"
         assert "gpu 64" in row[3] and row[7:] == ["0", "1"]  # 16 pods of 4 GPUs; one gang admitted
-        browser.save_screenshot(str(tmp_path / "queues.png"))
-        errors = [entry["message"] for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
-        assert errors == []
+        screenshot(browser, tmp_path, "queues.png")
+        assert severe_console_errors(browser) == []
     finally:
         server.kill()

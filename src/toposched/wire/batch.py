@@ -45,13 +45,16 @@ def job_name_problems(job: Mapping[str, Any], path: str) -> list[Problem]:
 
 @dataclass(frozen=True, slots=True)
 class ReplicatedJob:
-    """One ``replicatedJobs`` entry of a JobSet: ``replicas`` Jobs of ``pods`` pods each."""
+    """One ``replicatedJobs`` entry of a JobSet: ``replicas`` Jobs of ``pods`` pods each.
+    ``template_annotations`` go on the pods' template (where Kueue reads them),
+    ``job_annotations`` on the Job template (where KAI's PodGrouper reads them)."""
 
     name: str
     pods: int
     pod_spec: Mapping[str, Any]
     template_annotations: Mapping[str, str] | None = None
     replicas: int = 1
+    job_annotations: Mapping[str, str] | None = None
 
 
 def job_object(
@@ -61,14 +64,16 @@ def job_object(
     pod_spec: Mapping[str, Any],
     *,
     labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
     template_annotations: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """An Indexed Job of ``pods`` pods run at once (parallelism = completions = ``pods``); the
-    template's annotations are where Kueue reads a PodSet's topology request."""
+    template's annotations are where Kueue reads a PodSet's topology request, the Job's own
+    where KAI reads its constraint."""
     return {
         "apiVersion": API_VERSION,
         "kind": "Job",
-        "metadata": _metadata(name, namespace, labels),
+        "metadata": _metadata(name, namespace, labels, annotations),
         "spec": _job_spec(pods, pod_spec, template_annotations),
     }
 
@@ -79,29 +84,33 @@ def jobset_object(
     jobs: Sequence[ReplicatedJob],
     *,
     labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A JobSet running ``jobs`` in order, each an Indexed Job template as ``job_object`` writes it."""
     return {
         "apiVersion": JOBSET_API_VERSION,
         "kind": "JobSet",
-        "metadata": _metadata(name, namespace, labels),
-        "spec": {
-            "replicatedJobs": [
-                {
-                    "name": job.name,
-                    "replicas": job.replicas,
-                    "template": {"spec": _job_spec(job.pods, job.pod_spec, job.template_annotations)},
-                }
-                for job in jobs
-            ]
-        },
+        "metadata": _metadata(name, namespace, labels, annotations),
+        "spec": {"replicatedJobs": [_replicated_job(job) for job in jobs]},
     }
 
 
-def _metadata(name: str, namespace: str, labels: Mapping[str, str] | None) -> dict[str, Any]:
+def _replicated_job(job: ReplicatedJob) -> dict[str, Any]:
+    template: dict[str, Any] = {"spec": _job_spec(job.pods, job.pod_spec, job.template_annotations)}
+    if job.job_annotations:
+        template = {"metadata": {"annotations": dict(job.job_annotations)}, **template}
+    return {"name": job.name, "replicas": job.replicas, "template": template}
+
+
+def _metadata(
+    name: str, namespace: str, labels: Mapping[str, str] | None, annotations: Mapping[str, str] | None
+) -> dict[str, Any]:
+    """Name and namespace, and labels and annotations when there are any (no empty maps)."""
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
-    if labels is not None:
+    if labels:
         metadata["labels"] = dict(labels)
+    if annotations:
+        metadata["annotations"] = dict(annotations)
     return metadata
 
 
@@ -114,6 +123,6 @@ def _job_spec(
     if spec.get("restartPolicy") not in JOB_RESTART_POLICIES:
         spec["restartPolicy"] = "Never"
     template: dict[str, Any] = {"spec": spec}
-    if template_annotations is not None:
+    if template_annotations:  # none written is none: no `annotations: {}`
         template = {"metadata": {"annotations": dict(template_annotations)}, **template}
     return {"parallelism": pods, "completions": pods, "completionMode": "Indexed", "template": template}

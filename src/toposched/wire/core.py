@@ -60,9 +60,9 @@ def pod_object(
 ) -> dict[str, Any]:
     """A Pod; ``node_name`` and ``phase`` make it a running pod as a cluster dump shows it."""
     metadata: dict[str, Any] = {"name": name, "namespace": namespace}
-    if labels is not None:
+    if labels:  # none is none: no `labels: {}` in what is printed
         metadata["labels"] = dict(labels)
-    if annotations is not None:
+    if annotations:
         metadata["annotations"] = dict(annotations)
     pod: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Pod", "metadata": metadata}
     if spec is not None or node_name is not None:

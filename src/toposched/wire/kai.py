@@ -21,6 +21,12 @@ QUEUE_LABEL = "kai.scheduler/queue"
 SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
 POD_GROUP_ANNOTATION = "pod-group-name"
 DEFAULT_QUEUE = "default-queue"
+SCHEDULER_NAME = "kai-scheduler"  # KAI's PodGrouper and scheduler take only pods naming it
+# The workload annotations KAI's PodGrouper builds a PodGroup from (its plugins' constants.go).
+TOPOLOGY_ANNOTATION = "kai.scheduler/topology"
+REQUIRED_ANNOTATION = "kai.scheduler/topology-required-placement"
+PREFERRED_ANNOTATION = "kai.scheduler/topology-preferred-placement"
+BATCH_MIN_MEMBER_ANNOTATION = "kai.scheduler/batch-min-member"
 
 
 def kai_queue(name: str) -> Queue | None:
@@ -83,6 +89,14 @@ class TopologyConstraint:
 
 
 NO_CONSTRAINT = TopologyConstraint()
+
+
+def constraint_annotations(constraint: TopologyConstraint) -> dict[str, str]:
+    """The constraint as the ``kai.scheduler/topology*`` annotations of a workload (or of a
+    JobSet's Job template); empty fields are left out."""
+    keys = (TOPOLOGY_ANNOTATION, REQUIRED_ANNOTATION, PREFERRED_ANNOTATION)
+    values = (constraint.topology, constraint.required, constraint.preferred)
+    return {key: value for key, value in zip(keys, values, strict=True) if value}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,26 +1,41 @@
 // The toposched floor view: one tab per topology, blocks as rows, racks as columns, nodes as
 // cells coloured by usage; a workload list, a node panel and pending workloads' explanations.
-// Plain browser JavaScript reading the JSON API (GET /v1/cluster/view is described in
-// toposched.api.clusterview); no build step, no external assets.
+// Above COMPACT_ABOVE nodes the floor is compact (every node a small cell, sized so the whole
+// cluster fits the window); a button switches. A search box narrows the floor and the list to
+// matching nodes and workloads. Plain browser JavaScript reading the JSON API
+// (GET /v1/cluster/view is described in toposched.api.clusterview); no build step, no external
+// assets.
 (function () {
   'use strict';
   const NOT_READY = 1, CORDONED = 2, TAINTED = 4;
   const POLL_MS = 2000;
+  const COMPACT_ABOVE = 2000;  // nodes; the detailed floor of more is several screens tall
+  const SEARCH_MS = 150;
   const $ = (id) => document.getElementById(id);
   const floor = $('floor'), tabs = $('tabs'), list = $('workloads'), detail = $('detail');
   const status = $('status'), summary = $('summary'), form = $('tokenform');
+  const search = $('search'), found = $('found'), modeButton = $('mode');
   const state = {
     view: null, etag: null, layoutKey: '', cells: [],
     topology: new URLSearchParams(location.search).get('topology'),
     workload: null, node: null,  // the selection: a workload key and a node name
+    mode: sessionStorage.getItem('toposched-mode'),  // 'compact' | 'detailed' | null: by node count
+    query: '',
   };
 
-  // -- token: from #token=... once, then sessionStorage; without one the page is read-only ------
-  const hash = new URLSearchParams(location.hash.slice(1));
-  if (hash.get('token')) {
+  // -- token: from #token=... (at load, or pasted into an open page), then sessionStorage; --------
+  // without one the page is read-only
+  function tokenFromHash() {
+    const hash = new URLSearchParams(location.hash.slice(1));
+    if (!hash.get('token')) return false;
     sessionStorage.setItem('toposched-token', hash.get('token'));
     history.replaceState(null, '', location.pathname + location.search);
+    return true;
   }
+  tokenFromHash();
+  window.addEventListener('hashchange', () => {
+    if (tokenFromHash()) { state.etag = null; poll(); }
+  });
   const token = () => sessionStorage.getItem('toposched-token');
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -69,17 +84,61 @@
     drawTabs(view);
     const key = [view.topology, view.levels.join('|'), view.domains.map((d) => d[1]).join('|'),
       view.nodes.map((n) => n[0]).join('|')].join('#');
-    if (key !== state.layoutKey) {
+    const compact = isCompact(view);
+    if (key !== state.layoutKey || compact !== floor.classList.contains('compact')) {
       drawFloor(view);
+      floor.classList.toggle('compact', compact);
       state.layoutKey = key;
+      drawTotals(view);
+      fit();
+    } else {
+      drawTotals(view);
     }
-    paintCells(view);
-    drawTotals(view);
+    drawMode(view);
     drawWorkloads(view);
     highlight();
     document.body.dataset.ready = 'true';
     if (state.node) openNode(state.node, false);
   }
+
+  // -- compact or detailed: by node count unless the user chose ---------------------------------
+  const isCompact = (view) => (state.mode ? state.mode === 'compact' : view.nodes.length > COMPACT_ABOVE);
+  function drawMode(view) {
+    const compact = isCompact(view);
+    modeButton.textContent = compact ? 'compact view ✓' : 'compact view';
+    modeButton.setAttribute('aria-pressed', String(compact));
+  }
+  modeButton.addEventListener('click', () => {
+    if (!state.view) return;
+    state.mode = isCompact(state.view) ? 'detailed' : 'compact';
+    sessionStorage.setItem('toposched-mode', state.mode);
+    show(state.view);
+  });
+
+  // The largest cell (whole pixels, 2 to 16) with which the compact floor fits the window. Each
+  // try is one layout of the whole floor, so the first guess is the size at which the cells and
+  // their gaps would take FILL of the room (about what headers, padding and wrapping leave them),
+  // then one step at a time: usually two layouts.
+  const FILL = 0.5;
+  function fit() {
+    floor.style.removeProperty('--cell');
+    if (!floor.classList.contains('compact') || !state.view || !state.view.nodes.length) return;
+    const top = floor.getBoundingClientRect().top + window.scrollY;
+    const room = Math.max(1, window.innerHeight - 8 - top) * floor.clientWidth;
+    const fits = (size) => {
+      floor.style.setProperty('--cell', size + 'px');
+      return top + floor.scrollHeight <= window.innerHeight - 8 && floor.scrollWidth <= floor.clientWidth;
+    };
+    let size = Math.max(2, Math.min(16, Math.floor(Math.sqrt(FILL * room / state.view.nodes.length)) - 1));
+    if (fits(size)) {
+      while (size < 16 && fits(size + 1)) size++;
+    } else {
+      do size--; while (size > 2 && !fits(size));
+    }
+    floor.style.setProperty('--cell', size + 'px');
+  }
+  let resizing = null;
+  window.addEventListener('resize', () => { clearTimeout(resizing); resizing = setTimeout(fit, 100); });
 
   function drawTabs(view) {
     const names = view.topologies.length ? view.topologies : ['(no topology)'];
@@ -105,7 +164,7 @@
       const width = Math.max(2, Math.min(64, Math.ceil(Math.sqrt(nodes.length))));
       return '<div class="rack"' + (domain >= 0 ? ' data-domain="' + domain + '"' : '') + '>' +
         '<div class="khead" title="' + esc(level) + '">' + esc(title) + '<small data-total="' + domain + '"></small></div>' +
-        '<div class="cells" style="grid-template-columns:repeat(' + width + ',11px)">' +
+        '<div class="cells" style="grid-template-columns:repeat(' + width + ',var(--cell,11px))">' +
         nodes.map((i) => '<div class="c" data-i="' + i + '" data-node="' + esc(view.nodes[i][0]) + '"></div>').join('') +
         '</div></div>';
     };
@@ -129,14 +188,22 @@
     for (const el of floor.querySelectorAll('.c')) state.cells[+el.dataset.i] = el;
   }
 
-  function paintCells(view) {
-    const nodes = view.nodes;
+  // Every cell's classes in one pass: its usage, then the search (d: not matching), the selected
+  // workload's nodes (h) and the selected node (s).
+  function paint(matching) {
+    const view = state.view;
+    if (!view) return;
+    const nodes = view.nodes, chosen = selected();
+    const lit = new Set(chosen ? chosen.nodes.map((n) => n[0]) : []);
     for (let i = 0; i < nodes.length; i++) {
-      const [, , cap, booked, foreign, flags] = nodes[i];
+      const [name, , cap, booked, foreign, flags] = nodes[i];
       const used = booked + foreign;
       let cls = 'c ' + (flags & (NOT_READY | CORDONED) ? 'x' : cap === 0 ? 'n' : used === 0 ? 'f' : used >= cap ? 'u' : 'p');
       if (foreign > 0) cls += ' o';
       if (flags & TAINTED) cls += ' t';
+      if (matching && !matching.has(i)) cls += ' d';
+      if (lit.has(i)) cls += ' h';
+      if (name === state.node) cls += ' s';
       const el = state.cells[i];
       if (el && el.className !== cls) el.className = cls;
     }
@@ -160,7 +227,7 @@
   function drawTotals(view) {
     const {sums, all} = totals(view);
     const unit = view.resource === 'nvidia.com/gpu' ? 'GPU' : view.resource;
-    const text = (s) => ' ' + (s.booked + s.foreign) + '/' + s.cap;
+    const text = (s) => ' ' + (s.booked + s.foreign) + '/' + s.cap + ' ' + unit;
     const tip = (s) => s.nodes + ' nodes · ' + unit + ' ' + s.cap + ': ' + s.booked + ' booked by toposched, ' +
       s.foreign + ' used by other pods, ' + Math.max(0, s.cap - s.booked - s.foreign) + ' free' +
       (s.down ? ' · ' + s.down + ' NotReady or cordoned' : '');
@@ -168,8 +235,11 @@
       const d = +el.dataset.total, s = d < 0 ? all : sums[d];
       el.textContent = text(s);
       el.parentElement.title = tip(s);
+      const rack = el.parentElement.parentElement;  // compact hides a rack's head: its box says it
+      if (rack.classList.contains('rack')) rack.title = el.parentElement.textContent + ' · ' + tip(s);
     }
     summary.textContent = tip(all);
+    $('none').textContent = 'no ' + unit;
   }
 
   // -- hover: a node's figures, computed when the pointer reaches it ----------------------------
@@ -214,6 +284,7 @@
     state.node = null;
     highlight();
     const chosen = selected();
+    if (chosen) scrollTo(chosen);
     if (chosen && chosen.state === 'pending' && chosen.id !== null) explain(chosen);
     else if (chosen) describeWorkload(chosen);
     else detail.innerHTML = '';
@@ -225,12 +296,54 @@
   }
 
   function highlight() {
-    for (const el of floor.querySelectorAll('.c.h')) el.classList.remove('h');
     for (const li of list.querySelectorAll('li')) li.classList.toggle('sel', li.dataset.key === state.workload);
-    const chosen = selected();
-    if (!chosen) return;
-    for (const [i] of chosen.nodes) if (state.cells[i]) state.cells[i].classList.add('h');
+    filter();
   }
+
+  // The selected workload's first node brought into view, wherever the floor was scrolled.
+  function scrollTo(w) {
+    const first = w.nodes.length ? state.cells[w.nodes[0][0]] : null;
+    if (first) first.scrollIntoView({block: 'center', inline: 'nearest'});
+  }
+
+  // -- search: node names and workloads (#id or name) containing the text -----------------------
+  // The floor dims every node that is neither named so nor holds a matching workload's pods; the
+  // list keeps the matching workloads and those with pods on a matching node.
+  function matches() {
+    const view = state.view, query = state.query;
+    if (!view || !query) return null;
+    const named = new Set();
+    view.nodes.forEach((n, i) => { if (n[0].toLowerCase().includes(query)) named.add(i); });
+    const out = new Set(named);
+    for (const w of view.workloads) {
+      if (workloadMatches(w, query)) for (const [i] of w.nodes) out.add(i);
+    }
+    out.named = named;
+    return out;
+  }
+  const workloadMatches = (w, query) => (w.id !== null && ('#' + w.id === query || String(w.id) === query)) ||
+    w.name.toLowerCase().includes(query);
+
+  function filter() {
+    const view = state.view;
+    if (!view) return;
+    const matching = matches();
+    let shown = 0;
+    view.workloads.forEach((w, i) => {
+      const li = list.querySelector('li[data-key="' + CSS.escape(keyOf(w, i)) + '"]');
+      const keep = !matching || workloadMatches(w, state.query) || w.nodes.some(([n]) => matching.named.has(n));
+      if (li) li.hidden = !keep;
+      if (keep) shown++;
+    });
+    found.textContent = matching ? matching.size + ' node(s), ' + shown + ' workload(s) match' : '';
+    paint(matching);
+    document.body.dataset.query = state.query;  // what the floor shows now (for scripts and tests)
+  }
+  let typing = null;
+  search.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => { state.query = search.value.trim().toLowerCase(); filter(); }, SEARCH_MS);
+  });
 
   function describeWorkload(w) {
     const pods = w.nodes.reduce((n, p) => n + p[1], 0);
@@ -280,11 +393,10 @@
   // -- the node panel ----------------------------------------------------------------------------
   async function openNode(name, fresh) {
     state.node = name;
-    for (const el of floor.querySelectorAll('.c.s')) el.classList.remove('s');
     const i = state.view ? state.view.nodes.findIndex((n) => n[0] === name) : -1;
-    if (i < 0) { state.node = null; return; }
-    state.cells[i].classList.add('s');
-    if (fresh) { state.workload = null; highlight(); }
+    if (i < 0) { state.node = null; highlight(); return; }
+    if (fresh) state.workload = null;
+    highlight();
     const row = state.view.nodes[i];
     const head = '<h2>node ' + esc(name) + '</h2>';
     if (!token()) {

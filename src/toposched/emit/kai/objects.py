@@ -45,7 +45,7 @@ def podgroup_of(
         min_sub_group=gang.root.min_sub_group if sub_groups else None,
         queue=queue,
         priority_class_name=priority_class_name or "",
-        constraint=_constraint(gang.root, gang.topology),
+        constraint=constraint_of(gang.root, gang.topology),
         sub_groups=sub_groups,
     )
 
@@ -53,13 +53,13 @@ def podgroup_of(
 def _subgroups(
     group: Group, parent: str | None, default_topology: str | None, taken: set[str]
 ) -> list[SubGroup]:
-    name = _unique(subgroup_name(group.name), taken)
+    name = unique_name(subgroup_name(group.name), taken)
     entry = SubGroup(
         name,
         parent,
         min_member=_leaf_min(group) if group.is_leaf else None,
         min_sub_group=None if group.is_leaf else group.min_sub_group,
-        constraint=_constraint(group, default_topology),
+        constraint=constraint_of(group, default_topology),
     )
     out = [entry]
     for child in group.children:
@@ -67,7 +67,7 @@ def _subgroups(
     return out
 
 
-def _unique(name: str, taken: set[str]) -> str:
+def unique_name(name: str, taken: set[str]) -> str:
     """``name``, else ``name-2``, ``name-3``...: subgroup names must differ within a PodGroup."""
     candidate, n = name, 1
     while candidate in taken:
@@ -82,7 +82,7 @@ def _leaf_min(group: Group) -> int:
     return group.min_member if group.min_member is not None else len(group.pods)
 
 
-def _constraint(group: Group, default_topology: str | None) -> TopologyConstraint:
+def constraint_of(group: Group, default_topology: str | None) -> TopologyConstraint:
     """The group's constraint; a group naming a topology without a level keeps the name (KAI
     refuses such a group, and so does the engine)."""
     if group.required is None and group.preferred is None:

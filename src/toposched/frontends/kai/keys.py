@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from toposched.wire import kai as wire
 
-TOPOLOGY = "kai.scheduler/topology"
-REQUIRED = "kai.scheduler/topology-required-placement"
-PREFERRED = "kai.scheduler/topology-preferred-placement"
+TOPOLOGY = wire.TOPOLOGY_ANNOTATION
+REQUIRED = wire.REQUIRED_ANNOTATION
+PREFERRED = wire.PREFERRED_ANNOTATION
 SEGMENT_SIZE = "kai.scheduler/segment-size"
 SEGMENT_REQUIRED = "kai.scheduler/segment-topology-required-placement"
 SEGMENT_PREFERRED = "kai.scheduler/segment-topology-preferred-placement"
 POD_INDEX_LABEL = "kai.scheduler/pod-index-label"
-BATCH_MIN_MEMBER = "kai.scheduler/batch-min-member"
-# The keys that tie pods to their PodGroup are part of the KAI objects' shape.
+BATCH_MIN_MEMBER = wire.BATCH_MIN_MEMBER_ANNOTATION
+# The keys that tie pods to their PodGroup, or a workload to its PodGroup's constraint, are part
+# of the KAI objects' shape.
 QUEUE = wire.QUEUE_LABEL
 SUBGROUP_NAME = wire.SUBGROUP_LABEL
 POD_GROUP_NAME = wire.POD_GROUP_ANNOTATION
