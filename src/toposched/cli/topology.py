@@ -13,6 +13,7 @@ from rich.tree import Tree
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
+from toposched.cli.inspect import topology_app
 from toposched.cli.output import to_json
 from toposched.cli.render import amount, resource_label
 from toposched.model import Problem, SpecError, Topology, ToposchedError
@@ -85,6 +86,10 @@ def show_command(
         levels = occupancy(chosen, members, loaded.pods, shown)
         deepest = _deepest_fitting(levels, console.size.height - 4) if depth is None else depth - 1
         console.print(_tree(chosen, levels, shown, min(deepest, len(levels) - 1)))
+
+
+topology_app.command("lint")(lint_command)
+topology_app.command("show")(show_command)
 
 
 def _fail(exc: ToposchedError) -> typer.Exit:
