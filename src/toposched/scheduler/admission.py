@@ -13,6 +13,8 @@ changes (``toposched.engine.rounds``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from toposched.emit.result import placement_to_json, problems_to_json, reason_to_json, unschedulable_to_json
 from toposched.engine import usage_of
 from toposched.model import Gang, NotFoundError, Placement, SpecError, Unschedulable
@@ -25,13 +27,18 @@ from toposched.scheduler.view import CycleView
 from toposched.store import Admission, QueueEntry, WorkloadRecord
 
 
+def admission_order(pending: Iterable[QueueEntry]) -> list[QueueEntry]:
+    """The order pending workloads are tried in: priority, then arrival (``list`` shows it)."""
+    return sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id))
+
+
 def admit(state: State, view: CycleView, out: Outcome, pending: list[QueueEntry]) -> None:
     """Place ``pending`` (the queue read after step 2) in priority then arrival order, each
     under the lock on a fresh read; workloads still backing off are not even read."""
     now = state.clock.now()
     refusals = Refusals()
     state.session.begin_round()
-    for entry in sorted(pending, key=lambda r: (-r.priority, r.sequence, r.id)):
+    for entry in admission_order(pending):
         wait = state.backoff.get(entry.id)
         if wait is not None and wait.not_before > now:
             continue
