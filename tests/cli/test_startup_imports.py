@@ -74,3 +74,16 @@ def test_every_command_is_listed_and_loads() -> None:
     for name in COMMANDS:
         command = group.get_command(context, name)  # type: ignore[attr-defined]
         assert command is not None and command.name == name and command.help
+
+
+def test_python_dash_m_runs_the_command_line() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-m", "toposched", "--version"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("toposched "), done.stderr
