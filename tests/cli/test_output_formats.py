@@ -23,6 +23,7 @@ from .test_client import FakeServer
 
 PRINTING = [
     ("place",),
+    ("compile",),
     ("explain",),
     ("defrag",),
     ("topology", "lint"),
@@ -81,6 +82,16 @@ def test_place_as_yaml_and_as_names(invoke: Invoke, sample_cluster: Path) -> Non
     assert names == [f"pod/{pod['name']}" for pod in document["pods"]] and len(names) == 16
     tree = invoke("place", job, "--cluster", sample_cluster, "--no-headers").stdout
     assert not tree.startswith("topology default") and tree.startswith("zone z1")
+
+
+def test_compile_as_one_list_and_as_names(invoke: Invoke, sample_cluster: Path) -> None:
+    args = (REPO / "examples/kueue/jobset-rack-slices.yaml", "--cluster", sample_cluster, "--to", "kai")
+    stream = list(yaml.safe_load_all(invoke("compile", *args).stdout))
+    listed = json.loads(invoke("compile", *args, "-o", "json").stdout)
+    assert (listed["apiVersion"], listed["kind"]) == ("v1", "List") and listed["items"] == stream
+    names = invoke("compile", *args, "-o", "name").stdout.splitlines()
+    assert names == [f"{obj['kind'].lower()}/{obj['metadata']['name']}" for obj in stream]
+    assert names[:2] == ["topology/default", "podgroup/pretrain"]
 
 
 def test_lint_without_headers_and_as_names(invoke: Invoke, sample_cluster: Path) -> None:
