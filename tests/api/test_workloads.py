@@ -103,3 +103,21 @@ def test_health_and_openapi(api: Api) -> None:
     }
     schema = api.client.get("/openapi.json").json()
     assert "/v1/pools/{name}/topology-keys" in schema["paths"]
+
+
+def test_a_listing_gives_each_pending_workload_its_place_in_the_admission_order(api: Api) -> None:
+    low = submit(api, job_yaml("low", pods=5, gpus=8))  # too big for any rack: stays pending
+    high = submit(api, job_yaml("high", pods=5, gpus=8), token=ADMIN)
+    api.client.post(
+        "/v1/workloads?priority=5",
+        content=job_yaml("urgent", pods=5, gpus=8),
+        headers={**bearer(ALICE), "Content-Type": "application/yaml"},
+    )
+    placed = submit(api, job_yaml("fits", pods=1, gpus=8))
+    api.scheduler.cycle()
+    rows = {r["name"]: r for r in api.client.get("/v1/workloads", headers=bearer(ALICE)).json()}
+    # priority first, then arrival; another user's workload counts, though alice does not see it
+    assert rows["urgent"]["position"] == 1 and rows["low"]["position"] == 2
+    assert "position" not in rows["fits"] and rows["fits"]["id"] == placed["id"]
+    everyone = {r["name"]: r for r in api.client.get("/v1/workloads", headers=bearer(ADMIN)).json()}
+    assert everyone["high"]["position"] == 3 and everyone["high"]["id"] == high["id"] != low["id"]

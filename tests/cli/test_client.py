@@ -25,6 +25,7 @@ WORKLOADS = [
         "state": "admitted",
     },
 ]
+HEADER = ["ID", "NAME", "STATE", "OWNER", "PRIORITY", "POSITION", "TOPOLOGY", "AGE", "REASON"]
 TAINTED = {
     "reason": 'topology "default" doesn\'t allow to fit any of 4 pod(s). Total nodes: 3; excluded: '
     'taint "nvidia.com/gpu=present:NoSchedule": 3',
@@ -129,10 +130,10 @@ def test_list_prints_a_header_and_aligned_columns(server: FakeServer) -> None:
     code, stdout, _ = run("list", "--token", "t")
     assert code == 0
     header, *rows = stdout.splitlines()
-    assert header.split() == ["ID", "STATE", "OWNER", "PRIORITY", "KIND", "NAME"]
+    assert header.split() == HEADER
     assert [row.split() for row in rows] == [
-        ["7", "pending", "alice", "0", "Job", "train-rack"],
-        ["12", "admitted", "bob", "10", "JobSet", "a-much-longer-name"],
+        ["7", "train-rack", "pending", "alice", "0", "-", "-", "-", "-"],
+        ["12", "a-much-longer-name", "admitted", "bob", "10", "-", "-", "-", "-"],
     ]
     starts = columns(header)[1:]  # the ids are right-aligned, the rest start with their title
     for row in rows:
@@ -150,8 +151,9 @@ def test_get_shows_the_workload_its_pods_and_the_taint_hint(server: FakeServer) 
     code, stdout, _ = run("get", "7", "--token", "t")
     assert code == 0
     lines = stdout.splitlines()
-    assert lines[0].split() == ["ID", "STATE", "OWNER", "PRIORITY", "KIND", "NAME"]
-    assert lines[1].split() == ["7", "pending", "alice", "0", "Job", "train-rack"]
+    assert lines[0].split() == HEADER
+    assert lines[1].split()[:8] == ["7", "train-rack", "pending", "alice", "0", "-", "-", "-"]
+    assert lines[1].endswith(TAINTED["reason"])
     assert lines[2].split() == ["POD", "NODE"]
     assert columns(lines[3]) == columns(lines[4]) == columns(lines[2])
     hint = lines[5:]

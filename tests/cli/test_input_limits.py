@@ -107,14 +107,42 @@ def test_the_device_dev_zero_is_refused_at_the_limit(invoke: Invoke, sample_clus
 
 
 def test_warnings_are_held_to_the_same_bounds(invoke: Invoke, tmp_path: Path, sample_cluster: Path) -> None:
-    """500 nodes carrying only some level labels: one warning each, all printed before."""
+    """500 hostname label values each on two nodes: one warning each, all printed before."""
     [listed] = parse_documents(sample_cluster.read_bytes(), source="sample")
-    zone_only = {"topology.kubernetes.io/zone": "z9"}
+    levels = {
+        "topology.kubernetes.io/zone": "z9",
+        "cloud.provider.com/topology-block": "z9-b1",
+        "cloud.provider.com/topology-rack": "z9-b1-r1",
+    }
     partial = [
         {
             "apiVersion": "v1",
             "kind": "Node",
-            "metadata": {"name": f"p{i}", "labels": zone_only},
+            "metadata": {"name": f"{twin}{i}", "labels": {**levels, "kubernetes.io/hostname": f"h{i}"}},
+            "status": {"allocatable": {"cpu": "8", "pods": "110"}},
+        }
+        for i in range(500)
+        for twin in "pq"
+    ]
+    dump = tmp_path / "cluster.json"
+    dump.write_text(json.dumps({**listed, "items": [*listed["items"], *partial]}), encoding="utf-8")
+    run = invoke("place", EXAMPLES / "job-rack.yaml", "--cluster", dump)
+    assert run.exit_code == 0, run.stderr
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == MAX_REPORTED_PROBLEMS
+    assert "hostname label value 'h0' is used by 2 nodes (p0, q0)" in warnings[0]
+    assert warnings[-1] == "warning: and 481 more warnings"
+
+
+def test_nodes_lacking_the_same_labels_are_one_warning(
+    invoke: Invoke, tmp_path: Path, sample_cluster: Path
+) -> None:
+    [listed] = parse_documents(sample_cluster.read_bytes(), source="sample")
+    partial = [
+        {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": f"p{i}", "labels": {"topology.kubernetes.io/zone": "z9"}},
             "status": {"allocatable": {"cpu": "8", "pods": "110"}},
         }
         for i in range(500)
@@ -123,7 +151,8 @@ def test_warnings_are_held_to_the_same_bounds(invoke: Invoke, tmp_path: Path, sa
     dump.write_text(json.dumps({**listed, "items": [*listed["items"], *partial]}), encoding="utf-8")
     run = invoke("place", EXAMPLES / "job-rack.yaml", "--cluster", dump)
     assert run.exit_code == 0, run.stderr
-    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning: ")]
-    assert len(warnings) == MAX_REPORTED_PROBLEMS
-    assert "node 'p0' carries topology.kubernetes.io/zone but lacks" in warnings[0]
-    assert warnings[-1] == "warning: and 481 more warnings"
+    (warning,) = [line for line in run.stderr.splitlines() if line.startswith("warning: ")]
+    assert warning.startswith(
+        "warning: nodes[p0].metadata.labels: 500 nodes ('p0', 'p1', 'p2' and 497 more) carry "
+        "topology.kubernetes.io/zone but lack cloud.provider.com/topology-block"
+    )

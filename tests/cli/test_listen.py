@@ -25,9 +25,10 @@ def busy_port() -> Iterator[int]:
 
 
 def test_the_controller_and_the_service_listen_on_different_ports_by_default() -> None:
-    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    group = typer.main.get_command(app)
+    context = typer.Context(group)
     defaults = {
-        name: next(p.default for p in commands[name].params if p.name == option)
+        name: next(p.default for p in group.get_command(context, name).params if p.name == option)  # type: ignore[attr-defined]
         for name, option in (("controller", "metrics_port"), ("serve", "port"))
     }
     assert defaults["controller"] != defaults["serve"]

@@ -3,8 +3,15 @@ the metrics, the report and the plots; bad options exit 2 naming the option."""
 
 from __future__ import annotations
 
+import io
 import json
+import tempfile
 from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from toposched.cli.simulate import replay_progress
 
 from .conftest import Invoke
 
@@ -80,3 +87,41 @@ def test_simulate_help(invoke: Invoke) -> None:
     run = invoke("simulate", "--help")
     assert run.exit_code == 0
     assert "--limit-jobs" in run.stdout and "--until" in run.stdout
+
+
+def test_without_out_it_writes_to_a_new_temporary_folder_and_reports_progress_by_lines(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text(TRACE, encoding="utf-8")
+    work = tmp_path / "checkout"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    tempfile.tempdir = None  # read TMPDIR again
+    try:
+        run = invoke("simulate", "--trace", trace, "--cluster", CLUSTER, "--policy", "bestfit")
+    finally:
+        tempfile.tempdir = None
+    assert run.exit_code == 0, run.stderr
+    assert list(work.iterdir()) == []  # nothing written where it ran
+    (out,) = (tmp_path / "tmp").iterdir()
+    assert out.name.startswith("toposched-simulate-") and (out / "metrics.json").is_file()
+    assert f"wrote {out / 'metrics.json'}" in run.stdout
+    # the runner's stderr is no terminal: lines, not a bar (the replay reports at its end here)
+    assert [line for line in run.stderr.splitlines() if "jobs replayed" in line] == [
+        "bestfit: 5/5 jobs replayed"
+    ]
+
+
+def test_off_a_terminal_progress_is_a_line_per_tenth_of_the_jobs() -> None:
+    stream = io.StringIO()
+    with replay_progress(Console(file=stream), ["bestfit", "binpack"], 1000) as report:
+        for done in range(0, 1001, 50):
+            report("bestfit", done)
+        report("binpack", 1000)
+    lines = stream.getvalue().splitlines()
+    assert lines == [f"bestfit: {n}/1000 jobs replayed" for n in range(100, 1001, 100)] + [
+        "binpack: 1000/1000 jobs replayed"
+    ]

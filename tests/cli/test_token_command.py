@@ -95,10 +95,10 @@ def test_a_file_token_is_not_revoked_here_and_says_where_it_is(service: TestClie
 
 
 def test_an_unknown_output_format_is_refused(service: TestClient) -> None:
-    result = toposched("token", "list", "--token", ADMIN, "-o", "yaml")
+    result = toposched("token", "list", "--token", ADMIN, "-o", "xml")
 
     assert result.exit_code == 2
-    assert result.stderr == "--output: unknown format 'yaml' (use one of table, json)\n"
+    assert result.stderr == "--output: unknown format 'xml' (use one of table, wide, json, yaml, name)\n"
 
 
 _LAUNCH = "import typer; from toposched.cli.serve import serve_command; typer.run(serve_command)"

@@ -86,5 +86,25 @@ def test_show_collapses_to_what_the_terminal_holds(
     invoke: Invoke, sample_cluster: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LINES", "12")  # 8 lines for domains: 2 zones + 4 blocks fit, 16 racks do not
+    monkeypatch.setenv("FORCE_COLOR", "1")  # rich's way to say the output is a terminal
+    monkeypatch.setenv("NO_COLOR", "1")
     run = invoke("topology", "show", "--cluster", sample_cluster)
     assert "block z1-b1" in run.stdout and "rack" not in run.stdout
+
+
+def test_show_off_a_terminal_prints_every_level(invoke: Invoke, sample_cluster: Path) -> None:
+    run = invoke("topology", "show", "--cluster", sample_cluster)  # the runner's output is no terminal
+    assert "node z2-b2-r4-n18" in run.stdout and len(run.stdout.splitlines()) == 1 + 2 + 4 + 16 + 288
+
+
+def test_show_as_a_document_and_as_names(invoke: Invoke, sample_cluster: Path) -> None:
+    document = json.loads(
+        invoke("topology", "show", "--cluster", sample_cluster, "-o", "json", "-d", "2").stdout
+    )
+    (topology,) = document["topologies"]
+    zones = [d for d in topology["domains"] if d["level"] == "topology.kubernetes.io/zone"]
+    assert len(topology["domains"]) == 2 + 4 and sum(z["capacity"] for z in zones) == 1152
+    assert all(d["free"] == d["capacity"] - d["used"] - d["unavailable"] for d in topology["domains"])
+    assert (
+        invoke("topology", "show", "--cluster", sample_cluster, "-o", "name").stdout == "topology/default\n"
+    )

@@ -66,7 +66,7 @@ def test_place_json_path_on_kube_inputs_ends_in_an_answer(
     started = time.monotonic()
     try:
         attempt = attempt_placement(
-            str(job), str(case.seed.cluster), None, None, None, "json", "faithful", MAX_PODS_PER_GANG
+            str(job), str(case.seed.cluster), None, None, None, "faithful", MAX_PODS_PER_GANG
         )
     except typer.Exit as refused:  # invalid input: the lines were printed, exit 2
         assert refused.exit_code == 2

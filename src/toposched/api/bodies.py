@@ -176,7 +176,11 @@ def pool_json(pool: PoolRecord) -> dict[str, Any]:
     }
 
 
-def workload_json(record: WorkloadRecord, *, with_spec: bool = False) -> dict[str, Any]:
+def workload_json(
+    record: WorkloadRecord, *, with_spec: bool = False, position: int | None = None
+) -> dict[str, Any]:
+    """A workload as the API answers it; ``position`` (listings only): its place in the
+    admission order while pending."""
     body: dict[str, Any] = {
         "id": record.id,
         "name": record.name,
@@ -193,6 +197,8 @@ def workload_json(record: WorkloadRecord, *, with_spec: bool = False) -> dict[st
         "placement": record.placement,
         "explanation": record.explanation,
     }
+    if position is not None:
+        body["position"] = position
     if with_spec:
         body["spec"] = record.spec
     return body

@@ -7,17 +7,18 @@ user's or an unknown id: any 4xx but a conflict or rate limit); 1 the server cou
 
 from __future__ import annotations
 
-import json
+import time
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import httpx
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.hints import taint_hint
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.intake.parse import read_file
 from toposched.model.errors import Problem, SpecError, reported_problems, shorten
 
@@ -33,7 +34,6 @@ TokenOpt = Annotated[
         "--token", envvar="TOPOSCHED_TOKEN", metavar="TOKEN", help="Bearer token (or TOPOSCHED_TOKEN)."
     ),
 ]
-OutputOpt = Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help="table or json.")]
 DEFAULT_SERVER = "http://127.0.0.1:8080"
 # 4xx answers that depend on the server's state rather than on what was asked.
 _RETRYABLE = frozenset({408, 409, 429})
@@ -46,7 +46,8 @@ def submit_command(
     kind: Annotated[str | None, typer.Option("--kind", help="Front end hint (kueue, kai, ...).")] = None,
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
-    output: OutputOpt = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,  # one line, no header: taken as by every command
 ) -> None:
     """Submit a workload; it waits as pending until the scheduler admits it."""
     text = _read_spec(spec)
@@ -65,22 +66,24 @@ def get_command(
     workload_id: Annotated[int, typer.Argument(metavar="ID")],
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
-    output: OutputOpt = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """Show one workload: state, placement and why it waits."""
     record = call("GET", server, f"/v1/workloads/{workload_id}", token)
-    if output == "json":
-        typer.echo(json.dumps(record, indent=2))
+    if print_document(output, record, lambda: [workload_name(record)]):
         return
-    console = Console(highlight=False)
-    console.print(_workloads_table([record]))
+    out = console()
+    out.print(workloads_table([record], wide=output == "wide", headers=not no_headers, now=time.time()))
     placement = record.get("placement") or {}
     pods = placement.get("pods") or []
     if pods:
-        table = Table("POD", "NODE", box=None, pad_edge=False, header_style="bold")
+        table = Table(
+            "POD", "NODE", box=None, pad_edge=False, header_style="bold", show_header=not no_headers
+        )
         for pod in pods:
             table.add_row(escape(str(pod.get("name"))), escape(str(pod.get("node"))))
-        console.print(table)
+        out.print(table)
     for line in _waiting_lines(record.get("explanation")):
         typer.echo(line)
 
@@ -96,10 +99,23 @@ def list_command(
     ] = None,
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
-    output: OutputOpt = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
+    watch: Annotated[
+        bool,
+        typer.Option("--watch", "-w", help="After the list, poll and print what changed (Ctrl-C stops)."),
+    ] = False,
+    interval: Annotated[
+        float,
+        typer.Option("--interval", metavar="SECONDS", min=0.1, help="Seconds between polls of --watch."),
+    ] = 2.0,
+    polls: Annotated[
+        int | None, typer.Option("--polls", metavar="N", min=1, help="Stop --watch after N polls.")
+    ] = None,
 ) -> None:
     """List workloads in submission order, a page at a time (yours; admins see everyone's);
-    pass the last id shown as --after for the next page."""
+    pass the last id shown as --after for the next page. Pending ones show their POSITION in
+    the admission order (1 is tried first) and the REASON they wait."""
     params: dict[str, Any] = {"after": after}
     if limit is not None:
         params["limit"] = limit
@@ -107,38 +123,111 @@ def list_command(
         params["state"] = state
     if owner:
         params["owner"] = owner
-    records = call("GET", server, "/v1/workloads", token, params=params)
-    if output == "json":
-        typer.echo(json.dumps(records, indent=2))
+
+    def fetch() -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = call("GET", server, "/v1/workloads", token, params=params)
+        return records
+
+    def show(records: list[dict[str, Any]], headers: bool) -> None:
+        if print_document(output, records, lambda: [workload_name(r) for r in records]):
+            return
+        if not records and not watch:
+            typer.echo("no workloads")
+            return
+        if records:
+            table = workloads_table(records, wide=output == "wide", headers=headers, now=time.time())
+            console().print(table)
+
+    records = fetch()
+    show(records, not no_headers)
+    if watch:
+        watch_changes(records, fetch, lambda changed: show(changed, False), interval, polls)
+
+
+def watch_changes(
+    shown: list[dict[str, Any]],
+    fetch: Callable[[], list[dict[str, Any]]],
+    show: Callable[[list[dict[str, Any]]], None],
+    interval: float,
+    polls: int | None,
+) -> None:
+    """``kubectl get --watch``: poll every ``interval`` seconds and show each workload whose row
+    changed (new, or another state, position or reason) until interrupted or ``polls`` polls."""
+    seen = {record.get("id"): _row_key(record) for record in shown}
+    done = 0
+    try:
+        while polls is None or done < polls:
+            time.sleep(interval)
+            records = fetch()
+            done += 1
+            changed = [r for r in records if seen.get(r.get("id")) != _row_key(r)]
+            seen.update((r.get("id"), _row_key(r)) for r in changed)
+            if changed:
+                show(changed)
+    except KeyboardInterrupt:
         return
-    if not records:
-        typer.echo("no workloads")
-        return
-    Console(highlight=False).print(_workloads_table(records))
+
+
+def _row_key(record: dict[str, Any]) -> tuple[Any, ...]:
+    explanation = record.get("explanation")
+    reason = explanation.get("reason") if isinstance(explanation, dict) else None
+    return (record.get("state"), record.get("position"), reason)
 
 
 def cancel_command(
     workload_id: Annotated[int, typer.Argument(metavar="ID")],
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
-    output: OutputOpt = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,  # one line, no header: taken as by every command
 ) -> None:
     """Cancel a workload and release its capacity."""
     record = call("DELETE", server, f"/v1/workloads/{workload_id}", token)
     _show(record, output, f"workload {record.get('id')} ({record.get('name')}): {record.get('state')}")
 
 
-def _workloads_table(records: list[dict[str, Any]]) -> Table:
-    """One row per workload under a header, columns aligned as ``kubectl get`` aligns them."""
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("ID", justify="right", no_wrap=True)
-    for title in ("STATE", "OWNER", "PRIORITY", "KIND"):
-        table.add_column(title, no_wrap=True)
-    table.add_column("NAME", overflow="fold")
+def workload_name(record: dict[str, Any]) -> str:
+    """``-o name``: ``workload/ID``, what ``get`` and ``cancel`` take."""
+    return f"workload/{record.get('id')}"
+
+
+def workloads_table(records: list[dict[str, Any]], *, wide: bool, headers: bool, now: float) -> Table:
+    """One row per workload, columns aligned as ``kubectl get`` aligns them (never cut: the
+    console is unbounded off a terminal); ``wide`` adds KIND, PODS and POOL."""
+    table = Table(box=None, pad_edge=False, header_style="bold", show_header=headers)
+    columns = ["ID", "NAME", "STATE", "OWNER", "PRIORITY", "POSITION", "TOPOLOGY", "AGE"]
+    if wide:
+        columns += ["KIND", "PODS", "POOL"]
+    for title in columns:
+        table.add_column(title, justify="right" if title == "ID" else "left")
+    table.add_column("REASON")
     for record in records:
-        cells = (record.get(key) for key in ("id", "state", "owner", "priority", "kind", "name"))
-        table.add_row(*(escape("" if cell is None else str(cell)) for cell in cells))
+        cells = [
+            record.get(key) for key in ("id", "name", "state", "owner", "priority", "position", "topology")
+        ]
+        submitted = record.get("submittedAt")
+        cells.append(age(now - float(submitted)) if isinstance(submitted, int | float) else None)
+        if wide:
+            cells += [record.get(key) for key in ("kind", "pods", "pool")]
+        cells.append(_reason(record))
+        table.add_row(*(escape("" if cell is None or cell == "" else str(cell)) or "-" for cell in cells))
     return table
+
+
+def age(seconds: float) -> str:
+    """kubectl's AGE: ``45s``, ``12m``, ``5h``, ``3d``."""
+    seconds = max(0, int(seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _reason(record: dict[str, Any]) -> str:
+    explanation = record.get("explanation")
+    if record.get("state") != "pending" or not isinstance(explanation, dict):
+        return ""
+    return str(explanation.get("reason") or "")
 
 
 def _waiting_lines(explanation: object) -> list[str]:
@@ -155,7 +244,9 @@ def _waiting_lines(explanation: object) -> list[str]:
 
 
 def _show(record: dict[str, Any], output: str, line: str) -> None:
-    typer.echo(json.dumps(record, indent=2) if output == "json" else line)
+    """``submit`` and ``cancel``: the record as a document or a name, else one line."""
+    if not print_document(output, record, lambda: [workload_name(record)]):
+        typer.echo(line)
 
 
 def _read_spec(spec: str) -> str:

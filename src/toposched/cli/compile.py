@@ -26,6 +26,7 @@ import yaml
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.cli.inputs import pool_option, read_cluster, read_documents
+from toposched.cli.output import NoHeadersOption, OutputOption, print_document
 from toposched.cli.workloads import REGISTRY
 from toposched.emit.targets import QUEUED, TARGETS, VERSIONED
 from toposched.frontends.kube import input_objects
@@ -104,9 +105,12 @@ def compile_command(
             help="With --to kueue, kai or grove: the queue to submit to (default: the one the input names).",
         ),
     ] = None,
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,  # manifests have no header row: taken as by every command
 ) -> None:
     """Print the objects a front end would create for INPUT, or with --to the target's objects for
-    the same gang. Nothing is placed; exit 0, or 2 for invalid input."""
+    the same gang. Nothing is placed; exit 0, or 2 for invalid input. Objects print as a YAML
+    stream (table, wide and yaml alike), as one v1 List (json), or as KIND/NAME lines (name)."""
     try:
         written, created, warnings = _compile(
             source, to, cluster, topology, pool, kind, priority, api_version, queue
@@ -117,11 +121,22 @@ def compile_command(
         raise typer.Exit(ExitCode.INVALID) from None
     for line in warning_lines(warnings):
         typer.echo(line, err=True)
+    if output in ("json", "name"):
+        items = [dict(d) for d in (*written, *created)]
+        listed = {"apiVersion": "v1", "kind": "List", "items": items}
+        print_document(output, listed, lambda: [_name(obj) for obj in items])
+        return
     parts = [_yaml(written)] if written else []
     if created:
         note = f"# created by the dry run, not in the input ({len(created)} objects):\n" if written else ""
         parts.append(note + _yaml(created))
     typer.echo("\n---\n".join(parts))
+
+
+def _name(obj: Mapping[str, Any]) -> str:
+    metadata = obj.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return f"{str(obj.get('kind', '')).lower()}/{name}"
 
 
 def _yaml(documents: Sequence[Mapping[str, Any]]) -> str:

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
-from toposched.cli.output import to_json
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.emit.result import defrag_to_json
 from toposched.engine import plan_defrag
 from toposched.model import DefragPlan, Problem, SpecError, Topology, ToposchedError
@@ -31,13 +31,12 @@ def defrag_command(
             "--topology", "-t", metavar="NAME|FILE", help="The topology (default: the cluster's only one)."
         ),
     ] = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="table or json.")] = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """Advise the fewest workload moves that free COUNT whole domains at LEVEL. Exit 0 when the
     plan frees them all, 3 when fewer can be freed (the plan says why), 2 for invalid input."""
     try:
-        if output not in ("table", "json"):
-            raise SpecError([Problem("--output", f"unknown format {output!r}", "use table or json")])
         loaded, topologies = cluster_topologies(cluster, topology)
         if len(topologies) > 1:
             names = ", ".join(t.name for t in topologies)
@@ -51,15 +50,15 @@ def defrag_command(
         for line in error_lines(exc):
             typer.echo(line, err=True)
         raise typer.Exit(ExitCode.INVALID) from None
-    if output == "json":
-        typer.echo(to_json(defrag_to_json(plan)))
-    else:
-        _print_plan(Console(highlight=False), chosen, plan)
+    document = defrag_to_json(plan)
+    moved = [f"pod/{pod.pod}" for move in plan.moves for pod in move.pods]
+    if not print_document(output, document, lambda: moved):
+        _print_plan(console(), chosen, plan, headers=not no_headers)
     if not plan.complete:
         raise typer.Exit(ExitCode.UNSCHEDULABLE)
 
 
-def _print_plan(console: Console, topology: Topology, plan: DefragPlan) -> None:
+def _print_plan(console: Console, topology: Topology, plan: DefragPlan, *, headers: bool) -> None:
     name = topology.short_name(plan.level)
     freed = ", ".join("/".join(path) for path in plan.freed) or "none"
     console.print(f"free {len(plan.freed)} of {plan.wanted} {name}(s) asked for: {freed}")
@@ -67,7 +66,7 @@ def _print_plan(console: Console, topology: Topology, plan: DefragPlan) -> None:
         f"{plan.already_free} already free; move {len(plan.moves)} workload(s), {plan.pods_moved} pod(s)"
     )
     if plan.moves:
-        table = Table("workload", "pod", "from", "to", box=None)
+        table = Table("workload", "pod", "from", "to", box=None, pad_edge=False, show_header=headers)
         for move in plan.moves:
             for pod in move.pods:
                 table.add_row(move.workload, pod.pod, pod.source, pod.target)

@@ -16,13 +16,14 @@ from rich.text import Text
 
 from toposched.cli.errors import error_lines
 from toposched.cli.kep import EXAMPLES, Capacities, Example, ExampleTable, assigned, notation, same_assignment
+from toposched.cli.output import console as new_console
 from toposched.cli.render import describe_gang, plural, print_result
 from toposched.cli.view import free_amounts
 from toposched.cli.workloads import PlacementAttempt, place_text
 from toposched.engine import PlacementOptions
 from toposched.intake.cluster import load_cluster
 from toposched.model import Cluster, Placement, Search, Topology, ToposchedError
-from toposched.samples import read_sample, sample_names
+from toposched.samples import read_sample, sample_names, sample_path
 
 SAMPLE_NODES_SHOWN = 3  # nodes listed per domain in the sample-cluster trees
 
@@ -34,7 +35,7 @@ def demo_command(
     ] = True,
 ) -> None:
     """Run the Kueue KEP-2724 worked examples and a few jobs on a bundled 288-node GB200 cluster."""
-    console = Console(highlight=False)
+    console = new_console()
     failures = 0
     if kep:
         for number, example in enumerate(EXAMPLES, start=1):
@@ -121,7 +122,7 @@ def _run_sample(console: Console) -> int:
         topology = cluster.topology()
     except ToposchedError as exc:
         return _report_error(console, exc)
-    _heading(console, "Sample cluster", "288 GB200 nodes (toposched/samples/cluster.yaml)")
+    _heading(console, "Sample cluster", f"288 GB200 nodes ({sample_path('cluster.yaml')})")
     console.print(_cluster_summary(cluster, topology))
     console.print()
     failures = 0
@@ -131,7 +132,8 @@ def _run_sample(console: Console) -> int:
         _heading(console, f"Sample job {number}", title)
         if description:
             console.print(Text(description, style="italic"))
-        console.print(Text(f"$ toposched place {name} --cluster cluster.yaml", style="dim"))
+        command = f"$ toposched place {sample_path(name)} --cluster {sample_path('cluster.yaml')}"
+        console.print(Text(command, style="dim"))
         try:
             outcome = place_text(text, cluster, source=name)
         except ToposchedError as exc:

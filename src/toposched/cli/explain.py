@@ -9,17 +9,17 @@ from rich.console import Console
 from rich.text import Text
 
 from toposched.cli.errors import ExitCode
-from toposched.cli.output import to_json, to_yaml
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.cli.place import (
     ClusterOption,
     JobArgument,
     MaxPodsOption,
-    OutputOption,
     PolicyOption,
     PoolOption,
     SearchOption,
     TopologyOption,
     attempt_placement,
+    pod_names,
 )
 from toposched.cli.render import print_result
 from toposched.emit.result import explanation_to_json, result_document
@@ -59,19 +59,23 @@ def explain_command(
     output: OutputOption = "table",
     search: SearchOption = Search.COMPLETE.value,
     max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """Explain why a workload does not place and what would. A workload that places is shown as
-    ``place`` shows it. Exit 0 placed, 3 does not fit, 2 invalid input."""
-    attempt = attempt_placement(job, cluster, topology, pool, policy, output, search, max_pods)
+    place shows it. Exit 0 placed, 3 does not fit, 2 invalid input."""
+    attempt = attempt_placement(job, cluster, topology, pool, policy, search, max_pods)
     outcome = attempt.outcome
     if not isinstance(outcome.result, Unschedulable):
-        if output == "table":
+        document = result_document(outcome.result, attempt.search)
+        if not print_document(output, document, lambda: pod_names(document)):
             print_result(
-                Console(highlight=False), outcome.cluster, outcome.topology, outcome.gang, outcome.result
+                console(),
+                outcome.cluster,
+                outcome.topology,
+                outcome.gang,
+                outcome.result,
+                headers=not no_headers,
             )
-        else:
-            document = result_document(outcome.result, attempt.search)
-            typer.echo(to_json(document) if output == "json" else to_yaml(document))
         raise typer.Exit(ExitCode.PLACED)
     explanation = explain_refusal(
         outcome.gang,
@@ -82,14 +86,12 @@ def explain_command(
         search=attempt.search,
         probed=True,  # ``place_documents`` probes the complete search
     )
-    if output == "table":
-        print_explanation(Console(highlight=False), outcome.topology, explanation)
-    else:
-        document = {
-            **result_document(outcome.result, attempt.search),
-            "explanation": explanation_to_json(explanation),
-        }
-        typer.echo(to_json(document) if output == "json" else to_yaml(document))
+    document = {
+        **result_document(outcome.result, attempt.search),
+        "explanation": explanation_to_json(explanation),
+    }
+    if not print_document(output, document, list):  # nothing placed: no pod to name
+        print_explanation(console(), outcome.topology, explanation)
     raise typer.Exit(ExitCode.UNSCHEDULABLE)
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toposched.engine import PolicyRegistry, builtin_policies
-from toposched.frontends import osmo
 from toposched.frontends.registry import PoolEntry
 from toposched.intake.cluster import load_cluster_report, topologies_from_documents
 from toposched.intake.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_file
@@ -29,6 +28,9 @@ from toposched.model import (
 
 POLICIES = tuple(p.value for p in Policy)  # the built-in ones
 SEARCHES = tuple(s.value for s in Search)
+
+if TYPE_CHECKING:
+    from toposched.frontends import osmo
 
 
 def read_documents(path: str, *, what: str) -> list[Any]:
@@ -130,6 +132,8 @@ def cluster_topologies(path: str, value: str | None) -> tuple[Cluster, list[Topo
 
 def read_pool(path: str) -> osmo.Pool:
     """An OSMO pool file: the pool with its backend inline, or ``{pool, backend}``."""
+    from toposched.frontends import osmo  # with pydantic, only for commands given a pool
+
     documents = read_documents(path, what="pool")
     if len(documents) != 1:
         raise TopologySpecError(

@@ -6,19 +6,17 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import read_documents, read_pool
-from toposched.cli.output import to_json, to_yaml
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.frontends.grove.operator import TopologyRegistry, format_usage, usage
 from toposched.frontends.osmo import pool_keys
-from toposched.model import Problem, SpecError, ToposchedError
+from toposched.model import ToposchedError
 
 pool_app = typer.Typer(help="OSMO pools.", no_args_is_help=True)
 topology_app = typer.Typer(help="Topologies and the workloads using them.", no_args_is_help=True)
-FORMATS = ("table", "json", "yaml")
 
 
 def _fail(exc: ToposchedError) -> typer.Exit:
@@ -27,33 +25,22 @@ def _fail(exc: ToposchedError) -> typer.Exit:
     return typer.Exit(ExitCode.INVALID)
 
 
-def _check_format(output: str) -> None:
-    if output not in FORMATS:
-        raise SpecError(
-            [Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")]
-        )
-
-
 @pool_app.command("keys")
 def pool_keys_command(
     pool: Annotated[str, typer.Argument(metavar="POOL", help="OSMO pool YAML (with its backend).")],
-    output: Annotated[str, typer.Option("--output", "-o", help="table, json or yaml.")] = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """The topology keys workflows may use in this pool: key, node label, order (0 = coarsest)."""
     try:
-        _check_format(output)
         keys = pool_keys(read_pool(pool))
     except ToposchedError as exc:
         raise _fail(exc) from None
-    if output == "json":
-        typer.echo(to_json({"keys": keys}))
-    elif output == "yaml":
-        typer.echo(to_yaml({"keys": keys}))
-    else:
-        table = Table("key", "label", "order", box=None, pad_edge=False)
+    if not print_document(output, {"keys": keys}, lambda: [f"key/{row['key']}" for row in keys]):
+        table = Table("key", "label", "order", box=None, pad_edge=False, show_header=not no_headers)
         for row in keys:
             table.add_row(str(row["key"]), str(row["label"]), str(row["order"]))
-        Console(highlight=False).print(table)
+        console().print(table)
 
 
 @topology_app.command("usage")
@@ -64,13 +51,13 @@ def topology_usage_command(
             metavar="FILE...", help="YAML files holding PodCliqueSets (other objects are skipped)."
         ),
     ],
-    output: Annotated[str, typer.Option("--output", "-o", help="table, json or yaml.")] = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,  # the table has no header row: accepted as everywhere
 ) -> None:
     """PodCliqueSets per ClusterTopology, sorted by topology then namespace/name; a PodCliqueSet
-    with constraints but no topology name shows as ``grove-topology (default)``."""
+    with constraints but no topology name shows as grove-topology (default)."""
     registry = TopologyRegistry()
     try:
-        _check_format(output)
         for path in files:
             for doc in read_documents(path, what="workload"):
                 if isinstance(doc, dict) and doc.get("kind") in ("PodCliqueSet", "ClusterTopology"):
@@ -78,9 +65,6 @@ def topology_usage_command(
     except ToposchedError as exc:
         raise _fail(exc) from None
     rows = usage(registry)
-    if output == "table":
-        typer.echo(format_usage(rows))
-        return
     document = {
         "workloads": [
             {
@@ -93,4 +77,5 @@ def topology_usage_command(
             for r in rows
         ]
     }
-    typer.echo(to_json(document) if output == "json" else to_yaml(document))
+    if not print_document(output, document, lambda: [f"podcliqueset/{r.name}" for r in rows]):
+        typer.echo(format_usage(rows))

@@ -1,55 +1,82 @@
-"""The ``toposched`` command. Thin: each command lives in its own module."""
+"""The ``toposched`` command. Thin: each command lives in its own module, imported only when that
+command runs (or its help is shown), so ``toposched --version`` loads no engine and ``place``
+loads no web server, plotting library or Kubernetes client."""
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated
+import importlib
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+from typer.main import get_command_from_info, get_group
+from typer.models import CommandInfo
 
-from toposched.cli.client import cancel_command, get_command, list_command, submit_command
-from toposched.cli.compile import compile_command
-from toposched.cli.controller import controller_command
-from toposched.cli.defrag import defrag_command
-from toposched.cli.demo import demo_command
-from toposched.cli.explain import explain_command
-from toposched.cli.inspect import pool_app, topology_app
-from toposched.cli.place import place_command
-from toposched.cli.queues import queue_app
-from toposched.cli.serve import serve_command
-from toposched.cli.simulate import simulate_command
-from toposched.cli.tokens import token_app
-from toposched.cli.topology import lint_command, show_command
+# Command name → "module:attribute", a command function or a typer.Typer of subcommands, in the
+# order ``toposched --help`` lists them.
+COMMANDS = {
+    "place": "toposched.cli.place:place_command",
+    "explain": "toposched.cli.explain:explain_command",
+    "demo": "toposched.cli.demo:demo_command",
+    "compile": "toposched.cli.compile:compile_command",
+    "pool": "toposched.cli.inspect:pool_app",
+    "topology": "toposched.cli.topology:topology_app",
+    "defrag": "toposched.cli.defrag:defrag_command",
+    "serve": "toposched.cli.serve:serve_command",
+    "controller": "toposched.cli.controller:controller_command",
+    "submit": "toposched.cli.client:submit_command",
+    "get": "toposched.cli.client:get_command",
+    "list": "toposched.cli.client:list_command",
+    "cancel": "toposched.cli.client:cancel_command",
+    "token": "toposched.cli.tokens:token_app",
+    "queue": "toposched.cli.queues:queue_app",
+    "simulate": "toposched.cli.simulate:simulate_command",
+}
+
+
+# Contexts and commands are click's, which typer vendors from 0.26 (``typer._click``, private) and
+# imports before it: either name is wrong for some supported typer, so they are typed Any here.
+class LazyCommands(TyperGroup):
+    """The root group: lists ``COMMANDS`` without importing them and builds a command on first use."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            self.commands[cmd_name] = load_command(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+def load_command(name: str) -> Any:
+    """Import the module of command ``name`` and build its click command as typer would."""
+    module, attribute = COMMANDS[name].split(":")
+    target = getattr(importlib.import_module(module), attribute)
+    command: Any
+    if isinstance(target, typer.Typer):
+        command = get_group(target)
+    else:
+        info = CommandInfo(name=name, callback=target)
+        command = get_command_from_info(
+            info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=app.rich_markup_mode
+        )
+    command.name = name
+    return command
+
 
 app = typer.Typer(
     name="toposched",
+    cls=LazyCommands,
     help="Topology-aware gang scheduling for GPU clusters (Kueue, KAI, OSMO and Grove semantics).",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command("place")(place_command)
-app.command("explain")(explain_command)
-app.command("demo")(demo_command)
-app.command("compile")(compile_command)
-app.add_typer(pool_app, name="pool")
-topology_app.command("lint")(lint_command)
-topology_app.command("show")(show_command)
-app.add_typer(topology_app, name="topology")
-app.command("defrag")(defrag_command)
-app.command("serve")(serve_command)
-app.command("controller")(controller_command)
-app.command("submit")(submit_command)
-app.command("get")(get_command)
-app.command("list")(list_command)
-app.command("cancel")(cancel_command)
-app.add_typer(token_app, name="token")
-app.add_typer(queue_app, name="queue")
-app.command("simulate")(simulate_command)
 
 
 def _print_version(wanted: bool) -> None:
     if wanted:
+        from importlib.metadata import PackageNotFoundError, version  # 25 ms: only for --version
+
         try:
             typer.echo(f"toposched {version('toposched')}")
         except PackageNotFoundError:  # run from a source tree that was never installed

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.cli.inputs import (
@@ -24,7 +23,7 @@ from toposched.cli.inputs import (
     read_cluster,
     topology_option,
 )
-from toposched.cli.output import to_json, to_yaml
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.cli.render import condition_lines, print_result
 from toposched.cli.workloads import PlacementAttempt, place_documents
 from toposched.emit.kube import status_objects
@@ -43,7 +42,6 @@ from toposched.model import (
 from toposched.model.labels import label_problems
 from toposched.wire.scheduling import POD_GROUP, is_scheduling_object
 
-FORMATS = ("table", "json", "yaml")
 OPTIONS = {"topology": "--topology", "pool": "--pool"}  # compile-context fields → options
 
 
@@ -65,7 +63,11 @@ ClusterOption = Annotated[
         "--cluster",
         "-c",
         metavar="FILE",
-        help="Nodes, Pods and Topologies, as a v1 List (YAML or JSON) or a multi-document YAML stream.",
+        help=(
+            "Required: nodes, Pods and Topologies, as a v1 List (YAML or JSON) or a multi-document "
+            "YAML stream."
+        ),
+        show_default=False,
     ),
 ]
 TopologyOption = Annotated[
@@ -96,10 +98,6 @@ PolicyOption = Annotated[
             "OSMO, Grove and upstream PodGroups."
         ),
     ),
-]
-OutputOption = Annotated[
-    str,
-    typer.Option("--output", "-o", metavar="FORMAT", help=f"Output: {', '.join(FORMATS)}."),
 ]
 SearchOption = Annotated[
     str,
@@ -140,25 +138,31 @@ def place_command(
     output: OutputOption = "table",
     search: SearchOption = Search.COMPLETE.value,
     max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
-    attempt = attempt_placement(job, cluster, topology, pool, policy, output, search, max_pods)
+    attempt = attempt_placement(job, cluster, topology, pool, policy, search, max_pods)
     outcome = attempt.outcome
     # kube-scheduler reports on the PodGroups themselves: show the conditions it would write.
     report = kube_report(outcome, attempt.documents) if outcome.frontend == "kube" else None
-    if output == "table":
-        console = Console(highlight=False)
-        print_result(console, outcome.cluster, outcome.topology, outcome.gang, outcome.result)
+    document = result_document(outcome.result, attempt.search)
+    if report is not None:
+        document["podGroups"] = list(report.pod_groups)
+        document["created"] = list(report.created)
+    if not print_document(output, document, lambda: pod_names(document)):
+        out = console()
+        print_result(
+            out, outcome.cluster, outcome.topology, outcome.gang, outcome.result, headers=not no_headers
+        )
         if report is not None:
             for line in condition_lines([*report.pod_groups, *report.created]):
-                console.print(line)
-    else:
-        document = result_document(outcome.result, attempt.search)
-        if report is not None:
-            document["podGroups"] = list(report.pod_groups)
-            document["created"] = list(report.created)
-        typer.echo(to_json(document) if output == "json" else to_yaml(document))
+                out.print(line)
     raise typer.Exit(ExitCode.PLACED if outcome.placed else ExitCode.UNSCHEDULABLE)
+
+
+def pod_names(document: Mapping[str, Any]) -> list[str]:
+    """``-o name`` of a placement: each placed pod as ``pod/NAME`` (none when it does not place)."""
+    return [f"pod/{pod['name']}" for pod in document.get("pods") or ()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +197,6 @@ def attempt_placement(
     topology: str | None,
     pool: str | None,
     policy: str | None,
-    output: str,
     search: str,
     max_pods: int,
 ) -> Attempt:
@@ -203,10 +206,6 @@ def attempt_placement(
         problems: list[Problem] = []
         chosen_policy: str | None = None
         chosen_search = Search.COMPLETE
-        if output not in FORMATS:
-            problems.append(
-                Problem("--output", f"unknown format {output!r}", f"use one of {', '.join(FORMATS)}")
-            )
         try:
             chosen_policy = parse_policy(policy)
         except SpecError as exc:

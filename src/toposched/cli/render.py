@@ -82,11 +82,17 @@ def plural(count: int, word: str) -> str:
 
 
 def placement_tree(
-    view: PlacementView, topology: Topology, placement: Placement, *, max_nodes: int | None = None
+    view: PlacementView,
+    topology: Topology,
+    placement: Placement,
+    *,
+    max_nodes: int | None = None,
+    headers: bool = True,
 ) -> Tree:
     """The chosen domains, coarsest first, with pods per node and free capacity before → after.
 
-    ``max_nodes`` folds long node lists (the demo) into the first few nodes and a count.
+    ``max_nodes`` folds long node lists (the demo) into the first few nodes and a count;
+    ``headers=False`` leaves out the first line (topology, policy, what the figures are).
     """
     label = resource_label(view.resource)
     tree = Tree(
@@ -96,7 +102,8 @@ def placement_tree(
             ("  policy ", "dim"),
             (str(placement.policy), "bold"),
             (f"  (free {label}: before → after)", "dim"),
-        )
+        ),
+        hide_root=not headers,
     )
     for domain in view.roots:
         _add_domain(tree, domain, view, topology, max_nodes)
@@ -185,11 +192,12 @@ def print_result(
     result: Placement | Unschedulable,
     *,
     max_nodes: int | None = None,
+    headers: bool = True,
 ) -> None:
     """The table view of ``toposched place``: tree and summary, or the failure panel."""
     if isinstance(result, Placement):
         view = build_view(cluster, topology, gang, result)
-        console.print(placement_tree(view, topology, result, max_nodes=max_nodes))
+        console.print(placement_tree(view, topology, result, max_nodes=max_nodes, headers=headers))
         console.print(summary_line(view, topology, gang))
         if result.note:
             console.print(Text(result.note, style="yellow"))

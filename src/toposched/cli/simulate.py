@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import math
 import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -32,7 +35,13 @@ def simulate_command(
             help="nvl72:racks=N, dgx:racks=N[,nodes_per_rack=M] or a cluster dump (kubectl get nodes -o yaml).",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="Folder for metrics.json, report.md and the plots.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Folder for metrics.json, report.md and the plots (default: a new temporary folder, printed).",
+        ),
+    ] = None,
     policy: Annotated[
         str, typer.Option("--policy", help=f"Comma-separated policies to compare: {', '.join(POLICIES)}.")
     ] = ",".join(POLICIES),
@@ -65,26 +74,13 @@ def simulate_command(
             )
         spec = StudySpec(trace, cluster, settings, limit_jobs, until)
         inputs = build_inputs(spec)  # bad input fails here, before any process starts
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise SpecError(
-                [Problem("--out", f"cannot create {out}: {exc.strerror}", "choose a writable folder")]
-            ) from None
-        with Progress(
-            TextColumn("{task.description:>10}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=False,
-        ) as bar:
-            tasks = {str(p): bar.add_task(str(p), total=len(inputs.jobs)) for p in policies}
+        out = _output_folder(out)
+        with replay_progress(console, [str(p) for p in policies], len(inputs.jobs)) as on_progress:
             results = run_study(
                 spec,
                 policies,
                 workers=workers or min(len(policies), os.cpu_count() or 1),
-                on_progress=lambda name, done: bar.update(tasks[name], completed=done),
+                on_progress=on_progress,
             )
     except ToposchedError as exc:
         for line in error_lines(exc):
@@ -100,6 +96,49 @@ def simulate_command(
     if any(m.lost_jobs or m.overcommits for m in metrics):
         typer.echo("a replay lost a job or over-committed a node: see the report's checks", err=True)
         raise typer.Exit(ExitCode.FAILED)
+
+
+def _output_folder(out: Path | None) -> Path:
+    """``--out``, made if missing; without it a new temporary folder, so a replay never writes
+    into the working directory (a checkout) unasked."""
+    if out is None:
+        return Path(tempfile.mkdtemp(prefix="toposched-simulate-"))
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SpecError(
+            [Problem("--out", f"cannot create {out}: {exc.strerror}", "choose a writable folder")]
+        ) from None
+    return out
+
+
+PROGRESS_LINES = 10  # off a terminal: about this many lines per policy
+
+
+@contextmanager
+def replay_progress(console: Console, policies: list[str], jobs: int) -> Iterator[Callable[[str, int], None]]:
+    """A bar per policy on a terminal; elsewhere (a log, CI) a line to standard error every
+    tenth of the jobs, since a bar redrawn in place shows nothing there until the end."""
+    if console.is_terminal:
+        columns = (
+            TextColumn("{task.description:>10}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=console, transient=False) as bar:
+            tasks = {name: bar.add_task(name, total=jobs) for name in policies}
+            yield lambda name, done: bar.update(tasks[name], completed=done)
+        return
+    step = max(1, math.ceil(jobs / PROGRESS_LINES))
+    reported = dict.fromkeys(policies, 0)
+
+    def report(name: str, done: int) -> None:
+        if done // step > reported[name] // step or (done == jobs and reported[name] < jobs):
+            reported[name] = done
+            console.print(f"{name}: {done}/{jobs} jobs replayed")
+
+    yield report
 
 
 def _check_finite(option: str, value: float | None) -> None:

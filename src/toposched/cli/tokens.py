@@ -3,24 +3,19 @@ admin through the service (``/v1/tokens``), like every other admin request."""
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 from urllib.parse import quote
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from toposched.cli.client import DEFAULT_SERVER, ServerOpt, TokenOpt, call
-from toposched.cli.errors import ExitCode
-from toposched.cli.output import to_json
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 
 token_app = typer.Typer(
     help="API tokens of toposched serve (admin): create, list, revoke.", no_args_is_help=True
 )
-FORMATS = ("table", "json")
-OutputOpt = Annotated[str, typer.Option("--output", "-o", metavar="FORMAT", help="table or json.")]
 NameArg = Annotated[str, typer.Argument(metavar="NAME", help="The token's name (letters, digits, . _ @ -).")]
 
 
@@ -31,14 +26,13 @@ def create_command(
     role: Annotated[str, typer.Option("--role", help="user or admin.")] = "user",
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
-    output: OutputOpt = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,  # no header row: taken as by every command
 ) -> None:
     """Make a token; its secret is printed this once (the service keeps only its SHA-256) and
     works at once."""
-    _check_format(output)
     record = call("POST", server, "/v1/tokens", token, json_body={"name": name, "user": user, "role": role})
-    if output == "json":
-        typer.echo(to_json(record))
+    if print_document(output, record, lambda: [f"token/{record['name']}"]):
         return
     typer.echo(
         f"created token {record['name']} for user {record['user']} ({record['role']}); "
@@ -49,38 +43,35 @@ def create_command(
 
 @token_app.command("list")
 def list_command(
-    server: ServerOpt = DEFAULT_SERVER, token: TokenOpt = None, output: OutputOpt = "table"
+    server: ServerOpt = DEFAULT_SERVER,
+    token: TokenOpt = None,
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """Every token the service accepts, never a secret: from the tokens file serve read
     (source file) or made with token create (source store)."""
-    _check_format(output)
     rows: list[dict[str, Any]] = call("GET", server, "/v1/tokens", token)
-    if output == "json":
-        typer.echo(json.dumps(rows, indent=2))
+    if print_document(output, rows, lambda: [f"token/{row.get('name')}" for row in rows]):
         return
-    table = Table(box=None, pad_edge=False, header_style="bold")
+    table = Table(box=None, pad_edge=False, header_style="bold", show_header=not no_headers)
     for title in ("NAME", "USER", "ROLE", "SOURCE", "CREATED-BY"):
         table.add_column(title, no_wrap=True)
     for row in rows:
         cells = (row.get(key) for key in ("name", "user", "role", "source", "createdBy"))
         table.add_row(*(escape("" if cell is None else str(cell)) for cell in cells))
-    Console(highlight=False, width=10_000).print(table)
+    console().print(table)
 
 
 @token_app.command("revoke")
 def revoke_command(
-    name: NameArg, server: ServerOpt = DEFAULT_SERVER, token: TokenOpt = None, output: OutputOpt = "table"
+    name: NameArg,
+    server: ServerOpt = DEFAULT_SERVER,
+    token: TokenOpt = None,
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,  # no header row: taken as by every command
 ) -> None:
     """Revoke a token made with token create: the service refuses it from the next request on."""
-    _check_format(output)
     record = call("DELETE", server, f"/v1/tokens/{quote(name, safe='')}", token)
-    if output == "json":
-        typer.echo(to_json(record))
+    if print_document(output, record, lambda: [f"token/{record['name']}"]):
         return
     typer.echo(f"revoked token {record['name']} of user {record['user']}: refused from now on")
-
-
-def _check_format(output: str) -> None:
-    if output not in FORMATS:
-        typer.echo(f"--output: unknown format {output!r} (use one of {', '.join(FORMATS)})", err=True)
-        raise typer.Exit(ExitCode.INVALID)

@@ -13,9 +13,10 @@ from rich.tree import Tree
 
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import cluster_topologies
-from toposched.cli.output import to_json
+from toposched.cli.inspect import topology_app
+from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.cli.render import amount, resource_label
-from toposched.model import Problem, SpecError, Topology, ToposchedError
+from toposched.model import Problem, Topology, ToposchedError
 from toposched.topology.lint import LevelStats, LintReport, lint
 from toposched.topology.occupancy import DomainUsage, Path, members_of, occupancy, shown_resources
 
@@ -40,23 +41,21 @@ BAR = 20
 def lint_command(
     cluster: ClusterOption,
     topology: TopologyOption = None,
-    output: Annotated[str, typer.Option("--output", "-o", help="table or json.")] = "table",
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """Check how the nodes carry the topology's level labels. Exit 0 when no errors (warnings
     allowed), 2 when the cluster has errors or the input is invalid."""
     try:
-        if output not in ("table", "json"):
-            raise SpecError([Problem("--output", f"unknown format {output!r}", "use table or json")])
         loaded, topologies = cluster_topologies(cluster, topology)
     except ToposchedError as exc:
         raise _fail(exc) from None
     reports = [lint(t, loaded.nodes, loaded.pods) for t in topologies]
-    if output == "json":
-        typer.echo(to_json({"topologies": [_report_document(r) for r in reports]}))
-    else:
-        console = Console(highlight=False)
+    document = {"topologies": [_report_document(r) for r in reports]}
+    if not print_document(output, document, lambda: [f"topology/{t.name}" for t in topologies]):
+        out = console()
         for report in reports:
-            _print_report(console, report)
+            _print_report(out, report, headers=not no_headers)
     if any(r.errors for r in reports):
         raise typer.Exit(ExitCode.INVALID)
 
@@ -69,22 +68,44 @@ def show_command(
     ] = None,
     depth: Annotated[
         int | None,
-        typer.Option("--depth", "-d", min=1, help="Levels to show (default: as many as the terminal holds)."),
+        typer.Option(
+            "--depth",
+            "-d",
+            min=1,
+            help="Levels to show (default: as many as the terminal holds; every level off a terminal).",
+        ),
     ] = None,
+    output: OutputOption = "table",
+    no_headers: NoHeadersOption = False,
 ) -> None:
     """The domain tree with an occupancy bar per domain: used by pods (█), unavailable on
-    NotReady or cordoned nodes (░), free (·)."""
+    NotReady or cordoned nodes (░), free (·). -o json|yaml: every domain of the levels shown."""
     try:
         loaded, topologies = cluster_topologies(cluster, topology)
     except ToposchedError as exc:
         raise _fail(exc) from None
-    console = Console(highlight=False)
+    out = console()
+    trees: list[tuple[Topology, list[dict[Path, DomainUsage]], str, int]] = []
     for chosen in topologies:
         members = members_of(chosen, loaded.nodes)
         shown = resource or shown_resources(members)[0]
         levels = occupancy(chosen, members, loaded.pods, shown)
-        deepest = _deepest_fitting(levels, console.size.height - 4) if depth is None else depth - 1
-        console.print(_tree(chosen, levels, shown, min(deepest, len(levels) - 1)))
+        # Off a terminal (or as a document) nothing is cut: every level, as kubectl prints.
+        fitting = (
+            _deepest_fitting(levels, out.size.height - 4)
+            if out.is_terminal and output in ("table", "wide")
+            else 99
+        )
+        deepest = min(fitting if depth is None else depth - 1, len(levels) - 1)
+        trees.append((chosen, levels, shown, deepest))
+    document = {"topologies": [_occupancy_document(*tree) for tree in trees]}
+    if not print_document(output, document, lambda: [f"topology/{t.name}" for t, *_ in trees]):
+        for chosen, levels, shown, deepest in trees:
+            out.print(_tree(chosen, levels, shown, deepest, headers=not no_headers))
+
+
+topology_app.command("lint")(lint_command)
+topology_app.command("show")(show_command)
 
 
 def _fail(exc: ToposchedError) -> typer.Exit:
@@ -118,7 +139,27 @@ def _level_document(stats: LevelStats) -> dict[str, Any]:
     }
 
 
-def _print_report(console: Console, report: LintReport) -> None:
+def _occupancy_document(
+    topology: Topology, levels: list[dict[Path, DomainUsage]], resource: str, deepest: int
+) -> dict[str, Any]:
+    """``topology show -o json``: per domain of the levels shown, its path and its split."""
+    domains = [
+        {
+            "level": topology.levels[level],
+            "path": list(path),
+            "nodes": usage.nodes,
+            "capacity": usage.capacity,
+            "used": usage.used,
+            "unavailable": usage.unavailable,
+            "free": usage.free,
+        }
+        for level in range(deepest + 1)
+        for path, usage in sorted(levels[level].items())
+    ]
+    return {"topology": topology.name, "resource": resource, "domains": domains}
+
+
+def _print_report(console: Console, report: LintReport, *, headers: bool) -> None:
     topology = report.topology
     console.print(
         Text.assemble(
@@ -127,7 +168,16 @@ def _print_report(console: Console, report: LintReport) -> None:
         )
     )
     unit = resource_label(report.levels[0].resource) if report.levels else ""
-    table = Table("level", "label", "domains", "nodes/domain", f"{unit}/domain", f"free {unit}", box=None)
+    table = Table(
+        "level",
+        "label",
+        "domains",
+        "nodes/domain",
+        f"{unit}/domain",
+        f"free {unit}",
+        box=None,
+        show_header=headers,
+    )
     for stats in report.levels:
         table.add_row(
             topology.short_name(stats.key),
@@ -162,7 +212,10 @@ def _deepest_fitting(levels: list[dict[Path, DomainUsage]], lines: int) -> int:
     return len(levels) - 1
 
 
-def _tree(topology: Topology, levels: list[dict[Path, DomainUsage]], resource: str, deepest: int) -> Tree:
+def _tree(
+    topology: Topology, levels: list[dict[Path, DomainUsage]], resource: str, deepest: int, *, headers: bool
+) -> Tree:
+    """The domains down to level ``deepest``; ``headers=False`` leaves out the topology's line."""
     total = DomainUsage()
     for usage in levels[0].values():
         total.nodes += usage.nodes
@@ -180,7 +233,7 @@ def _tree(topology: Topology, levels: list[dict[Path, DomainUsage]], resource: s
             for path in levels[level]
         ),
     )
-    root = Tree(_line(title, width, total, resource))
+    root = Tree(_line(title, width, total, resource), hide_root=not headers)
     branches: dict[Path, Tree] = {(): root}
     for level in range(deepest + 1):
         for path, usage in sorted(levels[level].items()):

@@ -5,6 +5,7 @@ bounded in time by the command's CPU time (``CpuClock``)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,6 @@ from toposched.model import (
     Topology,
     Unschedulable,
 )
-from toposched.scheduler import CpuClock
 
 # The one registry of the process: every command, and the service or controller one starts.
 REGISTRY = default_registry()
@@ -80,8 +80,9 @@ def place_documents(
 def command_session(
     options: PlacementOptions | None, policies: PolicyRegistry | None = None
 ) -> PlacementSession:
-    """A command's placement session: its options, its policies, its CPU time as the clock."""
-    return open_session(options, policies=policies, clock=CpuClock().now)
+    """A command's placement session: its options, its policies, its CPU time as the clock
+    (the thread's, as the scheduler's ``CpuClock``, whose package a command need not load)."""
+    return open_session(options, policies=policies, clock=time.thread_time)
 
 
 def place_text(

@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from toposched.frontends import grove, kai, kube, kueue, osmo
+from toposched.frontends import grove, kai, kube, kueue
 from toposched.frontends.annotations import declared_run_seconds, named_policy
 from toposched.frontends.collector import collector_paused
 from toposched.frontends.kai.membership import KaiPodGroups
@@ -49,13 +49,26 @@ from toposched.model import (
 from toposched.wire.core import pod_object
 from toposched.wire.grove import cluster_topology_object
 
+if TYPE_CHECKING:
+    from toposched.frontends import osmo
+    from toposched.frontends.osmo import Pool as Pool
+    from toposched.frontends.osmo import parse_pool as parse_pool
+    from toposched.frontends.osmo import pool_keys as pool_keys
+
 Documents = Sequence[Any]
 
 # OSMO pools: the service manages them under OSMO's own rules, and reaches them here as it
-# reaches every front end (through this registry, never a front-end package).
-Pool = osmo.Pool
-parse_pool = osmo.parse_pool
-pool_keys = osmo.pool_keys
+# reaches every front end (through this registry, never a front-end package). The OSMO front end
+# (and pydantic, which reads its pools) loads on first use: a command placing a Kueue job skips it.
+_OSMO_NAMES = frozenset({"Pool", "parse_pool", "pool_keys"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _OSMO_NAMES:
+        from toposched.frontends import osmo
+
+        return getattr(osmo, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -341,6 +354,8 @@ class OsmoFrontend:
             raise WorkloadSpecError(
                 [Problem("workflow", "is missing", "an OSMO workflow has a workflow: section")]
             )
+        from toposched.frontends import osmo
+
         entry = _pool_of(doc, context.pools)
         workflow = osmo.parse_workflow(doc, entry.pool, max_pods=context.max_pods)
         priority = context.priority or osmo.Priority.NORMAL

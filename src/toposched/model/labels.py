@@ -20,20 +20,27 @@ def label_problems(topology: Topology, nodes: Sequence[Node]) -> list[Problem]:
     problems: list[Problem] = []
     levels = topology.levels
     members = 0
+    # Nodes lacking the same labels are one problem: a dump of thousands of nodes with one
+    # label scheme gives one line, not one per node.
+    partial: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = defaultdict(list)
     for node in nodes:
-        missing = [key for key in levels if level_value(node, key) is None]
+        missing = tuple(key for key in levels if level_value(node, key) is None)
         if not missing:
             members += 1
         elif len(missing) < len(levels):
-            present = [key for key in levels if level_value(node, key) is not None]
-            problems.append(
-                Problem(
-                    f"nodes[{node.name}].metadata.labels",
-                    f"node {node.name!r} carries {', '.join(present)} but lacks {', '.join(missing)}, "
-                    f"so it is outside topology {topology.name!r}",
-                    "add the missing labels, or remove the partial ones if the node is not meant to be in it",
-                )
+            present = tuple(key for key in levels if level_value(node, key) is not None)
+            partial[present, missing].append(node.name)
+    for (present, missing), names in partial.items():
+        who = f"node {names[0]!r} carries" if len(names) == 1 else f"{_some(names)} carry"
+        it = "it is" if len(names) == 1 else "they are"
+        problems.append(
+            Problem(
+                f"nodes[{names[0]}].metadata.labels",
+                f"{who} {', '.join(present)} but lack{'s' if len(names) == 1 else ''} {', '.join(missing)}, "
+                f"so {it} outside topology {topology.name!r}",
+                "add the missing labels, or remove the partial ones if the nodes are not meant to be in it",
             )
+        )
     if nodes and members == 0:
         problems.append(
             Problem(
@@ -57,3 +64,10 @@ def label_problems(topology: Topology, nodes: Sequence[Node]) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _some(names: Sequence[str], shown: int = 3) -> str:
+    """``4 nodes ('a', 'b', 'c' and 1 more)``."""
+    listed = ", ".join(repr(name) for name in names[:shown])
+    rest = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"{len(names)} nodes ({listed}{rest})"

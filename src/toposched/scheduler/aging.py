@@ -12,7 +12,7 @@ in memory: a restart of the service starts them again.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from toposched.store import QueueEntry
 
@@ -28,8 +28,13 @@ class Ages:
     ) -> list[QueueEntry]:
         """``pending`` in the cycle's order; gangs not seen before start waiting ``now``, and
         gangs no longer pending are forgotten."""
-        since = {entry.id: self.since.get(entry.id, now) for entry in pending}
-        self.since = since
+        self.since = {entry.id: self.since.get(entry.id, now) for entry in pending}
+        return self.ranked(pending, now, aging_seconds)
+
+    def ranked(
+        self, pending: Iterable[QueueEntry], now: float, aging_seconds: float | None
+    ) -> list[QueueEntry]:
+        """``pending`` in the cycle's order, as of ``now``, remembering nothing."""
 
         def key(entry: QueueEntry) -> tuple[int, int, int]:
             return (-self.effective(entry.id, entry.priority, now, aging_seconds), entry.sequence, entry.id)

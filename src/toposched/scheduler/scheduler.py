@@ -18,7 +18,7 @@ guards), ``cycle`` (one pass) and ``loop`` (``run``).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Unpack
 
 from toposched.engine import PolicyRegistry, builtin_policies
@@ -52,9 +52,10 @@ from toposched.scheduler.types import (
     SchedulerConfig,
     Submission,
 )
-from toposched.store import PoolRecord, Store, WorkloadRecord, WorkloadState
+from toposched.store import PoolRecord, QueueEntry, Store, WorkloadRecord, WorkloadState
 
 QueueList = list[QueueStatus]
+EntryList = list[QueueEntry]
 PoolKeys = list[dict[str, object]]  # named here: inside the class, ``list`` is a method
 
 
@@ -224,6 +225,11 @@ class Scheduler:
     def queues(self) -> QueueList:
         """Every queue with its usage, quota, borrowing, share and gangs (``queue_status``)."""
         return queue_statuses(self._state)
+
+    def admission_order(self, pending: Iterable[QueueEntry]) -> EntryList:
+        """Pending workloads in the order a cycle tries them within a queue (``aging.Ages``)."""
+        state = self._state
+        return state.ages.ranked(pending, state.clock.now(), state.config.aging_seconds)
 
     def pool_keys(self, name: str) -> PoolKeys:
         """A pool's topology keys ``[{key, label, order}]``, coarsest first, as OSMO parses them."""

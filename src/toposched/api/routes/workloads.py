@@ -52,6 +52,7 @@ async def submit(body: SubmitBody, user: CurrentUser, verbs: VerbsDep) -> Respon
 def list_workloads(
     user: CurrentUser,
     store: StoreDep,
+    scheduler: SchedulerDep,
     limits: LimitsDep,
     response: Response,
     owner: str | None = None,
@@ -61,7 +62,10 @@ def list_workloads(
 ) -> list[dict[str, Any]]:
     """Workloads in submission (id) order, a page at a time: ids above ``after``, at most
     ``limit`` (capped by the server). A full page carries a ``Link: <...>; rel="next"`` header
-    whose ``after`` is the page's last id. Users get only their own."""
+    whose ``after`` is the page's last id. Users get only their own. A pending workload's
+    ``position`` is its place in the admission order among every user's pending workloads (1 is
+    tried first; priority rising with the wait, then arrival; with several queues, fair share
+    interleaves them)."""
     if not user.is_admin:
         if owner is not None and owner != user.name:
             raise PermissionDeniedError(f"user {user.name!r} may list only their own workloads")
@@ -71,7 +75,10 @@ def list_workloads(
     if len(records) == cap:
         query = {"after": records[-1].id, "limit": cap, "owner": owner, "state": state or None}
         response.headers["Link"] = next_link("/v1/workloads", query)
-    return [workload_json(r) for r in records]
+    pending = [r.id for r in records if r.state is WorkloadState.PENDING]
+    order = scheduler.admission_order(store.queue((WorkloadState.PENDING,))) if pending else []
+    positions = {entry.id: place for place, entry in enumerate(order, start=1)}
+    return [workload_json(r, position=positions.get(r.id)) for r in records]
 
 
 @router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
