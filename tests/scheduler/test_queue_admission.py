@@ -238,3 +238,12 @@ def test_the_sums_kept_between_cycles_equal_those_made_afresh(tmp_path: Path) ->
         again = Scheduler(reopened, e.clock, SchedulerConfig())
         again.cycle()
         assert kept(again) == afresh
+
+
+def test_a_gang_without_a_declared_run_time_gets_its_queue_s_default() -> None:
+    teams = [dict(t, defaultRunSeconds=1800) if t["name"] == "a" else t for t in TEAMS]
+    e = env(queues=teams, config=SchedulerConfig(default_run_seconds=600))
+    in_a, in_b = e.submit(queued_job("a0", "qa", 4)), e.submit(queued_job("b0", "qb", 4))
+    assert e.sched.cycle().admitted == (in_a, in_b)
+    assert e.sched.get(in_a).placement["runSeconds"] == 1800  # queue a's default
+    assert e.sched.get(in_b).placement["runSeconds"] == 600  # queue b has none: the service's

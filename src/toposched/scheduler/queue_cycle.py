@@ -92,7 +92,7 @@ class QueueCycle:
         """The queues as stored, with the usage of the gangs in ``booked`` (the cycle's view).
         With no queue configured (only an unconfigured ``default``) nothing is counted: every
         gang is in one unlimited queue, in priority then arrival order, as without queues."""
-        tree = queue_tree(state)
+        tree = state.queue_tree = queue_tree(state)
         capacity = state.queue_totals.capacity(state.nodes.members)
         if len(tree.queues) == 1 and not tree.queues[DEFAULT_QUEUE].resources:
             return cls(state, QueueAccounts(tree, {}), capacity, {}, pending, {})

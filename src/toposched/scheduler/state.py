@@ -16,7 +16,7 @@ from toposched.engine import (
     open_session,
 )
 from toposched.frontends.registry import CompileContext, PoolEntry, Registry
-from toposched.model import Gang, NotFoundError, Problem, SpecError, Topology
+from toposched.model import Gang, NotFoundError, Problem, QueueTree, SpecError, Topology
 from toposched.scheduler import pools
 from toposched.scheduler.aging import Ages
 from toposched.scheduler.clock import Clock
@@ -63,6 +63,7 @@ class State:
     ages: Ages = field(default_factory=Ages)  # how long each pending gang has waited (``aging``)
     # The last cycle's reservation and its topology: it stands while its gang backs off.
     reservation: tuple[Reservation, Topology] | None = None
+    queue_tree: QueueTree | None = None  # the queues the last cycle read (``queue_cycle``)
     queue_totals: GangUsageSums = field(default_factory=GangUsageSums)  # what queue usage is summed from
     # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.
     session: PlacementSession = field(init=False)
@@ -81,8 +82,16 @@ class State:
         )
 
     def run_seconds_of(self, gang: Gang) -> float:
-        """How long ``gang`` is expected to run: what it declares, else the service's default."""
-        return gang.run_seconds if gang.run_seconds is not None else self.config.default_run_seconds
+        """How long ``gang`` is expected to run: what it declares, else its queue's
+        ``defaultRunSeconds`` (the queues as the cycle last read them), else the service's
+        default."""
+        if gang.run_seconds is not None:
+            return gang.run_seconds
+        if self.queue_tree is not None:
+            queued = self.queue_tree.queues[self.queue_tree.queue_of(gang)].default_run_seconds
+            if queued is not None:
+                return queued
+        return self.config.default_run_seconds
 
     def rank_of(self, record: WorkloadRecord) -> int:
         """The priority a pending workload has reached now (``aging``), at least its own."""
