@@ -68,7 +68,13 @@ EVERY_KIND = {
     "CompositePodGroup",
 }
 # Files under examples/ that are not workloads: clusters, pools, topologies, the simulator's.
-NOT_WORKLOADS = {"clusters/h100-small.yaml", "osmo/4-best-effort.relaxed.cluster.yaml", "sim/config.yaml"}
+# A cluster, a relaxed cluster, the simulator's settings and the service's scheduling queues.
+NOT_WORKLOADS = {
+    "clusters/h100-small.yaml",
+    "osmo/4-best-effort.relaxed.cluster.yaml",
+    "sim/config.yaml",
+    "queues.yaml",
+}
 
 
 @pytest.fixture(scope="module")
