@@ -12,7 +12,7 @@ One block of six racks of four 4-GPU nodes; r0 is free, every other rack has 9 G
 
 from __future__ import annotations
 
-from builders import BLOCK, GPU, RACK, node, running, topology
+from builders import BLOCK, GPU, RACK, ZONE, node, running, topology
 from toposched.engine import SearchBudget, place
 from toposched.engine.core.members import build
 from toposched.engine.core.space import NodeSpace
@@ -100,3 +100,56 @@ def test_splits_are_tried_one_by_one_when_they_leave_the_slices_different_room()
     assert outcome.found and not outcome.exhausted
     racks = [nodes[row].labels[RACK] for row in outcome.where.values()]
     assert sorted(racks.count(rack) for rack in ("r0", "r1")) == [8, 8]
+
+
+ZONED = topology("zone", "block", "rack", "host")
+
+
+def spread_racks() -> Cluster:
+    """One zone, two blocks; a rack is free (two 1-GPU nodes) or has one free node::
+
+    z0 ─┬─ b0 ── r0 free, r1 free, r2 free        (three rack slices of 2)
+        └─ b1 ── r3 free, r4 one node, r5 one node (one rack slice)
+    """
+    free = {"b0": {"r0": 2, "r1": 2, "r2": 2}, "b1": {"r3": 2, "r4": 1, "r5": 1}}
+    nodes = [
+        node(f"{r}h{h}").at(zone="z0", block=b, rack=r).alloc(gpu=1).build()
+        for b, racks in free.items()
+        for r, count in racks.items()
+        for h in range(count)
+    ]
+    return Cluster.create(nodes, [], [ZONED])
+
+
+def layered(pods: int, block: int) -> Gang:
+    specs = tuple(PodSpec(f"p{i}", i, Resources({GPU: 1})) for i in range(pods))
+    layers = (SliceLayer(BLOCK, block), SliceLayer(RACK, 2))
+    leaf = Group("main", required=ZONE, slices=layers, pods=specs)
+    return Gang("layered", Group("workload", children=(leaf,)))
+
+
+def test_blocks_hold_only_the_block_slices_their_racks_hold_whole() -> None:
+    """Two block slices of 4 pods, each two rack slices of 2: the zone has 10 free GPUs and four
+    rack slices, but b1 holds one rack slice, not two. Counting a block's free pods let the
+    search try every split of b0 and b1 until its budget ran out (the 4,608-node multilayer
+    example of issue 27 took 2 s of CPU this way); counting its racks' whole slices refuses it
+    at once."""
+    result = place(
+        layered(8, 4),
+        spread_racks(),
+        topology=ZONED,
+        policy=Policy.MIXED,
+        search=Search.COMPLETE,
+        budget=SearchBudget(200),
+    )
+    assert isinstance(result, Unschedulable) and not result.budget_exhausted
+    assert result.note.startswith("complete search found no placement either (")
+    assert int(result.note.split("(")[1].split()[0]) <= 10
+
+
+def test_block_slices_that_the_racks_hold_are_placed() -> None:
+    """Three block slices of 2 pods (one rack slice each) fit: two in b0, one in b1."""
+    result = place(layered(6, 2), spread_racks(), topology=ZONED, policy=Policy.MIXED, search=Search.COMPLETE)
+    assert isinstance(result, Placement)
+    racks = sorted({str(p.node)[:2] for p in result.pods})
+    assert len(racks) == 3

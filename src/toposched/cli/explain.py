@@ -104,11 +104,7 @@ def print_explanation(console: Console, topology: Topology, explanation: Explana
     if explanation.candidates:
         console.print(Text("best candidate domains:", style="bold"))
         for fit in explanation.candidates:
-            short = ", ".join(f"{r} {amount}" for r, amount in fit.shortfall.items())
-            console.print(
-                f"  {'/'.join(fit.domain)}: {fit.fit} of {fit.needed} pod(s) fit"
-                + (f"; short of {short}" if short else "")
-            )
+            console.print(f"  {fit.text(topology.short_name)}", highlight=False, markup=False)
     if explanation.exclusions:
         console.print(Text("nodes left out:", style="bold"))
         for exclusion in explanation.exclusions:

@@ -187,7 +187,15 @@ def explanation_to_json(explanation: Explanation) -> dict[str, Any]:
         "group": explanation.group,
         "level": explanation.level,
         "candidates": [
-            {"domain": list(c.domain), "fit": c.fit, "needed": c.needed, "shortfall": dict(c.shortfall)}
+            {
+                "domain": list(c.domain),
+                "fit": c.fit,
+                "needed": c.needed,
+                "shortfall": dict(c.shortfall),
+                "layers": [{"level": x.level, "fit": x.fit, "needed": x.needed} for x in c.layers],
+                "shortSlices": [{"domain": list(x.domain), "held": x.held, "full": x.full} for x in c.short],
+                "text": c.text(),
+            }
             for c in explanation.candidates
         ],
         "excludedNodes": [_exclusion_document(e) for e in explanation.exclusions],

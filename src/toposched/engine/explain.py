@@ -32,6 +32,7 @@ from toposched.engine.core.budget import SearchBudget
 from toposched.engine.core.options import PlacementOptions
 from toposched.engine.place import COMPLETE_WOULD_PLACE
 from toposched.engine.session import PlacementSession, open_session
+from toposched.engine.slice_fit import SliceFit, slice_fit
 from toposched.model import (
     Cluster,
     DomainFit,
@@ -56,6 +57,7 @@ from toposched.snapshot import PodShape, Snapshot, per_slot_requests
 
 Path = tuple[str, ...]
 CANDIDATES = 3  # best domains shown
+SLICED_TRIES = 16  # roomiest domains whose slices are arranged to find the best candidates
 WORKLOAD_TRIES = 8  # running workloads tried one at a time
 WORKLOAD_SUGGESTIONS = 3
 
@@ -83,7 +85,8 @@ def explain_refusal(
     level = refusal.level or (group.level if group is not None else None)
     snapshot = session.snapshot(topology, cluster.nodes, cluster.pods)
     shape = _shape(group or gang.root)
-    candidates = _candidates(snapshot, shape, level, group.size if group else gang.size) if shape else ()
+    needed = group.size if group else gang.size
+    candidates = _candidates(snapshot, group, shape, level, needed) if shape else ()
     places = Places(session, cluster, topology, policy, search, budget)
 
     def landed(placement: Placement) -> tuple[Path, ...]:
@@ -189,19 +192,33 @@ def _shape(group: Group) -> PodShape | None:
     return PodShape(pod.requests, pod.tolerations, tuple(sorted(pod.node_selector.items())))
 
 
-def _candidates(snapshot: Snapshot, shape: PodShape, level: str | None, needed: int) -> tuple[DomainFit, ...]:
+def _candidates(
+    snapshot: Snapshot, group: Group | None, shape: PodShape, level: str | None, needed: int
+) -> tuple[DomainFit, ...]:
+    """The best domains of ``level`` for the failing group: the pods each holds (of a sliced
+    group, as one arrangement of all its slice layers takes them), never more than needed."""
     tree = snapshot.tree
     index = tree.level_index(level) if level is not None else None
     if index is None or tree.node_count == 0:
         return ()
     capacity = snapshot.capacity(shape)
-    per_domain = snapshot.level_capacity(shape)[index]
-    best = sorted(range(len(per_domain)), key=lambda d: (-int(per_domain[d]), d))[:CANDIDATES]
+    per_level = snapshot.level_capacity(shape)
+    per_domain = per_level[index]
+    layers = group.slices if group is not None else ()
+    order = sorted(range(len(per_domain)), key=lambda d: (-int(per_domain[d]), d))
+    sliced: dict[int, SliceFit] = {}
+    if layers:
+        # Raw capacity ranks domains badly for slices: arrange the roomiest few and keep the best.
+        for domain in order[:SLICED_TRIES]:
+            found = slice_fit(tree, per_level, layers, needed, index, domain)
+            if found is not None:
+                sliced[domain] = found
+        order = sorted(sliced, key=lambda d: (-sliced[d].pods, -int(per_domain[d]), d)) or order
     mask = snapshot.eligible(shape)
     eligible = capacity >= 0 if mask is None else mask
     charged = per_slot_requests(shape.requests)
     out: list[DomainFit] = []
-    for domain in best:
+    for domain in order[:CANDIDATES]:
         first, last = tree.descendants(index, domain, tree.leaf_level)
         rows = np.arange(tree.leaf_nodes(first).start, tree.leaf_nodes(last - 1).stop)
         rows = rows[eligible[rows]]
@@ -211,7 +228,18 @@ def _candidates(snapshot: Snapshot, shape: PodShape, level: str | None, needed: 
             free = int(np.maximum(snapshot.free[rows, column], 0).sum()) if column is not None else 0
             if amount * needed > free:
                 shortfall[resource] = amount * needed - free
-        out.append(DomainFit(tree.path(index, domain), int(per_domain[domain]), needed, shortfall))
+        fit = sliced.get(domain)
+        held = min(int(per_domain[domain]), needed) if fit is None else fit.pods
+        out.append(
+            DomainFit(
+                tree.path(index, domain),
+                held,
+                needed,
+                shortfall,
+                layers=() if fit is None else fit.layers,
+                short=() if fit is None else fit.short,
+            )
+        )
     return tuple(out)
 
 

@@ -25,6 +25,7 @@ from toposched.model.explanation import (
     Exclusion,
     ExclusionReason,
     Explanation,
+    ShortSlices,
     Suggestion,
     SuggestionKind,
 )
@@ -120,6 +121,7 @@ __all__ = [
     "RunningPod",
     "Search",
     "Semantics",
+    "ShortSlices",
     "SliceLayer",
     "SpecError",
     "StoreError",

@@ -17,6 +17,7 @@ Run ``python -m toposched.samples.generate > src/toposched/samples/cluster.yaml`
 
 from __future__ import annotations
 
+import random
 import sys
 from typing import Any
 
@@ -107,6 +108,25 @@ def cluster_manifest() -> dict[str, Any]:
     """The whole sample cluster as one v1 List."""
     items: list[dict[str, Any]] = [node_manifest(*names) for names in node_names()]
     items += [pod_manifest(node, gpus) for node, gpus in sorted(BUSY.items())]
+    items.append(topology_manifest())
+    return list_object(items)
+
+
+def busy_cluster_manifest(racks: int, busy: float, seed: int) -> dict[str, Any]:
+    """A large cluster of the sample's shape as a v1 List: 2 zones x 4 blocks x ``racks`` racks x
+    18 nodes (``racks=32``: 4,608 nodes), a seeded share ``busy`` of the nodes running a pod of
+    1, 2 or 4 GPUs. The explanation bench and tests place the multilayer example on it."""
+    rng = random.Random(seed)
+    items: list[dict[str, Any]] = []
+    for z in range(1, 3):
+        for b in range(1, 5):
+            for r in range(1, racks + 1):
+                zone, block, rack = f"z{z}", f"z{z}-b{b}", f"z{z}-b{b}-r{r}"
+                for n in range(1, NODES_PER_RACK + 1):
+                    name = f"{rack}-n{n:02d}"
+                    items.append(node_manifest(zone, block, rack, name))
+                    if rng.random() < busy:
+                        items.append(pod_manifest(name, rng.choice([1, 2, 4])))
     items.append(topology_manifest())
     return list_object(items)
 

@@ -374,9 +374,8 @@
     if (w.reason) html += '<p class="bad">' + esc(w.reason) + '</p>';
     if (body.group) html += '<p>failing group <b>' + esc(body.group) + '</b>' + (body.level ? ' at level <code>' + esc(body.level) + '</code>' : '') + '</p>';
     if (body.candidates.length) {
-      html += '<h3>best candidate domains</h3><table class="fit">' + body.candidates.map((c) =>
-        '<tr><td>' + esc(c.domain.join('/')) + '</td><td>' + c.fit + ' of ' + c.needed + ' fit</td><td>' +
-        esc(Object.entries(c.shortfall).map(([k, v]) => 'short ' + v + ' ' + k).join(', ')) + '</td></tr>').join('') + '</table>';
+      // c.text: the domain, pods that fit of those needed, slices per layer and what is short.
+      html += '<h3>best candidate domains</h3>' + li(body.candidates.map((c) => esc(c.text)));
     }
     if (body.excludedNodes.length) {
       html += '<h3>nodes left out</h3>' + li(body.excludedNodes.map((x) => x.nodes + ' node(s) ' + esc(EXCLUDED[x.reason] || x.reason) +

@@ -13,7 +13,7 @@ import numpy as np
 
 from toposched.engine.core.members import GroupNode
 from toposched.engine.core.rowwise import take_rows
-from toposched.engine.core.space import NodeSpace
+from toposched.engine.core.space import NodeSpace, TopoView
 from toposched.model import PodSpec
 from toposched.snapshot import fits_count
 from toposched.topology import IntArray
@@ -93,7 +93,7 @@ def slice_room(
         key = (id(rows), node.topology, node.required, runs[0][0].shape, size)
         alike.setdefault(key, (rows, runs[0][0], []))[2].append(node)
     for (_, topology, required, _, size), (rows, pod, nodes) in alike.items():
-        if len(nodes) < 2:
+        if len(nodes) < 2 and not nodes[0].children:
             continue  # one group: the per-domain fit of its options says as much
         view = space.views.get(topology if topology is not None else space.default)
         level = view.tree.level_index(required) if view is not None else None
@@ -101,10 +101,60 @@ def slice_room(
             continue
         codes = view.codes[level][rows]
         inside = codes >= max((lowest.get(n.name, 0) for n in nodes), default=0)
-        per_domain = np.bincount(codes[inside], weights=capacity(space, rows, pod)[inside])
-        if int((per_domain // size).sum()) < len(nodes):
+        cap = np.where(inside, capacity(space, rows, pod), 0)
+        if int(_whole_groups(view, nodes[0], size, rows, cap, level).sum()) < len(nodes):
             return False
     return True
+
+
+def _whole_groups(
+    view: TopoView, node: GroupNode, size: int, rows: IntArray, cap: IntArray, level: int
+) -> IntArray:
+    """Per domain of ``level``, how many whole groups like ``node`` (``size`` pods) it holds: its
+    capacity in whole groups and, when ``node`` is cut into slices that each require one domain
+    of a level (Kueue's slice layers), as many as its domains of that level hold whole slices
+    for (recursively): ten free racks spread over four blocks hold no block of four racks."""
+    codes = view.codes[level][rows]
+    known = codes >= 0
+    count = view.tree.count(level)
+    per = np.bincount(codes[known], weights=cap[known], minlength=count).astype(np.int64) // size
+    kids = node.children
+    first = kids[0] if kids else None
+    if first is None or first.required is None or size != _pod_count(node) or not _equal_slices(node):
+        return per
+    inner = view.tree.level_index(first.required)
+    if inner is None or inner < level:
+        return per
+    kid_size = size // len(kids)
+    held = _whole_groups(view, kids[0], kid_size, rows, cap, inner)
+    parent = np.zeros(len(held), dtype=np.int64)
+    child_codes = view.codes[inner][rows]
+    both = known & (child_codes >= 0)
+    parent[child_codes[both]] = codes[both]
+    return np.minimum(per, np.bincount(parent, weights=held, minlength=count).astype(np.int64) // len(kids))
+
+
+def _equal_slices(node: GroupNode) -> bool:
+    """``node``'s children are interchangeable slices: all of them needed, none running, each
+    requiring the same level with as many pods (so every one of them needs a whole domain)."""
+    kids = node.children
+    sizes = {_pod_count(k) for k in kids}
+    return (
+        node.min_sub_group is None
+        and len(sizes) == 1
+        and all(
+            k.required == kids[0].required
+            and k.topology == kids[0].topology
+            and k.min_member is None
+            and k.min_sub_group is None
+            and not any(g.running for g in k.walk())
+            for k in kids
+        )
+    )
+
+
+def _pod_count(node: GroupNode) -> int:
+    return len(node.pods) + sum(_pod_count(k) for k in node.children)
 
 
 def tree_order(space: NodeSpace) -> IntArray:
