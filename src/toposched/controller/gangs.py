@@ -34,7 +34,7 @@ from toposched.controller.keys import (
 )
 from toposched.controller.kubeapi import Object
 from toposched.controller.pinning import unpin
-from toposched.controller.records import PodRecord, record_of
+from toposched.controller.records import PodRecord, batch_of, record_of, uid_of
 from toposched.model import HOSTNAME, Topology
 from toposched.wire.scheduling import read_pod_group, read_pod_link, read_workload
 
@@ -58,12 +58,20 @@ class GangPods:
         return [name_of(p) for p in self.pods]
 
     def records(self) -> dict[str, PodRecord]:
-        """The pods' recorded assignments that belong to this gang, by pod name."""
+        """The pods' recorded assignments that belong to this gang, by pod name: a pod's own, else
+        (for a gated pod) the one a batch holds for it, written on a recorded pod of the gang."""
         out: dict[str, PodRecord] = {}
+        batched: dict[str, PodRecord] = {}  # by the uid of the pod recorded
+        gang = str(self.key)
         for pod in self.pods:
             record = record_of(pod)
-            if record is not None and record.gang == str(self.key):
+            if record is not None and record.gang == gang:
                 out[name_of(pod)] = record
+                batched.update((uid, r) for uid, r in batch_of(pod).items() if r.gang == gang)
+        for pod in self.pods:
+            found = batched.get(uid_of(pod)) if name_of(pod) not in out and is_gated(pod) else None
+            if found is not None:
+                out[name_of(pod)] = found
         return out
 
     def missing(self) -> str | None:

@@ -23,10 +23,12 @@ from toposched.wire.scheduling import read_pod_link, stamped_name
 
 GATE = "toposched.io/topology"  # the scheduling gate the controller removes
 ASSIGNMENT = "toposched.io/assignment"  # the pod's recorded assignment (JSON, see ``records``)
+BATCH = "toposched.io/gang-assignments"  # the assignments of a gang's pods written after this one
 FIELD_MANAGER = "toposched"
 
 __all__ = [
     "ASSIGNMENT",
+    "BATCH",
     "FIELD_MANAGER",
     "GATE",
     "GangKey",

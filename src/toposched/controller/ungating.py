@@ -42,7 +42,7 @@ from toposched.controller.kubeapi import (
 )
 from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
-from toposched.controller.podwrites import PodWrites
+from toposched.controller.podwrites import DEFAULT_CONCURRENCY, PodWrites, check_concurrency
 from toposched.controller.retry import Backoff
 from toposched.controller.ungater import Ungater
 from toposched.scheduler import Clock, CycleReport, Scheduler
@@ -88,10 +88,12 @@ class UngaterController:
         namespace: str | None = None,
         metrics: ControllerMetrics | None = None,
         watch_seconds: int = 1,
+        write_concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         """``watch_seconds`` bounds each informer's watch call; the calls run side by side, so a
         step with nothing new waits that long once: steps stay short enough to renew the Lease,
-        and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen."""
+        and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen.
+        ``write_concurrency`` bounds the pod writes in flight at once."""
         self.api = api
         self.scheduler = scheduler
         self.clock = clock
@@ -109,7 +111,8 @@ class UngaterController:
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         expectations = Expectations()
-        self.ungater = Ungater(PodWrites(api, expectations), scheduler, expectations, topology)
+        writes = PodWrites(api, expectations, check_concurrency(write_concurrency))
+        self.ungater = Ungater(writes, scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
@@ -180,8 +183,10 @@ class UngaterController:
         return StepReport(report, restored)
 
     def close(self) -> None:
-        """Stop the watch threads; a call under way ends within its ``watch_seconds``."""
+        """Stop the watch threads (a call under way ends within its ``watch_seconds``) and the
+        writing ones (writes under way finish)."""
         self._watchers.shutdown(wait=False, cancel_futures=True)
+        self.ungater.writes.close()
 
     def _synced(self) -> bool:
         """Whether every kind watched has been listed (or is known not to be served)."""
