@@ -58,7 +58,12 @@ def controller_command(
     metrics_port: Annotated[
         int, typer.Option("--metrics-port", help="Port of /metrics and /healthz; 0 turns them off.")
     ] = 8081,
-    interval: Annotated[float, typer.Option("--interval", help="Seconds between two passes.")] = 2.0,
+    interval: Annotated[
+        float,
+        typer.Option(
+            "--interval", help="Most seconds between two passes (ungater: sooner on news from a watch)."
+        ),
+    ] = 2.0,
     write_concurrency: Annotated[
         int,
         typer.Option("--write-concurrency", help="Pod writes in flight at once (ungater mode), 1 to 256."),

@@ -92,6 +92,7 @@ def reconciler_factory(
             namespace=options.namespace,
             metrics=metrics,
             write_concurrency=options.write_concurrency,
+            streamed=True,
         )
 
     return ungater

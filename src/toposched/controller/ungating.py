@@ -16,6 +16,7 @@ each watched kind has been listed once.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
 from toposched.controller.podwrites import DEFAULT_CONCURRENCY, PodWrites, check_concurrency
 from toposched.controller.retry import Backoff
+from toposched.controller.streaming import Streams
 from toposched.controller.ungater import Ungater
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
@@ -89,11 +91,14 @@ class UngaterController:
         metrics: ControllerMetrics | None = None,
         watch_seconds: int = 1,
         write_concurrency: int = DEFAULT_CONCURRENCY,
+        streamed: bool = False,
     ) -> None:
         """``watch_seconds`` bounds each informer's watch call; the calls run side by side, so a
         step with nothing new waits that long once: steps stay short enough to renew the Lease,
         and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen.
-        ``write_concurrency`` bounds the pod writes in flight at once."""
+        ``write_concurrency`` bounds the pod writes in flight at once. ``streamed``: the watches
+        run on threads of their own instead (``streaming``), a step takes what they delivered and
+        ``wait`` returns as soon as there is news."""
         self.api = api
         self.scheduler = scheduler
         self.clock = clock
@@ -120,6 +125,7 @@ class UngaterController:
         # One thread per informer, so their watch calls wait side by side. Each informer is
         # fetched by one call at a time and read only after every call of the step returned.
         self._watchers = ThreadPoolExecutor(len(list(self.every_informer())), "toposched-watch")
+        self.streams = Streams(self._fetch, self._watched) if streamed else None
 
     @property
     def kube_podgroups(self) -> Informer:
@@ -154,8 +160,15 @@ class UngaterController:
                 self.metrics.api_errors.labels(str(status)).inc()
             ungater.failed.clear()
 
+    def wait(self, seconds: float, stop: threading.Event) -> None:
+        """Until the next step is due: news from a watch (streamed), else ``seconds``, or ``stop``."""
+        if self.streams is None:
+            stop.wait(seconds)
+        else:
+            self.streams.wait(seconds, stop)
+
     def _step(self) -> StepReport:
-        changes = self._pump_all()
+        changes = self._pump_all() if self.streams is None else self._take_all(self.streams)
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         if any(change.resource in TOPOLOGY_RESOURCES for change in changes):
             self.ungater.topologies_changed()
@@ -186,6 +199,8 @@ class UngaterController:
         """Stop the watch threads (a call under way ends within its ``watch_seconds``) and the
         writing ones (writes under way finish)."""
         self._watchers.shutdown(wait=False, cancel_futures=True)
+        if self.streams is not None:
+            self.streams.close()
         self.ungater.writes.close()
 
     def _synced(self) -> bool:
@@ -215,6 +230,21 @@ class UngaterController:
         if unexpected:  # API failures stay with their informer (``_fetch``): this is a bug
             raise unexpected[0]
         return [change for informer in fetches for change in informer.take()]
+
+    def _watched(self, informer: Informer) -> bool:
+        """Whether ``informer`` is watched: a kind served, and v1beta1 PodGroups only where
+        v1alpha3 ones are not (the class docstring)."""
+        if informer.resource in self.missing_kinds:
+            return False
+        return informer is not self.kube_podgroups_v1beta1 or self.kube_podgroups is informer
+
+    def _take_all(self, streams: Streams) -> list[Change]:
+        """What the streamed watches delivered since the last step, in ``every_informer`` order;
+        a watch not running yet is started."""
+        for informer in self.every_informer():
+            if self._watched(informer):
+                streams.start(informer)
+        return [change for informer in self.every_informer() for change in informer.take()]
 
     def _fetch(self, informer: Informer) -> None:
         """One watch call (or listing) of ``informer``, unless it waits after failures; a failure
