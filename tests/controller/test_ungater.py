@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from tests.controller.cluster import (
     HOST,
     RACK,
@@ -23,7 +25,8 @@ from tests.controller.cluster import (
 )
 from tests.controller.fake_kube import FakeKubeApi
 
-from toposched.controller.keys import ASSIGNMENT, GATE, is_gated
+from toposched.controller import gangs as grouping
+from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, gang_of, is_gated
 from toposched.controller.kubeapi import KAI_PODGROUPS, KUEUE_TOPOLOGIES, PODS, KubeApiError
 from toposched.controller.records import record_of
 from toposched.model import Topology
@@ -254,3 +257,28 @@ def test_a_gang_naming_a_topology_the_cluster_has_not_yet_is_placed_once_it_appe
 def test_a_gang_refused_for_its_podgroup_is_compiled_again_once_the_podgroup_changes() -> None:
     # fixed; the pods and topologies are as they were
     refused_then_placed("no-such-topology", lambda api: api.put(KAI_PODGROUPS, kai_podgroup(min_member=2)))
+
+
+def test_a_pod_read_before_is_not_read_again_until_its_resource_version_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name, total=3))
+    ctl.step()
+    reads: list[str] = []
+
+    def counted(pod: dict[str, Any]) -> GangKey | None:
+        reads.append(str(pod["metadata"]["name"]))
+        return gang_of(pod)
+
+    monkeypatch.setattr(grouping, "gang_of", counted)
+    ctl.step()
+    assert reads == []  # nothing changed: the gangs are as last read
+    api.put(PODS, kueue_pod("p2", total=3))
+    ctl.step()
+    assert reads == ["p2"]
+    for _ in range(2):
+        ctl.step()
+    assert not any(is_gated(pod(api, n)) for n in ("p0", "p1", "p2"))

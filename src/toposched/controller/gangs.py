@@ -182,13 +182,30 @@ class GroupObjects:
         return GangPods(key)
 
 
-def group_pods(pods: Iterable[Object], objects: GroupObjects) -> dict[GangKey, GangPods]:
-    """The controller's live pods by gang."""
+# Per pod (namespace/name): the resourceVersion read and the gang it is the controller's for.
+MemberMemo = dict[str, tuple[str, GangKey | None]]
+
+
+def group_pods(
+    pods: Iterable[Object], objects: GroupObjects, memo: MemberMemo | None = None
+) -> dict[GangKey, GangPods]:
+    """The controller's live pods by gang. ``memo`` (the caller's, kept between calls) spares
+    reading again a pod whose resourceVersion did not change; it is left holding the pods seen."""
     trees = composite_trees(objects.kube_podgroups, objects.kube_composites)
     gangs: dict[GangKey, GangPods] = {}
+    seen: MemberMemo = {}
     for pod in pods:
-        key = gang_of(pod)
-        if key is None or not is_live(pod) or not is_managed(pod):
+        metadata = pod.get("metadata") or {}
+        ident = f"{metadata.get('namespace')}/{metadata.get('name')}"
+        version = str(metadata.get("resourceVersion") or "")
+        known = memo.get(ident) if memo is not None and version else None
+        if known is not None and known[0] == version:
+            key = known[1]
+        else:
+            key = gang_of(pod)
+            key = key if key is not None and is_live(pod) and is_managed(pod) else None
+        seen[ident] = (version, key)
+        if key is None:
             continue
         key = trees.key_of(key)
         gang = gangs.get(key)
@@ -197,6 +214,9 @@ def group_pods(pods: Iterable[Object], objects: GroupObjects) -> dict[GangKey, G
         gang.pods.append(pod)
     for gang in gangs.values():
         gang.pods.sort(key=name_of)
+    if memo is not None:
+        memo.clear()
+        memo.update(seen)
     return gangs
 
 

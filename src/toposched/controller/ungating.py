@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
-from toposched.controller.gangs import GroupObjects, group_pods
+from toposched.controller.gangs import GroupObjects, MemberMemo, group_pods
 from toposched.controller.informer import Change, Informer
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import (
@@ -120,6 +120,7 @@ class UngaterController:
         self.ungater = Ungater(writes, scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
+        self._members: MemberMemo = {}  # each pod's gang, as last read (``group_pods``)
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
         self.backoff = {informer: Backoff() for informer in self.every_informer()}  # after failed watches
         # One thread per informer, so their watch calls wait side by side. Each informer is
@@ -181,7 +182,7 @@ class UngaterController:
             self.kube_workloads.objects,
             self.kube_composites.objects,
         )
-        gangs = group_pods(self.pods.objects.values(), objects)
+        gangs = group_pods(self.pods.objects.values(), objects, self._members)
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
         if not self._started:
