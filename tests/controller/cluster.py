@@ -17,6 +17,8 @@ from tests.controller.fake_kube import FakeKubeApi
 
 from toposched.controller.keys import GATE
 from toposched.controller.kubeapi import KUEUE_TOPOLOGIES, NODES, PODS
+from toposched.controller.podwrites import DEFAULT_CONCURRENCY
+from toposched.controller.records import PodRecord, batch_of, record_of, uid_of
 from toposched.controller.ungater_controller import UngaterController
 from toposched.model import Taint, Topology
 from toposched.scheduler import ManualClock, Scheduler, SchedulerConfig
@@ -78,16 +80,30 @@ def cluster(nodes: int = 6) -> FakeKubeApi:
 
 
 def controller(
-    api: FakeKubeApi, clock: ManualClock | None = None, *, topology: str | None = None, **config: Any
+    api: FakeKubeApi,
+    clock: ManualClock | None = None,
+    *,
+    topology: str | None = None,
+    write_concurrency: int = DEFAULT_CONCURRENCY,
+    **config: Any,
 ) -> UngaterController:
     """An ungater on ``api`` (``topology``: its ``--topology``, the default of gangs naming none)."""
     clock = clock or ManualClock(1000.0)
     scheduler = Scheduler(MemoryStore(history=False), clock, SchedulerConfig(**config))  # as app.py
-    return UngaterController(api, scheduler, clock, topology=topology)
+    return UngaterController(api, scheduler, clock, topology=topology, write_concurrency=write_concurrency)
 
 
 def pod(api: FakeKubeApi, name: str) -> dict[str, Any]:
     return api.obj(PODS, name, "default")
+
+
+def records_read(pods: list[dict[str, Any]]) -> dict[str, PodRecord | None]:
+    """Each pod's record as a restarted controller reads it: its own, else the one a batch on
+    another pod of the list holds for it (by uid)."""
+    batched: dict[str, PodRecord] = {}
+    for one in pods:
+        batched.update(batch_of(one))
+    return {str(p["metadata"]["name"]): record_of(p) or batched.get(uid_of(p)) for p in pods}
 
 
 def bind(api: FakeKubeApi, name: str, *, phase: str = "Running") -> None:

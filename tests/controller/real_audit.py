@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections import Counter
 from pathlib import Path
 
 import yaml
@@ -33,3 +34,16 @@ def refused(plane: ControlPlane, kubeconfig: Path) -> list[str]:
         for e in requests_with(plane, kubeconfig)
         if e.code == 403
     ]
+
+
+def pod_writes(plane: ControlPlane, kubeconfig: Path, namespace: str) -> Counter[str]:
+    """Per pod of ``namespace``: how many writes (patch, update) ``kubeconfig``'s token made to
+    it that the server applied."""
+    return Counter(
+        str(e.name)
+        for e in requests_with(plane, kubeconfig)
+        if e.resource == "pods"
+        and e.namespace == namespace
+        and e.verb in ("patch", "update")
+        and e.code < 300
+    )

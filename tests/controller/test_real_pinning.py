@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from tests.controller.cluster import kube_pod, kube_podgroup
+from tests.controller.real_audit import pod_writes
 from tests.controller.real_cluster import HOST, RUN, ControllerAccounts, RealCluster, allows
 from tests.controller.real_scheduler import running_scheduler
 from tests.controller.real_steps import settle, ungater
@@ -84,6 +85,8 @@ def test_pods_on_nodes_without_a_hostname_label_are_pinned_by_node_name_and_boun
     assert len(set(bound.values())) == 2
     assert report.restored == (f"kube:{real_cluster.namespace}/workers",)
     assert {n: record_of(real_cluster.pod(n)) for n in names} == recorded
+    writes = pod_writes(real_cluster.plane, controller_accounts[Mode.UNGATER], real_cluster.namespace)
+    assert writes == dict.fromkeys(names, 1)  # the pin (affinity) and the gate's removal in one request
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """``--mode ungater`` on the real API server, as the ungater's ServiceAccount with deploy/'s RBAC:
-gated gangs of every front end are recorded, then pinned and ungated by patches the server
-accepts for gated pods; nothing is placed before the gang is whole; the writes name the field
-manager ``toposched``. The cluster (six nodes, racks of three)::
+gated gangs of every front end are recorded, pinned and ungated by one patch per pod, which the
+server accepts for gated pods (its audit log counts them); nothing is placed before the gang is
+whole; the writes name the field manager ``toposched``. The cluster (six nodes, racks of three)::
 
                z
            /       \\
@@ -13,11 +13,13 @@ manager ``toposched``. The cluster (six nodes, racks of three)::
 from __future__ import annotations
 
 import pytest
+from tests.controller.real_audit import pod_writes
 from tests.controller.real_cluster import HOST, ControllerAccounts, RealCluster
 from tests.controller.real_gangs import FRONT_ENDS
 from tests.controller.real_steps import settle, ungater
 
 from toposched.controller.kubeapi import PODS, Object
+from toposched.controller.modes import Mode
 from toposched.controller.records import record_of
 
 
@@ -49,6 +51,8 @@ def test_a_gated_gang_of_each_front_end_is_ungated_in_one_rack_once_whole(
         settle(ctl, lambda: real_cluster.ungated(names), what=f"the {front_end} gang is ungated")
 
     pods = [real_cluster.pod(n) for n in names]
+    writes = pod_writes(real_cluster.plane, controller_accounts[Mode.UNGATER], real_cluster.namespace)
+    assert writes == dict.fromkeys(names, 1)  # record, node selector and gate removal in one request
     assert len(real_cluster.racks_of(pods)) == 1
     assert {getattr(record_of(p), "topology", None) for p in pods} == {gang.topology}
     assert all(managers(p)["toposched"] >= {"nodeSelector", "annotations"} for p in pods)

@@ -46,10 +46,11 @@ def test_a_conflicting_pod_write_is_not_repeated_but_decided_again_from_the_fres
     ctl = controller(api)
     for name in ("p0", "p1"):
         api.put(PODS, kueue_pod(name))
-    api.conflicts = 2  # the pods "changed" under the first two writes
+    api.conflicts = 1  # the first pod written (it records the gang) "changed" under the write
     ctl.step()
-    assert [c for c in api.calls if c == ("patch", "pods")] == [("patch", "pods")] * 2  # once each
-    assert ctl.reconciler.writes.conflicts == 2
+    assert [c for c in api.calls if c == ("patch", "pods")] == [("patch", "pods")]  # not repeated
+    assert ctl.reconciler.writes.conflicts == 1
+    assert is_gated(pod(api, "p0")) and is_gated(pod(api, "p1"))  # nobody ungated before the gang is recorded
     for _ in range(3):
         ctl.step()
     assert not is_gated(pod(api, "p0")) and not is_gated(pod(api, "p1"))

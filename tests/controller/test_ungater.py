@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 from tests.controller.cluster import (
     HOST,
     RACK,
@@ -19,10 +21,12 @@ from tests.controller.cluster import (
     kai_podgroup,
     kueue_pod,
     pod,
+    records_read,
 )
 from tests.controller.fake_kube import FakeKubeApi
 
-from toposched.controller.keys import ASSIGNMENT, GATE, is_gated
+from toposched.controller import gangs as grouping
+from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, is_gated
 from toposched.controller.kubeapi import KAI_PODGROUPS, KUEUE_TOPOLOGIES, PODS, KubeApiError
 from toposched.controller.records import record_of
 from toposched.model import Topology
@@ -52,7 +56,7 @@ def test_nothing_is_placed_until_every_pod_of_the_gang_exists() -> None:
     assert len(hosts) == 2
     racks = {ctl.scheduler.store.get_node(h).labels[RACK] for h in hosts}
     assert len(racks) == 1  # the gang's required rack
-    assert patches(api) == 4  # one record and one ungate per pod
+    assert patches(api) == 2  # one write per pod: its record, node selector and gate removal together
 
 
 def test_duplicate_events_change_nothing() -> None:
@@ -71,16 +75,6 @@ def test_duplicate_events_change_nothing() -> None:
     assert len(ctl.scheduler.list()) == 1
 
 
-def test_a_gang_is_recorded_on_every_pod_before_any_pod_is_ungated() -> None:
-    api = cluster()
-    ctl = controller(api)
-    for name in ("p0", "p1"):
-        api.put(PODS, kueue_pod(name))
-    ctl.step()
-    recorded = [pod(api, n) for n in ("p0", "p1")]
-    assert all(is_gated(p) and record_of(p) is not None for p in recorded)
-
-
 class FailingAfter(FakeKubeApi):
     """Fails every pod patch after the first ``allowed`` ones (a controller dying mid-way)."""
 
@@ -93,6 +87,22 @@ class FailingAfter(FakeKubeApi):
         return super().patch(*args, **kwargs)  # type: ignore[arg-type]
 
 
+def test_the_first_pod_written_records_the_whole_gang_before_any_other_is_ungated() -> None:
+    api = FailingAfter()
+    donor = cluster()
+    api.objects, api.events, api.version = donor.objects, donor.events, donor.version
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name))
+    api.allowed = 1  # one write lands, then every write fails
+    with contextlib.suppress(KubeApiError):
+        controller(api).step()
+    first, second = pod(api, "p0"), pod(api, "p1")
+    assert not is_gated(first) and is_gated(second)  # one write per pod: record and ungate at once
+    read = records_read([first, second])
+    assert record_of(second) is None and read["p1"] is not None  # p1's record is on p0
+    assert read["p1"].uid == second["metadata"]["uid"] and read["p1"].node != read["p0"].node
+
+
 def test_a_restart_in_the_middle_of_ungating_never_assigns_a_pod_twice() -> None:
     api = FailingAfter()
     donor = cluster()
@@ -100,12 +110,13 @@ def test_a_restart_in_the_middle_of_ungating_never_assigns_a_pod_twice() -> None
     for name in ("p0", "p1", "p2", "p3"):
         api.put(PODS, kueue_pod(name, total=4, level="topology.kubernetes.io/zone"))
     first = controller(api)
-    first.step()  # every pod recorded
-    recorded = {n: record_of(pod(api, n)) for n in ("p0", "p1", "p2", "p3")}
-    api.allowed = 1  # the first ungate goes through, then the process dies
+    api.allowed = 1  # the first pod's write goes through, then the process dies
     with contextlib.suppress(KubeApiError):
         first.step()
-    ungated = [n for n in recorded if not is_gated(pod(api, n))]
+    names = ["p0", "p1", "p2", "p3"]
+    recorded = records_read([pod(api, n) for n in names])  # the first pod's write records them all
+    assert all(r is not None for r in recorded.values())
+    ungated = [n for n in names if not is_gated(pod(api, n))]
     assert len(ungated) == 1
     bind(api, ungated[0])
 
@@ -246,3 +257,29 @@ def test_a_gang_naming_a_topology_the_cluster_has_not_yet_is_placed_once_it_appe
 def test_a_gang_refused_for_its_podgroup_is_compiled_again_once_the_podgroup_changes() -> None:
     # fixed; the pods and topologies are as they were
     refused_then_placed("no-such-topology", lambda api: api.put(KAI_PODGROUPS, kai_podgroup(min_member=2)))
+
+
+def test_a_pod_read_before_is_not_read_again_until_its_resource_version_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    api = cluster()
+    ctl = controller(api)
+    for name in ("p0", "p1"):
+        api.put(PODS, kueue_pod(name, total=3))
+    ctl.step()
+    reads: list[str] = []
+    member_of = grouping._member_of
+
+    def counted(pod: dict[str, Any], groupings: Any) -> tuple[str, GangKey] | None:
+        reads.append(str(pod["metadata"]["name"]))
+        return member_of(pod, groupings)
+
+    monkeypatch.setattr(grouping, "_member_of", counted)
+    ctl.step()
+    assert reads == []  # nothing changed: the gangs are as last read
+    api.put(PODS, kueue_pod("p2", total=3))
+    ctl.step()
+    assert reads == ["p2"]
+    for _ in range(2):
+        ctl.step()
+    assert not any(is_gated(pod(api, n)) for n in ("p0", "p1", "p2"))

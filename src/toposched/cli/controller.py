@@ -58,7 +58,16 @@ def controller_command(
     metrics_port: Annotated[
         int, typer.Option("--metrics-port", help="Port of /metrics and /healthz; 0 turns them off.")
     ] = 8081,
-    interval: Annotated[float, typer.Option("--interval", help="Seconds between two passes.")] = 2.0,
+    interval: Annotated[
+        float,
+        typer.Option(
+            "--interval", help="Most seconds between two passes (ungater: sooner on news from a watch)."
+        ),
+    ] = 2.0,
+    write_concurrency: Annotated[
+        int,
+        typer.Option("--write-concurrency", help="Pod writes in flight at once (ungater mode), 1 to 256."),
+    ] = 16,
     lease_duration: Annotated[
         int,
         typer.Option(
@@ -83,7 +92,7 @@ def controller_command(
 ) -> None:
     """Watch the cluster and act on it while this replica holds the leader Lease."""
     from toposched.cli.workloads import REGISTRY
-    from toposched.controller.app import Options, check, mode_of, run
+    from toposched.controller.app import CONNECTIONS_BESIDE, Options, check, mode_of, run
     from toposched.scheduler import CpuClock, SchedulerConfig
     from toposched.store import SqliteStore
 
@@ -106,6 +115,7 @@ def controller_command(
             identity=identity,
             metrics_port=metrics_port,
             interval=interval,
+            write_concurrency=write_concurrency,
             lease_duration=lease_duration,
             renew_deadline=renew_deadline,
             retry_period=retry_period,
@@ -117,7 +127,8 @@ def controller_command(
         check(options, store)
         from toposched.controller.rest import connect
 
-        run(connect(kubeconfig, context=context), options, stop, store=store)
+        api = connect(kubeconfig, context=context, connections=options.write_concurrency + CONNECTIONS_BESIDE)
+        run(api, options, stop, store=store)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)

@@ -16,12 +16,16 @@ from toposched.controller.kubeapi import KubeApi
 from toposched.controller.leader import LeaderElector, Reconciler, check_timing, lead
 from toposched.controller.metrics import ControllerMetrics, Heartbeat, serve
 from toposched.controller.modes import Mode
+from toposched.controller.podwrites import DEFAULT_CONCURRENCY, check_concurrency
 from toposched.controller.sync import SyncController
 from toposched.controller.ungater_controller import UngaterController
 from toposched.frontends.registry import Registry
 from toposched.model import Problem, SpecError
 from toposched.scheduler import Clock, Scheduler, SchedulerConfig, SystemClock
 from toposched.store import MemoryStore, Store
+
+# Connections the client keeps beside the pod writes': one per informer's watch, the Lease's.
+CONNECTIONS_BESIDE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,7 @@ class Options:
     metrics_host: str = "0.0.0.0"
     metrics_port: int = 8081  # 0 = no endpoint (8081: ``toposched serve`` listens on 8080)
     interval: float = 2.0  # seconds between passes
+    write_concurrency: int = DEFAULT_CONCURRENCY  # pod writes of the ungater in flight at once
     lease_duration: int = 15  # client-go's LeaseDuration, RenewDeadline and RetryPeriod
     renew_deadline: float = 10.0
     retry_period: float = 2.0
@@ -55,6 +60,7 @@ def mode_of(text: str) -> Mode:
 def check(options: Options, store: Store | None) -> None:
     """Refuse options that cannot work, before anything connects."""
     check_timing(options.lease_duration, options.renew_deadline, options.retry_period)
+    check_concurrency(options.write_concurrency)
     if options.mode is Mode.SYNC and store is None:
         raise SpecError(
             [Problem("--db", "is missing", "sync mode reads the service's store: give --db PATH")]
@@ -87,7 +93,14 @@ def reconciler_factory(
             search_clock=options.search_clock,
         )
         return UngaterController(
-            api, scheduler, clock, topology=options.topology, namespace=options.namespace, metrics=metrics
+            api,
+            scheduler,
+            clock,
+            topology=options.topology,
+            namespace=options.namespace,
+            metrics=metrics,
+            write_concurrency=options.write_concurrency,
+            streamed=True,
         )
 
     return ungater

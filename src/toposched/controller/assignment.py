@@ -1,8 +1,11 @@
-"""The two write phases for one admitted gang of the ungater (``gang_reconciler`` tells why two):
-record each slot of the placement on a pod, then, once every slot is recorded, give each recorded
-gated pod its node selector and lift the gate in one patch. Pods are told apart from slots by
-name, then in order; a pod pinned to a slot the scheduler moved is cleared (gated) or deleted.
-The pods' statuses are reported to the scheduler on the way."""
+"""The writes for one admitted gang of the ungater (``gang_reconciler`` tells why the order matters):
+each pod gets its record, its node selector and loses its gate in one conditional patch. The first
+pod written also carries the records of the other pods being written (a batch, ``records``), so
+once it landed the whole gang is recorded and the others go out side by side; a gang whose batch
+would not fit in a pod's annotations, or that is not fully placed yet, is recorded first, pod by
+pod, and ungated on a later pass. Pods are told apart from slots by name, then in order; a pod
+pinned to a slot the scheduler moved is cleared (gated) or deleted. The pods' statuses are
+reported to the scheduler on the way."""
 
 from __future__ import annotations
 
@@ -10,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from toposched.controller.gangs import GangPods
-from toposched.controller.keys import ASSIGNMENT, GATE, GangKey, is_gated, name_of
+from toposched.controller.keys import ASSIGNMENT, BATCH, GATE, GangKey, is_gated, name_of
 from toposched.controller.kubeapi import Object, PatchType
 from toposched.controller.pinning import pinned
-from toposched.controller.podwrites import PodWrites
-from toposched.controller.records import PodRecord, uid_of
+from toposched.controller.podwrites import PodPatch, PodWrites
+from toposched.controller.records import BATCH_LIMIT, PodRecord, encode_batch, record_of, uid_of
 from toposched.emit.kueue import node_selector_patches
 from toposched.emit.result import placement_from_json
 from toposched.model import Node, Search, Topology
@@ -36,11 +39,12 @@ class Slot:
 
 @dataclass(frozen=True, slots=True)
 class Ungated:
-    """What one pass ungated of a gang: how many pods, and whether that was every gated pod
-    (the gang is then fully ungated)."""
+    """What one pass ungated of a gang: how many pods, whether that was every gated pod (the gang
+    is then fully ungated), and the first write that failed otherwise than by a conflict."""
 
     pods: int
     whole: bool
+    error: Exception | None = None
 
 
 @dataclass(slots=True)
@@ -61,8 +65,8 @@ class AssignmentWriter:
     def reconcile(
         self, key: GangKey, gang: GangPods, record: WorkloadRecord, nodes: Mapping[str, Node], now: float
     ) -> Ungated:
-        """Record the gang's free slots on its unrecorded pods, clear the pods pinned to slots the
-        scheduler moved, and ungate once every slot is recorded."""
+        """Clear the pods pinned to slots the scheduler moved, give the free slots to unrecorded
+        pods and, once every slot has a pod, write and ungate every gated pod."""
         topology = self.scheduler.topology_of(record.id)  # its own, or a stored one
         policy = str((record.placement or {}).get("policy", ""))
         found_by = str((record.placement or {}).get("foundBy") or Search.FAITHFUL)
@@ -73,33 +77,19 @@ class AssignmentWriter:
         ]
         records = gang.records()
         by_name = {name_of(p): p for p in gang.pods}
-        filled: dict[Slot, str] = {}  # slot -> pod name
-        stale: list[Object] = []
-        for name, pod_record in records.items():
-            slot = next(
-                (
-                    s
-                    for s in slots
-                    if (s.pod_set, s.index, s.node) == (pod_record.pod_set, pod_record.index, pod_record.node)
-                    and s not in filled
-                ),
-                None,
-            )
-            if slot is None:
-                stale.append(by_name[name])
-            else:
-                filled[slot] = name
+        filled, stale = _filled(slots, records, by_name)
         for pod in stale:  # pinned to a slot the scheduler moved away (node failure)
             self.unassign(key, pod, now)
         free = [s for s in slots if s not in filled]
         # A record names its pod's uid; a pod without one (never so on an API server) gets none.
         waiting = [p for p in gang.pods if name_of(p) not in records and uid_of(p)]
-        assigned = _match(free, waiting)
-        for slot, pod in assigned:
+        fresh: dict[str, PodRecord] = {}  # pod name -> the record it gets now
+        taken: dict[Slot, str] = {}
+        for slot, pod in _match(free, waiting):
             node = nodes.get(slot.node)
             if node is None:
                 continue  # the node went away: the next cycle replaces or evicts
-            entry = PodRecord(
+            fresh[name_of(pod)] = PodRecord(
                 str(key),
                 topology.name,
                 policy,
@@ -110,27 +100,43 @@ class AssignmentWriter:
                 uid_of(pod),
                 found_by,
             )
-            self.writes.patch(key, pod, annotations_patch({ASSIGNMENT: entry.encode()}), now)
+            taken[slot] = name_of(pod)
         self._report_statuses(record, filled, by_name)
-        if stale or len(filled) < len(slots):
-            return Ungated(0, False)  # phase 2 waits until every slot is recorded on a pod
-        return self._ungate_recorded(key, gang, topology, record, filled, nodes, now)
+        whole = not stale and len(filled) + len(taken) == len(slots)
+        batch = encode_batch(uid_of(by_name[min(fresh)]), list(fresh.values())) if len(fresh) > 1 else ""
+        if fresh and (not whole or len(batch) > BATCH_LIMIT):
+            # Not every slot has a pod yet (or too many pods for one batch): record only.
+            recording = [
+                PodPatch(by_name[n], annotations_patch({ASSIGNMENT: r.encode()}))
+                for n, r in sorted(fresh.items())
+            ]
+            return Ungated(0, False, self.writes.patch_all(key, recording, now).error)
+        if not whole:
+            return Ungated(0, False)
+        records.update(fresh)
+        lead = min(fresh) if fresh else None
+        return self._ungate(
+            key, gang, topology, record, {**filled, **taken}, records, (lead, batch), nodes, now
+        )
 
-    def _ungate_recorded(
+    def _ungate(
         self,
         key: GangKey,
         gang: GangPods,
         topology: Topology,
         record: WorkloadRecord,
         filled: Mapping[Slot, str],
+        records: Mapping[str, PodRecord],
+        lead: tuple[str | None, str],
         nodes: Mapping[str, Node],
         now: float,
     ) -> Ungated:
-        gated = {
-            name: slot
-            for slot, name in filled.items()
-            if is_gated(next(p for p in gang.pods if name_of(p) == name))
-        }
+        """One patch per gated pod: its node selector, the gate lifted and, where the pod does not
+        hold its own record yet, its record. ``lead`` names the pod written first, alone, and the batch
+        it carries (the records of the pods not recorded before this pass, when more than one): the
+        others go out together once it landed, so no pod is ungated before every pod is recorded."""
+        by_name = {name_of(p): p for p in gang.pods}
+        gated = {name: slot for slot, name in filled.items() if is_gated(by_name[name])}
         if not gated:
             return Ungated(0, False)
         placement = placement_from_json(record.placement, gang=record.name)
@@ -145,18 +151,25 @@ class AssignmentWriter:
             pods.append(pod._replace(pod=name, domain=_domain(node, topology)))
             chosen[name] = node
         patches = node_selector_patches(replace(placement, pods=tuple(pods)), topology, gate=GATE)
-        by_name = {name_of(p): p for p in gang.pods}
-        written = [
-            self.writes.patch(
-                key,
-                by_name[name],
-                pinned(patch, by_name[name], chosen[name], topology),
-                now,
-                PatchType.STRATEGIC,
-            )
-            for name, patch in sorted(patches.items())
-        ]
-        return Ungated(sum(written), len(patches) == len(gated) and all(written))
+        first, batch = lead
+        writes: dict[str, PodPatch] = {}
+        for name, patch in sorted(patches.items()):
+            body = pinned(patch, by_name[name], chosen[name], topology)
+            if record_of(by_name[name]) is None:
+                notes = {ASSIGNMENT: records[name].encode()}
+                if batch and name == first:
+                    notes[BATCH] = batch
+                body = {**body, **annotations_patch(notes)}
+            writes[name] = PodPatch(by_name[name], body, PatchType.STRATEGIC)
+        written = 0
+        if first is not None:
+            lead_write = self.writes.patch_all(key, [writes.pop(first)], now) if first in writes else None
+            if lead_write is None or not lead_write.count:
+                return Ungated(0, False, lead_write.error if lead_write is not None else None)
+            written = 1
+        rest = self.writes.patch_all(key, list(writes.values()), now)
+        written += rest.count
+        return Ungated(written, len(patches) == len(gated) and written == len(patches), rest.error)
 
     def _report_statuses(
         self, record: WorkloadRecord, filled: Mapping[Slot, str], pods: Mapping[str, Object]
@@ -172,6 +185,23 @@ class AssignmentWriter:
             if known[slot.name] is not status or (starting and status is PodStatus.RUNNING):
                 self.scheduler.set_pod_status(record.id, slot.name, status)
                 starting = starting and status is not PodStatus.RUNNING
+
+
+def _filled(
+    slots: list[Slot], records: Mapping[str, PodRecord], pods: Mapping[str, Object]
+) -> tuple[dict[Slot, str], list[Object]]:
+    """The slots the recorded pods hold (slot -> pod name), and the recorded pods whose slot the
+    scheduler no longer has."""
+    filled: dict[Slot, str] = {}
+    stale: list[Object] = []
+    for name, pod_record in records.items():
+        held = (pod_record.pod_set, pod_record.index, pod_record.node)
+        slot = next((s for s in slots if (s.pod_set, s.index, s.node) == held and s not in filled), None)
+        if slot is None:
+            stale.append(pods[name])
+        else:
+            filled[slot] = name
+    return filled, stale
 
 
 def _match(free: list[Slot], waiting: list[Object]) -> list[tuple[Slot, Object]]:

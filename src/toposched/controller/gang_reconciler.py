@@ -176,6 +176,11 @@ class GangReconciler:
                 log.warning("gang %s: %s", key, exc)
                 continue
             self.ungated += done.pods
+            if isinstance(done.error, KubeApiError):  # the pods written count; the rest wait
+                self.failed.append(done.error.status)
+                log.warning("gang %s: %s", key, done.error)
+            elif done.error is not None:
+                raise done.error  # not leading any more, or a bug: the pass stops here
             if done.whole and key in self.whole_at:
                 self.latencies.append(now - self.whole_at.pop(key))
 

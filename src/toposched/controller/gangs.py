@@ -17,7 +17,7 @@ from typing import Any
 from toposched.controller.keys import GangKey, is_gated, is_terminating, name_of
 from toposched.controller.kubeapi import Object
 from toposched.controller.pinning import unpin
-from toposched.controller.records import PodRecord, record_of
+from toposched.controller.records import PodRecord, batch_of, record_of, uid_of
 from toposched.frontends.membership import Completion, GroupCaches, Membership, PodGrouping
 from toposched.model import HOSTNAME, Topology
 
@@ -39,12 +39,20 @@ class GangPods:
         return [name_of(p) for p in self.pods]
 
     def records(self) -> dict[str, PodRecord]:
-        """The pods' recorded assignments that belong to this gang, by pod name."""
+        """The pods' recorded assignments that belong to this gang, by pod name: a pod's own, else
+        (for a gated pod) the one a batch holds for it, written on a recorded pod of the gang."""
         out: dict[str, PodRecord] = {}
+        batched: dict[str, PodRecord] = {}  # by the uid of the pod recorded
+        gang = str(self.key)
         for pod in self.pods:
             record = record_of(pod)
-            if record is not None and record.gang == str(self.key):
+            if record is not None and record.gang == gang:
                 out[name_of(pod)] = record
+                batched.update((uid, r) for uid, r in batch_of(pod).items() if r.gang == gang)
+        for pod in self.pods:
+            found = batched.get(uid_of(pod)) if name_of(pod) not in out and is_gated(pod) else None
+            if found is not None:
+                out[name_of(pod)] = found
         return out
 
     def missing(self) -> str | None:
@@ -77,31 +85,59 @@ def is_managed(pod: Mapping[str, Any]) -> bool:
     return is_gated(pod) or record_of(pod) is not None
 
 
+# Per pod (namespace/name): the resourceVersion read and the (front end, gang) it is the
+# controller's for. Valid while the grouping objects do not change (the caller clears it then).
+MemberMemo = dict[str, tuple[str, tuple[str, GangKey] | None]]
+
+
 def group_pods(
-    pods: Iterable[Object], caches: GroupCaches, memberships: Sequence[Membership]
+    pods: Iterable[Object],
+    caches: GroupCaches,
+    memberships: Sequence[Membership],
+    memo: MemberMemo | None = None,
 ) -> dict[GangKey, GangPods]:
     """The controller's live pods by gang, under the first membership rules that find a gang each
-    names, read against this pass's ``caches``."""
-    groupings = [(m.frontend, m.over(caches)) for m in memberships]
+    names, read against this pass's ``caches``. ``memo`` (the caller's, kept between calls)
+    spares reading again a pod whose resourceVersion did not change; it is left holding the pods
+    seen."""
+    groupings = {m.frontend: m.over(caches) for m in memberships}
     gangs: dict[GangKey, GangPods] = {}
     rules: dict[GangKey, PodGrouping] = {}
+    seen: MemberMemo = {}
     for pod in pods:
-        if not is_live(pod) or not is_managed(pod):
-            continue
-        named = ((f, g, k) for f, g in groupings if (k := g.gang_of(pod)) is not None)
-        found = next(named, None)
+        metadata = pod.get("metadata") or {}
+        ident = f"{metadata.get('namespace')}/{metadata.get('name')}"
+        version = str(metadata.get("resourceVersion") or "")
+        known = memo.get(ident) if memo is not None and version else None
+        if known is not None and known[0] == version:
+            found = known[1]
+        else:
+            found = _member_of(pod, groupings) if is_live(pod) and is_managed(pod) else None
+        seen[ident] = (version, found)
         if found is None:
             continue
-        frontend, grouping, key = found
+        frontend, key = found
         gang = gangs.get(key)
         if gang is None:
             gang = gangs[key] = GangPods(key, frontend=frontend)
-            rules[key] = grouping
+            rules[key] = groupings[frontend]
         gang.pods.append(pod)
     for key, gang in gangs.items():
         gang.pods.sort(key=name_of)
         gang.completion = rules[key].complete(key, gang.pods)
+    if memo is not None:
+        memo.clear()
+        memo.update(seen)
     return gangs
+
+
+def _member_of(pod: Object, groupings: Mapping[str, PodGrouping]) -> tuple[str, GangKey] | None:
+    """The front end and gang of the first membership rules that find a gang ``pod`` names."""
+    for frontend, grouping in groupings.items():
+        key = grouping.gang_of(pod)
+        if key is not None:
+            return frontend, key
+    return None
 
 
 def original_pod(pod: Object, topology: Topology | None) -> Object:

@@ -15,10 +15,12 @@ from toposched.frontends.membership import GangKey, metadata_of, name_of, namesp
 
 GATE = "toposched.io/topology"  # the scheduling gate the controller removes
 ASSIGNMENT = "toposched.io/assignment"  # the pod's recorded assignment (JSON, see ``records``)
+BATCH = "toposched.io/gang-assignments"  # the assignments of a gang's pods written after this one
 FIELD_MANAGER = "toposched"
 
 __all__ = [
     "ASSIGNMENT",
+    "BATCH",
     "FIELD_MANAGER",
     "GATE",
     "GangKey",

@@ -28,7 +28,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from toposched.controller.fencing import Fence, FencedKubeApi, NotLeaderError
 from toposched.controller.kubeapi import LEASES, ApiConflictError, ApiNotFoundError, KubeApi, KubeApiError
@@ -193,6 +193,14 @@ class Reconciler(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class Waiting(Protocol):
+    """A reconciler that knows when its next pass is due (news from its watches), at most
+    ``seconds`` from now; others pass once per interval."""
+
+    def wait(self, seconds: float, stop: threading.Event) -> None: ...
+
+
 def lead(
     elector: LeaderElector,
     make_reconciler: Callable[[KubeApi], Reconciler],
@@ -201,7 +209,8 @@ def lead(
     *,
     on_tick: Callable[[], None] = lambda: None,
 ) -> None:
-    """Renew the lease on a thread of its own and, while leading, step once per ``interval``.
+    """Renew the lease on a thread of its own and, while leading, step once per ``interval``
+    (or sooner, when the reconciler's ``wait`` says its next pass is due).
     Each term starts from a fresh reconciler (``make_reconciler``), rebuilt from the cluster,
     since another replica may have acted meanwhile, writing through the term's fence; the old one
     is closed. The lease is released on stop."""
@@ -222,7 +231,10 @@ def lead(
                     reconciler = make_reconciler(FencedKubeApi(elector.api, elector.fence(current)))
                 _step(reconciler)
             on_tick()
-            stop.wait(interval)
+            if isinstance(reconciler, Waiting):
+                reconciler.wait(interval, stop)
+            else:
+                stop.wait(interval)
     finally:
         done.set()
         renewer.join()

@@ -7,8 +7,13 @@ level first). The path is kept so a placement can be rebuilt even when the node 
 (its gang then sees it as failed). ``placement_of`` rebuilds the gang's ``Placement``, which the
 scheduler stores as it stores any (``toposched.emit.result.placement_to_json``).
 
+A gang's pods are written one request each (record, node selector and gate removal together),
+so the first pod written carries the records of the others too (``BATCH``, ``encode_batch``): once
+that write landed, every pod of the gang is recorded, as if each had its own record, and the others
+can be written side by side; a pod's own record, once written, is read first.
+
 A record also names the ``metadata.uid`` of the pod it was written on, and is read only on that
-pod. Anyone who may create pods can copy an annotation, or name any field manager, but not a uid:
+pod; a batch names the uid of the pod it was written on and of each pod it records. Anyone who may create pods can copy an annotation, or name any field manager, but not a uid:
 the API server assigns it when the pod is created. So a copy of a member's record on another pod
 (or on the member's successor of the same name) is no record, and the controller never acts on it.
 """
@@ -17,11 +22,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from toposched.controller.keys import ASSIGNMENT, annotations_of
+from toposched.controller.keys import ASSIGNMENT, BATCH, annotations_of
 from toposched.model import HOSTNAME, DomainCount, PodPlacement, Search, Topology, TopologyAssignment
 from toposched.model.placement import Placement
 
@@ -71,6 +76,49 @@ def record_of(pod: Mapping[str, Any]) -> PodRecord | None:
     except (ValueError, KeyError, TypeError):
         return None
     return record if record.uid == uid else None
+
+
+BATCH_LIMIT = 128 * 1024  # characters: a pod's annotations may hold 256 KiB in all
+
+
+def encode_batch(on: str, records: Sequence[PodRecord]) -> str:
+    """The batch of ``records`` (one gang's, the same topology, policy and search), written on the
+    pod whose uid is ``on``: each node's domain once, then per pod its uid, PodSet, index and node."""
+    first = records[0]
+    domains = {r.node: list(r.domain) for r in records}
+    data = {
+        "on": on,
+        "gang": first.gang,
+        "topology": first.topology,
+        "policy": first.policy,
+        "found_by": first.found_by,
+        "domains": domains,
+        "pods": [[r.uid, r.pod_set, r.index, r.node] for r in records],
+    }
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def batch_of(pod: Mapping[str, Any]) -> dict[str, PodRecord]:
+    """The records of the batch written on ``pod``, by the uid of the pod each records; none when
+    it has no batch, it cannot be read or it was written on another pod."""
+    raw = annotations_of(pod).get(BATCH)
+    uid = uid_of(pod)
+    if not isinstance(raw, str) or not uid:
+        return {}
+    try:
+        data = json.loads(raw)
+        if str(data["on"]) != uid:
+            return {}
+        domains = {str(n): tuple(str(v) for v in d) for n, d in dict(data["domains"]).items()}
+        head = (str(data["gang"]), str(data["topology"]), str(data["policy"]))
+        found_by = str(Search(data["found_by"]))
+        records = [
+            PodRecord(*head, str(s), int(i), str(n), domains[str(n)], str(u), found_by)
+            for u, s, i, n in data["pods"]
+        ]
+    except (ValueError, KeyError, TypeError):
+        return {}
+    return {r.uid: r for r in records}
 
 
 def placement_of(topology: Topology, gang: str, pods: Iterable[tuple[str, PodRecord]]) -> Placement:

@@ -41,10 +41,16 @@ APPLY_PATCH: Final = "application/apply-patch+yaml"  # JSON is YAML: the body is
 WATCH_READ_MARGIN: Final = 15.0  # the server closes a watch at timeoutSeconds; allow it to be late
 
 
-def connect(kubeconfig: str | None = None, *, context: str | None = None) -> RestKubeApi:
+def connect(
+    kubeconfig: str | None = None, *, context: str | None = None, connections: int | None = None
+) -> RestKubeApi:
     """A client of the cluster kubectl would talk to: ``kubeconfig`` (a path), else
-    ``$KUBECONFIG``, else ``~/.kube/config``, else the pod's service account (``client_configuration``)."""
+    ``$KUBECONFIG``, else ``~/.kube/config``, else the pod's service account (``client_configuration``).
+    ``connections``: how many connections to the server it keeps open for reuse (at least the
+    requests made at once, or the extra ones are opened and dropped each time)."""
     configuration, _ = client_configuration(kubeconfig, context=context)
+    if connections is not None:
+        configuration.connection_pool_maxsize = max(connections, configuration.connection_pool_maxsize or 0)
     return RestKubeApi(configuration)
 
 

@@ -16,13 +16,14 @@ each watched kind has been listed once.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from toposched.controller.expectations import Expectations
 from toposched.controller.gang_reconciler import GangReconciler
-from toposched.controller.gangs import group_pods
+from toposched.controller.gangs import MemberMemo, group_pods
 from toposched.controller.informer import Change, Informer
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import (
@@ -43,8 +44,9 @@ from toposched.controller.kubeapi import (
 )
 from toposched.controller.metrics import ControllerMetrics
 from toposched.controller.mirror import Mirror
-from toposched.controller.podwrites import PodWrites
+from toposched.controller.podwrites import DEFAULT_CONCURRENCY, PodWrites, check_concurrency
 from toposched.controller.retry import Backoff
+from toposched.controller.streaming import Streams
 from toposched.frontends.membership import GroupCaches, kind_of
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
@@ -89,10 +91,15 @@ class UngaterController:
         namespace: str | None = None,
         metrics: ControllerMetrics | None = None,
         watch_seconds: int = 1,
+        write_concurrency: int = DEFAULT_CONCURRENCY,
+        streamed: bool = False,
     ) -> None:
         """``watch_seconds`` bounds each informer's watch call; the calls run side by side, so a
         step with nothing new waits that long once: steps stay short enough to renew the Lease,
-        and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen."""
+        and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen.
+        ``write_concurrency`` bounds the pod writes in flight at once. ``streamed``: the watches
+        run on threads of their own instead (``streaming``), a step takes what they delivered and
+        ``wait`` returns as soon as there is news."""
         self.api = api
         self.scheduler = scheduler
         self.clock = clock
@@ -110,14 +117,17 @@ class UngaterController:
         self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         expectations = Expectations()
-        self.reconciler = GangReconciler(PodWrites(api, expectations), scheduler, expectations, topology)
+        writes = PodWrites(api, expectations, check_concurrency(write_concurrency))
+        self.reconciler = GangReconciler(writes, scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
+        self._members: MemberMemo = {}  # each pod's gang, as last read (``group_pods``)
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
         self.backoff = {informer: Backoff() for informer in self.every_informer()}  # after failed watches
         # One thread per informer, so their watch calls wait side by side. Each informer is
         # fetched by one call at a time and read only after every call of the step returned.
         self._watchers = ThreadPoolExecutor(len(list(self.every_informer())), "toposched-watch")
+        self.streams = Streams(self._fetch, self._watched) if streamed else None
 
     @property
     def kube_podgroups(self) -> Informer:
@@ -152,16 +162,28 @@ class UngaterController:
                 self.metrics.api_errors.labels(str(status)).inc()
             reconciler.failed.clear()
 
+    def wait(self, seconds: float, stop: threading.Event) -> None:
+        """Until the next step is due: news from a watch (streamed), else ``seconds``, or ``stop``."""
+        if self.streams is None:
+            stop.wait(seconds)
+        else:
+            self.streams.wait(seconds, stop)
+
     def _step(self) -> StepReport:
-        changes = self._pump_all()
+        changes = self._pump_all() if self.streams is None else self._take_all(self.streams)
         self.mirror.apply(changes, self.nodes.objects, self.pods.objects)
         if any(change.resource in TOPOLOGY_RESOURCES for change in changes):
             self.reconciler.topologies_changed()
         if not self._synced():
             return StepReport(CycleReport())  # acting on a kind never listed could undo what others did
         now = self.clock.now()
+        if any(change.resource in self.grouping_resources for change in changes):
+            self._members.clear()  # a pod's gang may follow the grouping objects (composite trees)
         gangs = group_pods(
-            self.pods.objects.values(), self.group_caches(), self.scheduler.registry.memberships
+            self.pods.objects.values(),
+            self.group_caches(),
+            self.scheduler.registry.memberships,
+            self._members,
         )
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
@@ -176,15 +198,28 @@ class UngaterController:
         self.reconciler.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
 
+    @property
+    def grouping_informers(self) -> tuple[Informer, ...]:
+        """The informers of the objects that group pods (the front ends' membership rules)."""
+        return (self.podgroups, self.kube_podgroups, self.kube_workloads, self.kube_composites)
+
+    @property
+    def grouping_resources(self) -> frozenset[Resource]:
+        return frozenset(i.resource for i in self.grouping_informers)
+
     def group_caches(self) -> GroupCaches:
-        """The cached objects that group pods (the front ends' membership rules read them), by
-        kind: one cache per kind, so upstream PodGroups come from the version watched."""
-        grouping = (self.podgroups, self.kube_podgroups, self.kube_workloads, self.kube_composites)
+        """The cached objects that group pods, by kind: one cache per kind, so upstream PodGroups
+        come from the version watched."""
+        grouping = self.grouping_informers
         return GroupCaches({kind_of(i.resource.group, i.resource.kind): i.objects for i in grouping})
 
     def close(self) -> None:
-        """Stop the watch threads; a call under way ends within its ``watch_seconds``."""
+        """Stop the watch threads (a call under way ends within its ``watch_seconds``) and the
+        writing ones (writes under way finish)."""
         self._watchers.shutdown(wait=False, cancel_futures=True)
+        if self.streams is not None:
+            self.streams.close()
+        self.reconciler.writes.close()
 
     def _synced(self) -> bool:
         """Whether every kind watched has been listed (or is known not to be served)."""
@@ -213,6 +248,21 @@ class UngaterController:
         if unexpected:  # API failures stay with their informer (``_fetch``): this is a bug
             raise unexpected[0]
         return [change for informer in fetches for change in informer.take()]
+
+    def _watched(self, informer: Informer) -> bool:
+        """Whether ``informer`` is watched: a kind served, and v1beta1 PodGroups only where
+        v1alpha3 ones are not (the class docstring)."""
+        if informer.resource in self.missing_kinds:
+            return False
+        return informer is not self.kube_podgroups_v1beta1 or self.kube_podgroups is informer
+
+    def _take_all(self, streams: Streams) -> list[Change]:
+        """What the streamed watches delivered since the last step, in ``every_informer`` order;
+        a watch not running yet is started."""
+        for informer in self.every_informer():
+            if self._watched(informer):
+                streams.start(informer)
+        return [change for informer in self.every_informer() for change in informer.take()]
 
     def _fetch(self, informer: Informer) -> None:
         """One watch call (or listing) of ``informer``, unless it waits after failures; a failure

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
 import httpx
@@ -29,13 +30,24 @@ class ApiError(ControlPlaneError):
 class AdminApi:
     """JSON over HTTPS as the cluster admin (``close`` when done)."""
 
-    def __init__(self, plane: ControlPlane) -> None:
-        context = ssl.create_default_context(cafile=str(plane.pki.ca.cert))
-        context.load_cert_chain(str(plane.pki.admin.cert), str(plane.pki.admin.key))
-        self._client = httpx.Client(base_url=plane.url, verify=context, timeout=TIMEOUT)
+    def __init__(self, plane: ControlPlane | None = None, *, client: httpx.Client | None = None) -> None:
+        """On ``plane``, or over ``client`` (a test's)."""
+        if client is None:
+            if plane is None:
+                raise ValueError("AdminApi needs a control plane or a client")
+            context = ssl.create_default_context(cafile=str(plane.pki.ca.cert))
+            context.load_cert_chain(str(plane.pki.admin.cert), str(plane.pki.admin.key))
+            client = httpx.Client(base_url=plane.url, verify=context, timeout=TIMEOUT)
+        self._client = client
 
     def close(self) -> None:
         self._client.close()
+
+    def stream(
+        self, method: str, path: str, params: Mapping[str, str]
+    ) -> AbstractContextManager[httpx.Response]:
+        """A streamed call (a watch), without a read timeout: the server ends it."""
+        return self._client.stream(method, path, params=params, timeout=None)
 
     def call(
         self,

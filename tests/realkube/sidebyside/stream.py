@@ -203,16 +203,26 @@ class Bindings:
     version is gone (the pods found placed by that listing are noted at the listing's time:
     ``relists`` says how often that happened)."""
 
-    def __init__(self, plane: ControlPlane, contender: Contender, since: str) -> None:
+    def __init__(
+        self,
+        connect: Callable[[], AdminApi],
+        contender: Contender,
+        since: str,
+        *,
+        namespace: str = NAMESPACE,
+        watch_seconds: int = 600,
+    ) -> None:
         self.placed: dict[str, float] = {}
         self.relists = 0
-        self._plane, self._contender, self._version = plane, contender, since
+        self.watches = 0  # watch requests made (each ends when the server closes it)
+        self._connect, self._contender, self._version = connect, contender, since
+        self._namespace, self._watch_seconds = namespace, watch_seconds
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
-        api = AdminApi(self._plane)
+        api = self._connect()
         try:
             while not self._stop.is_set():
                 try:
@@ -227,10 +237,11 @@ class Bindings:
             "watch": "true",
             "resourceVersion": self._version,
             "allowWatchBookmarks": "true",
-            "timeoutSeconds": "600",
+            "timeoutSeconds": str(self._watch_seconds),
         }
-        path = f"/api/v1/namespaces/{NAMESPACE}/pods"
-        with api._client.stream("GET", path, params=params, timeout=None) as r:
+        path = f"/api/v1/namespaces/{self._namespace}/pods"
+        self.watches += 1
+        with api.stream("GET", path, params) as r:
             if r.status_code == 410:
                 self._relist(api)
                 return
@@ -251,7 +262,7 @@ class Bindings:
 
     def _relist(self, api: AdminApi) -> None:
         self.relists += 1
-        listing = api.call("GET", f"/api/v1/namespaces/{NAMESPACE}/pods")
+        listing = api.call("GET", f"/api/v1/namespaces/{self._namespace}/pods")
         now = time.monotonic()
         for pod in listing.get("items") or ():
             self._note(pod, now)
@@ -289,7 +300,7 @@ def measure(
         since = api.call("GET", f"/api/v1/namespaces/{NAMESPACE}/pods", params={"limit": "1"})["metadata"][
             "resourceVersion"
         ]
-        watch = Bindings(plane, contender, since)
+        watch = Bindings(partial(AdminApi, plane), contender, since)
         pods = [contender.pod(p) for g in gangs for p in pods_of(g)]
         write_all(plane, [lambda a, p=p: a.create(f"/api/v1/namespaces/{NAMESPACE}/pods", p) for p in pods])
         complete: dict[str, float] = {}
