@@ -43,6 +43,8 @@ SERVED = (
     "toposched cancel",
     "toposched token",
     "toposched queue",
+    "toposched pool put",
+    "toposched pool list",
 )
 # Words that stand for something the reader fills in.
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]*\b|\.\.\.|\|")
