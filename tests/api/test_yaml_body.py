@@ -1,16 +1,17 @@
 """``POST /v1/workloads`` takes the job file itself as the body (``application/yaml``,
-``application/x-yaml``, ``text/yaml``), with ``priority``, ``topology`` and ``kind`` in the query,
+``application/x-yaml``, ``text/yaml``), with ``priority``, ``topology``, ``kind`` and ``pool`` in the query,
 and answers it as the JSON envelope ``{"spec": ...}`` is answered, through either route."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import yaml
 from fastapi.testclient import TestClient
-from tests.api.conftest import ALICE, AUTH, bearer
+from tests.api.conftest import ADMIN, ALICE, AUTH, bearer
 from tests.api.specs import cluster_yaml, job_yaml
 
 from toposched.api import Limits, create_app
@@ -19,6 +20,7 @@ from toposched.scheduler import ManualClock, Scheduler
 from toposched.store import MemoryStore
 
 LIMIT = 64 * 1024
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "osmo"
 
 
 @pytest.fixture(params=[True, False], ids=["hot-routes", "fastapi-routes"])
@@ -138,3 +140,20 @@ def test_without_a_token_the_job_file_gets_401(client: TestClient) -> None:
     response = client.post("/v1/workloads", content=job_yaml(), headers={"Content-Type": "application/yaml"})
 
     assert response.status_code == 401
+
+
+def test_the_pool_is_taken_from_the_query_or_the_envelope(client: TestClient) -> None:
+    workflow = (EXAMPLES / "3-multiple-nvl72-same-zone.workflow.yaml").read_text(encoding="utf-8")
+    pool = yaml.safe_load((EXAMPLES / "3-multiple-nvl72-same-zone.pool.yaml").read_text(encoding="utf-8"))
+    keys = {"topology_keys": pool["topology_keys"]}
+    for name in ("first", "second"):
+        stored = client.put(f"/v1/pools/{name}", json=keys, headers=bearer(ADMIN))
+        assert stored.status_code == 200, stored.text
+
+    sent = client.post("/v1/workloads?pool=second", content=workflow, headers=_as("application/yaml"))
+    enveloped = client.post("/v1/workloads", json={"spec": workflow, "pool": "second"}, headers=bearer(ALICE))
+    unnamed = client.post("/v1/workloads", json={"spec": workflow}, headers=bearer(ALICE))
+
+    assert (sent.status_code, enveloped.status_code) == (201, 201), (sent.text, enveloped.text)
+    assert sent.json()["pool"] == enveloped.json()["pool"] == "second"
+    assert unnamed.status_code == 422  # two pools, and the workflow names none

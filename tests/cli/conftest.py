@@ -33,6 +33,14 @@ def sample_path(name: str) -> Path:
     return path
 
 
+@pytest.fixture(autouse=True)
+def no_live_cluster(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No kubeconfig and no pod's service account: a command without ``--cluster`` finds no live
+    cluster, whatever the machine running the tests has (tests of a live cluster set their own)."""
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path_factory.getbasetemp() / "no-kubeconfig"))
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+
+
 @pytest.fixture(scope="session")
 def sample_cluster() -> Path:
     return sample_path("cluster.yaml")

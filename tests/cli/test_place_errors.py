@@ -117,7 +117,10 @@ CASES = [
         case(*BASE, "--policy", "fastest", want="--policy: unknown policy 'fastest'"), id="unknown policy"
     ),
     pytest.param(case(*BASE, "-o", "xml", want="--output: unknown format 'xml'"), id="unknown output format"),
-    pytest.param(case("{job.yaml}", want="--cluster: is missing"), id="no --cluster option"),
+    pytest.param(
+        case("{job.yaml}", want="--cluster: is missing, and there is no live cluster to read instead"),
+        id="no --cluster option and no kubeconfig",
+    ),
     pytest.param(
         case("missing.yaml", "--cluster", "{cluster.yaml}", want="missing.yaml: file not found"),
         id="job file missing",

@@ -34,6 +34,9 @@ SKIPPED = {
     # concrete after their optional parts are dropped, but not for a test to run as written:
     "toposched simulate --trace philly": "replays the whole Philly trace (minutes); tests/sim replays traces",
     "toposched controller": "runs until stopped against a cluster; tests/controller runs it on a real one",
+    # a synopsis whose every part is optional: without --cluster it reads the kubeconfig's cluster
+    "toposched topology lint [--cluster": "reads a live cluster; tests/cli/test_live_cluster.py runs it on a real one",
+    "toposched topology show [--cluster": "reads a live cluster; tests/cli/test_live_cluster.py runs it on a real one",
 }
 SERVED = (
     "toposched serve",
@@ -43,6 +46,8 @@ SERVED = (
     "toposched cancel",
     "toposched token",
     "toposched queue",
+    "toposched pool put",
+    "toposched pool list",
 )
 # Words that stand for something the reader fills in.
 PLACEHOLDER = re.compile(r"\b[A-Z][A-Z_]*\b|\.\.\.|\|")

@@ -136,6 +136,10 @@ def test_the_readme_client_commands_run_against_a_served_instance(served: Server
     assert re.search(r"^\s*1\s+train-rack\s", joined, re.MULTILINE)  # list's row
     assert "revoked token ci-bot" in joined
     assert re.search(r"^\s*team-a\s+org\s", joined, re.MULTILINE)  # queue list's row
+    assert "stored pool my-pool (4 topology key(s))" in joined
+    assert re.search(
+        r"^submitted workload \d+ \(multiple-nvl72-same-zone-group1\): pending$", joined, re.MULTILINE
+    )
 
 
 def test_the_output_contract_has_the_keys_the_readme_shows(tmp_path: Path) -> None:

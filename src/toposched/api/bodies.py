@@ -21,6 +21,7 @@ class _Body(BaseModel):
 MAX_PRIORITY = 10**9
 MAX_TOPOLOGY_NAME = 253
 MAX_KIND = 64
+MAX_POOL_NAME = 253
 
 
 class SubmitFields(NamedTuple):
@@ -30,6 +31,7 @@ class SubmitFields(NamedTuple):
     priority: int
     topology: str | None
     kind: str | None
+    pool: str | None = None
 
 
 class SubmitBody(_Body):
@@ -41,9 +43,12 @@ class SubmitBody(_Body):
         None, max_length=MAX_TOPOLOGY_NAME, description="Topology name; default: the spec's."
     )
     kind: str | None = Field(None, max_length=MAX_KIND, description="Front end hint, e.g. 'kueue' or 'kai'.")
+    pool: str | None = Field(
+        None, max_length=MAX_POOL_NAME, description="The stored OSMO pool a workflow runs in."
+    )
 
     def fields(self) -> SubmitFields:
-        return SubmitFields(self.spec, self.priority, self.topology, self.kind)
+        return SubmitFields(self.spec, self.priority, self.topology, self.kind, self.pool)
 
 
 _SUBMIT_KEYS = frozenset(SubmitBody.model_fields)
@@ -56,7 +61,7 @@ def plain_submit(raw: object) -> SubmitFields | None:
     if type(raw) is not dict or not raw.keys() <= _SUBMIT_KEYS:
         return None
     spec, priority = raw.get("spec"), raw.get("priority", 0)
-    topology, kind = raw.get("topology"), raw.get("kind")
+    topology, kind, pool = raw.get("topology"), raw.get("kind"), raw.get("pool")
     if type(spec) is not str or not spec:
         return None
     if type(priority) is not int or not -MAX_PRIORITY <= priority <= MAX_PRIORITY:
@@ -65,7 +70,9 @@ def plain_submit(raw: object) -> SubmitFields | None:
         return None
     if not (kind is None or (type(kind) is str and len(kind) <= MAX_KIND)):
         return None
-    return SubmitFields(spec, priority, topology, kind)
+    if not (pool is None or (type(pool) is str and len(pool) <= MAX_POOL_NAME)):
+        return None
+    return SubmitFields(spec, priority, topology, kind, pool)
 
 
 class TaintBody(_Body):

@@ -54,7 +54,12 @@ class WorkloadVerbs:
         """Parse the spec (the service's edge: bounded, once) and compile it."""
         documents = parse_documents(fields.spec, source="spec")
         return self.scheduler.prepare(
-            documents, owner=owner, priority=fields.priority, topology=fields.topology, kind=fields.kind
+            documents,
+            owner=owner,
+            priority=fields.priority,
+            topology=fields.topology,
+            kind=fields.kind,
+            pool=fields.pool,
         )
 
     def _cancel(self, user: User, workload_id: int) -> WorkloadRecord:

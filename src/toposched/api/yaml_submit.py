@@ -26,7 +26,7 @@ from toposched.model import Problem, SpecError
 
 WORKLOADS: Final = "/v1/workloads"
 YAML_TYPES: Final = frozenset({"application/yaml", "application/x-yaml", "text/yaml"})
-QUERY_FIELDS: Final = ("priority", "topology", "kind")
+QUERY_FIELDS: Final = ("priority", "topology", "kind", "pool")
 _INTEGER = re.compile(r"[+-]?[0-9]{1,19}")
 _SEND_AS: Final = (
     "send the job file with Content-Type: application/yaml (curl -H 'Content-Type: application/yaml' "

@@ -44,6 +44,12 @@ def submit_command(
     priority: Annotated[int, typer.Option("--priority", help="Higher runs first.")] = 0,
     topology: Annotated[str | None, typer.Option("--topology", "-t", help="Topology name.")] = None,
     kind: Annotated[str | None, typer.Option("--kind", help="Front end hint (kueue, kai, ...).")] = None,
+    pool: Annotated[
+        str | None,
+        typer.Option(
+            "--pool", metavar="NAME", help="Stored OSMO pool a workflow runs in (toposched pool put)."
+        ),
+    ] = None,
     server: ServerOpt = DEFAULT_SERVER,
     token: TokenOpt = None,
     output: OutputOption = "table",
@@ -56,6 +62,8 @@ def submit_command(
         body["topology"] = topology
     if kind is not None:
         body["kind"] = kind
+    if pool is not None:
+        body["pool"] = pool
     record = call("POST", server, "/v1/workloads", token, json_body=body)
     _show(
         record, output, f"submitted workload {record.get('id')} ({record.get('name')}): {record.get('state')}"

@@ -9,8 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import cluster_topologies
+from toposched.cli.cluster_options import ClusterOption, ContextOption, KubeconfigOption
+from toposched.cli.errors import ExitCode, error_lines, exit_code_of
+from toposched.cli.inputs import ClusterSource, cluster_topologies
 from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.emit.result import defrag_to_json
 from toposched.engine import plan_defrag
@@ -18,9 +19,6 @@ from toposched.model import DefragPlan, Problem, SpecError, Topology, ToposchedE
 
 
 def defrag_command(
-    cluster: Annotated[
-        str, typer.Option("--cluster", "-c", metavar="CLUSTER.yaml", help="Nodes, Pods and Topologies.")
-    ],
     level: Annotated[
         str, typer.Option("--level", "-l", help="The level to free domains of: its node label or short name.")
     ],
@@ -31,13 +29,17 @@ def defrag_command(
             "--topology", "-t", metavar="NAME|FILE", help="The topology (default: the cluster's only one)."
         ),
     ] = None,
+    cluster: ClusterOption = None,
     output: OutputOption = "table",
     no_headers: NoHeadersOption = False,
+    context: ContextOption = None,
+    kubeconfig: KubeconfigOption = None,
 ) -> None:
-    """Advise the fewest workload moves that free COUNT whole domains at LEVEL. Exit 0 when the
-    plan frees them all, 3 when fewer can be freed (the plan says why), 2 for invalid input."""
+    """Advise the fewest workload moves that free COUNT whole domains at LEVEL, on a cluster dump
+    or the kubeconfig's live cluster. Exit 0 when the plan frees them all, 3 when fewer can be
+    freed (the plan says why), 2 for invalid input, 1 when the live cluster cannot be read."""
     try:
-        loaded, topologies = cluster_topologies(cluster, topology)
+        loaded, topologies = cluster_topologies(ClusterSource(cluster, context, kubeconfig), topology)
         if len(topologies) > 1:
             names = ", ".join(t.name for t in topologies)
             raise SpecError(
@@ -49,7 +51,7 @@ def defrag_command(
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
-        raise typer.Exit(ExitCode.INVALID) from None
+        raise typer.Exit(exit_code_of(exc)) from None
     document = defrag_to_json(plan)
     moved = [f"pod/{pod.pod}" for move in plan.moves for pod in move.pods]
     if not print_document(output, document, lambda: moved):

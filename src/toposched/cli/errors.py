@@ -29,6 +29,15 @@ def error_lines(exc: ToposchedError) -> list[str]:
     return [str(exc) or type(exc).__name__]
 
 
+def exit_code_of(exc: ToposchedError) -> ExitCode:
+    """A live cluster that cannot be read (unreachable, a list refused) is not the input's
+    fault: exit 1, as kubectl's; every other error is invalid input (2)."""
+    # Imported here: the protocol module is small, but no command needs it before an error.
+    from toposched.controller.kubeapi import KubeApiError
+
+    return ExitCode.FAILED if isinstance(exc, KubeApiError) else ExitCode.INVALID
+
+
 def warning_lines(warnings: Sequence[str]) -> list[str]:
     """``warning: ...`` lines held to the bounds errors are (``SpecError.reported``): the first
     few, each line bounded, the last counting the rest (a large dump may warn per node)."""

@@ -8,10 +8,11 @@ import yaml
 from rich.console import Console
 from rich.text import Text
 
+from toposched.cli.cluster_options import ClusterOption, ContextOption, KubeconfigOption
 from toposched.cli.errors import ExitCode
+from toposched.cli.inputs import ClusterSource
 from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.cli.place import (
-    ClusterOption,
     JobArgument,
     MaxPodsOption,
     PolicyOption,
@@ -60,10 +61,13 @@ def explain_command(
     search: SearchOption = Search.COMPLETE.value,
     max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
     no_headers: NoHeadersOption = False,
+    context: ContextOption = None,
+    kubeconfig: KubeconfigOption = None,
 ) -> None:
     """Explain why a workload does not place and what would. A workload that places is shown as
-    place shows it. Exit 0 placed, 3 does not fit, 2 invalid input."""
-    attempt = attempt_placement(job, cluster, topology, pool, policy, search, max_pods)
+    place shows it. Exit 0 placed, 3 does not fit, 2 invalid input, 1 the live cluster cannot be read."""
+    source = ClusterSource(cluster, context, kubeconfig)
+    attempt = attempt_placement(job, source, topology, pool, policy, search, max_pods)
     outcome = attempt.outcome
     if not isinstance(outcome.result, Unschedulable):
         document = result_document(outcome.result, attempt.search)

@@ -6,6 +6,7 @@ commands turn those into exit code 2.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,6 +70,58 @@ def parse_search(value: str) -> Search:
         ) from None
 
 
+@dataclass(frozen=True, slots=True)
+class ClusterSource:
+    """Which cluster a command reads: the dump ``file``, else the live cluster of the kubeconfig
+    (``kubeconfig`` and ``context`` as kubectl takes them; see ``cluster_options``)."""
+
+    file: str | None = None
+    context: str | None = None
+    kubeconfig: str | None = None
+
+    @property
+    def field(self) -> str:
+        """The option messages about the cluster name."""
+        return self.file if self.file is not None else "--context"
+
+
+def load_cluster(source: ClusterSource) -> tuple[Cluster, list[str]]:
+    """The cluster and the loader's warnings, from the dump file or read live (one loader for
+    both). A live read that fails is a ``KubeApiError`` (``errors.exit_code_of``: exit 1)."""
+    if source.file is not None:
+        given = [o for o, v in (("--context", source.context), ("--kubeconfig", source.kubeconfig)) if v]
+        if given:
+            raise SpecError(
+                [
+                    Problem(
+                        given[0],
+                        f"chooses a live cluster, but --cluster {source.file} gives a dump",
+                        "leave out one of them",
+                    )
+                ]
+            )
+        return read_cluster(source.file)
+    # The Kubernetes client loads only for a command that reads a live cluster.
+    from toposched.controller.kubeconfig import find_kubeconfig
+    from toposched.controller.live_cluster import read_live_cluster
+
+    found = find_kubeconfig(source.kubeconfig)
+    if not found.files and source.context is None and not os.environ.get("KUBERNETES_SERVICE_HOST"):
+        raise SpecError(
+            [
+                Problem(
+                    "--cluster",
+                    "is missing, and there is no live cluster to read instead (no --kubeconfig, "
+                    "$KUBECONFIG names no existing file or is unset, no ~/.kube/config)",
+                    "give a dump: --cluster FILE, or a kubeconfig: --kubeconfig PATH, $KUBECONFIG "
+                    "or ~/.kube/config",
+                )
+            ]
+        )
+    live = read_live_cluster(source.kubeconfig, context=source.context)
+    return live.cluster, live.warnings
+
+
 def read_cluster(path: str) -> tuple[Cluster, list[str]]:
     """A cluster file (YAML or JSON: a v1 List or a multi-document stream of Nodes, Pods and
     Topologies) and the loader's warnings (skipped objects, nodes missing some level labels).
@@ -112,10 +165,10 @@ def topology_option(cluster: Cluster, value: str | None) -> TopologyChoice:
     return TopologyChoice(cluster, requested=value)
 
 
-def cluster_topologies(path: str, value: str | None) -> tuple[Cluster, list[Topology]]:
-    """``--cluster`` and ``--topology`` for commands about the topologies themselves: the one
-    named (or given as a file), else every topology of the cluster."""
-    cluster, _ = read_cluster(path)
+def cluster_topologies(source: ClusterSource, value: str | None) -> tuple[Cluster, list[Topology]]:
+    """The cluster (``load_cluster``) and ``--topology`` for commands about the topologies
+    themselves: the one named (or given as a file), else every topology of the cluster."""
+    cluster, _ = load_cluster(source)
     choice = topology_option(cluster, value)
     name = choice.requested or choice.default
     if name is not None:
@@ -125,7 +178,13 @@ def cluster_topologies(path: str, value: str | None) -> tuple[Cluster, list[Topo
             raise SpecError([Problem("--topology", f"topology {name!r} not found", exc.hint)]) from None
     if not choice.cluster.topologies:
         raise SpecError(
-            [Problem(path, "has no Topology objects", "add one, or give a Topology file: --topology FILE")]
+            [
+                Problem(
+                    source.field,
+                    "the cluster has no Topology objects",
+                    "add one, or give a Topology file: --topology FILE",
+                )
+            ]
         )
     return choice.cluster, list(choice.cluster.topologies)
 

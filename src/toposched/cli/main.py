@@ -19,7 +19,7 @@ COMMANDS = {
     "explain": "toposched.cli.explain:explain_command",
     "demo": "toposched.cli.demo:demo_command",
     "compile": "toposched.cli.compile:compile_command",
-    "pool": "toposched.cli.inspect:pool_app",
+    "pool": "toposched.cli.pools:pool_app",  # keys (local), put and list (service)
     "topology": "toposched.cli.topology:topology_app",
     "defrag": "toposched.cli.defrag:defrag_command",
     "serve": "toposched.cli.serve:serve_command",

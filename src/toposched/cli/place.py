@@ -12,15 +12,17 @@ from typing import Annotated, Any
 
 import typer
 
-from toposched.cli.errors import ExitCode, error_lines, warning_lines
+from toposched.cli.cluster_options import ClusterOption, ContextOption, KubeconfigOption
+from toposched.cli.errors import ExitCode, error_lines, exit_code_of, warning_lines
 from toposched.cli.inputs import (
     POLICIES,
     SEARCHES,
+    ClusterSource,
+    load_cluster,
     parse_policy,
     parse_search,
     pool_option,
     read_all,
-    read_cluster,
     topology_option,
 )
 from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
@@ -53,19 +55,6 @@ JobArgument = Annotated[
             "Workload as YAML (- reads stdin): Kueue- or KAI-annotated Job, JobSet, LeaderWorkerSet, "
             "Kubeflow job; a KAI PodGroup with its Pods; an OSMO workflow; a Grove PodCliqueSet; "
             "a scheduling.k8s.io Workload with PodGroups and Pods, or a Job with spec.scheduling."
-        ),
-        show_default=False,
-    ),
-]
-ClusterOption = Annotated[
-    str | None,
-    typer.Option(
-        "--cluster",
-        "-c",
-        metavar="FILE",
-        help=(
-            "Required: nodes, Pods and Topologies, as a v1 List (YAML or JSON) or a multi-document "
-            "YAML stream."
         ),
         show_default=False,
     ),
@@ -139,9 +128,13 @@ def place_command(
     search: SearchOption = Search.COMPLETE.value,
     max_pods: MaxPodsOption = MAX_PODS_PER_GANG,
     no_headers: NoHeadersOption = False,
+    context: ContextOption = None,
+    kubeconfig: KubeconfigOption = None,
 ) -> None:
-    """Place a workload on a cluster, all or nothing. Exit 0 placed, 3 does not fit, 2 invalid input."""
-    attempt = attempt_placement(job, cluster, topology, pool, policy, search, max_pods)
+    """Place a workload on a cluster (a dump file, else the kubeconfig's live cluster), all or
+    nothing. Exit 0 placed, 3 does not fit, 2 invalid input, 1 the live cluster cannot be read."""
+    source = ClusterSource(cluster, context, kubeconfig)
+    attempt = attempt_placement(job, source, topology, pool, policy, search, max_pods)
     outcome = attempt.outcome
     # kube-scheduler reports on the PodGroups themselves: show the conditions it would write.
     report = kube_report(outcome, attempt.documents) if outcome.frontend == "kube" else None
@@ -193,7 +186,7 @@ def kube_report(outcome: PlacementAttempt, documents: Sequence[Any]) -> KubeRepo
 
 def attempt_placement(
     job: str,
-    cluster: str | None,
+    cluster: ClusterSource,
     topology: str | None,
     pool: str | None,
     policy: str | None,
@@ -214,29 +207,28 @@ def attempt_placement(
             chosen_search = parse_search(search)
         except SpecError as exc:
             problems.extend(exc.problems)
-        if cluster is None:
-            problems.append(
-                Problem("--cluster", "is missing", "give the cluster file: --cluster CLUSTER.yaml")
-            )
         documents = read_all({"job": job}, problems)
         cluster_read: tuple[Cluster, list[str]] | None = None
-        if cluster is not None:
-            try:
-                cluster_read = read_cluster(cluster)
-            except SpecError as exc:
-                problems.extend(exc.problems)
-        if problems or cluster_read is None or cluster is None:
+        try:
+            cluster_read = load_cluster(cluster)
+        except SpecError as exc:
+            problems.extend(exc.problems)
+        if problems or cluster_read is None:
             raise SpecError(problems)
         loaded, warnings = cluster_read
         if not loaded.nodes:  # e.g. the job file given twice: say so, not "no topology domains"
-            hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
-            raise SpecError([Problem(cluster, "the cluster file has no nodes", hint)])
+            if cluster.file is None:
+                message, hint = "the live cluster has no nodes", "add nodes, or give a dump: --cluster FILE"
+            else:
+                message = "the cluster file has no nodes"
+                hint = "give a dump with Node objects: kubectl get nodes,pods -A -o yaml"
+            raise SpecError([Problem(cluster.field, message, hint)])
         options = PlacementOptions(search=chosen_search, policy=chosen_policy)
         outcome = _place(documents["job"], loaded, topology, pool, options, max_pods)
     except ToposchedError as exc:
         for line in error_lines(exc):
             typer.echo(line, err=True)
-        raise typer.Exit(ExitCode.INVALID) from None
+        raise typer.Exit(exit_code_of(exc)) from None
     for line in warning_lines([*warnings, *outcome.warnings]):
         typer.echo(line, err=True)
     return Attempt(outcome, tuple(warnings), outcome.policy, chosen_search, tuple(documents["job"]))

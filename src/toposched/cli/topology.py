@@ -11,8 +11,9 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import cluster_topologies
+from toposched.cli.cluster_options import ClusterOption, ContextOption, KubeconfigOption
+from toposched.cli.errors import ExitCode, error_lines, exit_code_of
+from toposched.cli.inputs import ClusterSource, cluster_topologies
 from toposched.cli.inspect import topology_app
 from toposched.cli.output import NoHeadersOption, OutputOption, console, print_document
 from toposched.cli.render import amount, resource_label
@@ -20,12 +21,6 @@ from toposched.model import Problem, Topology, ToposchedError
 from toposched.topology.lint import LevelStats, LintReport, lint
 from toposched.topology.occupancy import DomainUsage, Path, members_of, occupancy, shown_resources
 
-ClusterOption = Annotated[
-    str,
-    typer.Option(
-        "--cluster", "-c", metavar="CLUSTER.yaml", help="Nodes, Pods and Topologies (YAML or JSON)."
-    ),
-]
 TopologyOption = Annotated[
     str | None,
     typer.Option(
@@ -39,15 +34,17 @@ BAR = 20
 
 
 def lint_command(
-    cluster: ClusterOption,
+    cluster: ClusterOption = None,
     topology: TopologyOption = None,
     output: OutputOption = "table",
     no_headers: NoHeadersOption = False,
+    context: ContextOption = None,
+    kubeconfig: KubeconfigOption = None,
 ) -> None:
     """Check how the nodes carry the topology's level labels. Exit 0 when no errors (warnings
     allowed), 2 when the cluster has errors or the input is invalid."""
     try:
-        loaded, topologies = cluster_topologies(cluster, topology)
+        loaded, topologies = cluster_topologies(ClusterSource(cluster, context, kubeconfig), topology)
     except ToposchedError as exc:
         raise _fail(exc) from None
     reports = [lint(t, loaded.nodes, loaded.pods) for t in topologies]
@@ -61,7 +58,7 @@ def lint_command(
 
 
 def show_command(
-    cluster: ClusterOption,
+    cluster: ClusterOption = None,
     topology: TopologyOption = None,
     resource: Annotated[
         str | None, typer.Option("--resource", "-r", help="Resource to show (default: the GPUs).")
@@ -77,11 +74,13 @@ def show_command(
     ] = None,
     output: OutputOption = "table",
     no_headers: NoHeadersOption = False,
+    context: ContextOption = None,
+    kubeconfig: KubeconfigOption = None,
 ) -> None:
     """The domain tree with an occupancy bar per domain: used by pods (█), unavailable on
     NotReady or cordoned nodes (░), free (·). -o json|yaml: every domain of the levels shown."""
     try:
-        loaded, topologies = cluster_topologies(cluster, topology)
+        loaded, topologies = cluster_topologies(ClusterSource(cluster, context, kubeconfig), topology)
     except ToposchedError as exc:
         raise _fail(exc) from None
     out = console()
@@ -111,7 +110,7 @@ topology_app.command("show")(show_command)
 def _fail(exc: ToposchedError) -> typer.Exit:
     for line in error_lines(exc):
         typer.echo(line, err=True)
-    return typer.Exit(ExitCode.INVALID)
+    return typer.Exit(exit_code_of(exc))
 
 
 def _report_document(report: LintReport) -> dict[str, Any]:

@@ -74,6 +74,27 @@ class RestKubeApi:
         items = tuple(_with_kind(resource, item) for item in body.get("items") or ())
         return Listing(items, str(body.get("metadata", {}).get("resourceVersion", "")))
 
+    def list_page(
+        self,
+        resource: Resource,
+        *,
+        limit: int,
+        continue_token: str = "",
+        field_selector: str | None = None,
+    ) -> tuple[Listing, str]:
+        """One page of at most ``limit`` objects of every namespace (the API server's chunked
+        list, as kubectl's ``--chunk-size``) and the token of the next page ("" after the last)."""
+        query = {"limit": str(limit)}
+        if continue_token:
+            query["continue"] = continue_token
+        if field_selector:
+            query["fieldSelector"] = field_selector
+        body = self._transport.call("GET", resource.path(), query, call=f"list {resource.plural}")
+        metadata = body.get("metadata") or {}
+        items = tuple(_with_kind(resource, item) for item in body.get("items") or ())
+        listing = Listing(items, str(metadata.get("resourceVersion", "")))
+        return listing, str(metadata.get("continue") or "")
+
     def watch(
         self,
         resource: Resource,

@@ -382,7 +382,9 @@ def _pool_of(doc: Mapping[str, Any], pools: Mapping[str, PoolEntry]) -> PoolEntr
                 Problem(
                     "pool",
                     "is missing",
-                    "an OSMO workflow needs its pool: --pool POOL.yaml, or a stored pool",
+                    "an OSMO workflow needs its pool: place and compile take a pool file (--pool "
+                    "POOL.yaml); the service a stored pool (toposched pool put POOL.yaml, then "
+                    "submit --pool NAME or name it in the workflow)",
                 )
             ]
         )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any, Required, TypedDict
 
 from toposched.frontends.registry import Compiled
-from toposched.model import ConflictError, Placement, SpecError, Topology
+from toposched.model import ConflictError, Placement, Problem, SpecError, Topology
 from toposched.scheduler.admission import admit_known
 from toposched.scheduler.state import State, default_of, shared_of, stored_spec
 from toposched.scheduler.types import EventType, Submission
@@ -19,13 +19,15 @@ from toposched.store import WorkloadRecord, WorkloadState
 class SubmitOptions(TypedDict, total=False):
     """How a submission is read: ``owner`` (required) submits it; ``priority`` 0 keeps the spec's
     own; the topology is ``topology``, else the one the spec names, else ``default_topology``,
-    else the only one defined (NotFoundError otherwise); ``kind`` names the front end (a hint)."""
+    else the only one defined (NotFoundError otherwise); ``kind`` names the front end (a hint);
+    ``pool`` names the stored OSMO pool a workflow runs in (else the one it names, else the only one)."""
 
     owner: Required[str]
     priority: int
     topology: str | None
     kind: str | None
     default_topology: str | None
+    pool: str | None
 
 
 def prepare(
@@ -37,12 +39,13 @@ def prepare(
     topology: str | None = None,
     kind: str | None = None,
     default_topology: str | None = None,
+    pool: str | None = None,
 ) -> Submission:
     """Compile a parsed spec for ``submit`` (SpecError listing every problem); stores nothing.
     The spec is stored as JSON: the documents and the front end that read them; the
     topologies the spec itself brings are kept with the workload (``own_topologies``), never
     among the stored ones: one user's spec never changes what another's uses."""
-    chosen, compiled, stored = _compile(state, documents, topology, kind, default_topology)
+    chosen, compiled, stored = _compile(state, documents, topology, kind, default_topology, pool)
     gang = compiled.gang
     state.session.policy_of(gang)  # SpecError: a policy the workload names must be known
     own = tuple(t for t in compiled.topologies if stored.get(t.name) != t)
@@ -97,12 +100,25 @@ def _compile(
     topology: str | None,
     kind: str | None,
     default_topology: str | None,
+    pool: str | None,
 ) -> tuple[Topology, Compiled, dict[str, Topology]]:
     """The topology a submission uses and its gang: the requested topology, else the one the
     spec names, else the caller's default, else the only shared one (pool topologies are
-    their pool's own); and the stored topologies by name."""
+    their pool's own); and the stored topologies by name. A requested ``pool`` is the only one
+    the front end sees."""
     pool_records = state.store.list_pools()
-    context = state.context(pool_records)
+    if pool is not None and pool not in {r.name for r in pool_records}:
+        stored_pools = ", ".join(sorted(r.name for r in pool_records)) or "none"
+        raise SpecError(
+            [
+                Problem(
+                    "pool",
+                    f"no stored pool {pool!r}",
+                    f"store it first (toposched pool put POOL.yaml); stored pools: {stored_pools}",
+                )
+            ]
+        )
+    context = state.context(pool_records, pool=pool or "")
     known = shared_of(pool_records, context.topologies)
     default = default_topology or (known[0].name if len(known) == 1 else None)
     try:

@@ -129,13 +129,20 @@ class State:
         return [self.topology_named(record, name) for name in named_topologies(gang)]
 
     def context(
-        self, pool_records: Sequence[PoolRecord] | None = None, own: Sequence[Topology] = ()
+        self,
+        pool_records: Sequence[PoolRecord] | None = None,
+        own: Sequence[Topology] = (),
+        *,
+        pool: str = "",
     ) -> CompileContext:
         """What front ends may read: the stored topologies and OSMO pools (``pool_records`` when
         the caller read them already), and the pod limit. ``own``: a workload's own topologies,
-        which come before stored ones of the same name."""
+        which come before stored ones of the same name. ``pool``: the one pool a workflow runs in
+        (chosen at submission; kept so a stored workflow compiles again whatever pools are added)."""
         if pool_records is None:
             pool_records = self.store.list_pools()
+        if pool:
+            pool_records = [r for r in pool_records if r.name == pool]
         entries = {r.name: PoolEntry(pools.stored_pool(r), r.topology or None) for r in pool_records}
         return CompileContext(topologies=self.known_to(own), pools=entries, max_pods=self.config.max_pods)
 
@@ -151,7 +158,7 @@ class State:
         if cached is not None and cached[0] == key:
             return cached[1]
         frontend, documents = read_spec(record)
-        context = replace(self.context(own=record.own_topologies), topology=topology)
+        context = replace(self.context(own=record.own_topologies, pool=record.pool), topology=topology)
         gang = self.registry.compile(documents, context, hint=frontend).gang
         self.remember(record.id, topology, gang)
         return gang

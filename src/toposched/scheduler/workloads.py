@@ -74,6 +74,6 @@ def compiled(state: State, workload_id: int) -> Compiled:
     record = state.store.get_workload(workload_id)
     frontend, documents = read_spec(record)
     context = dataclasses.replace(
-        state.context(own=record.own_topologies), topology=state.topology_of(record)
+        state.context(own=record.own_topologies, pool=record.pool), topology=state.topology_of(record)
     )
     return state.registry.compile(documents, context, hint=frontend)
