@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
+from toposched.engine.policies.spread import SPREAD
 from toposched.engine.policy_registry import PlacementPolicy, PolicyRegistry
 from toposched.engine.strategy import Strategy
 from toposched.model import Mode, Policy
@@ -49,6 +50,7 @@ BUILTIN: tuple[PlacementPolicy, ...] = (
     # KAI's ordering, which only the hierarchical solver implements (``policies/binpack.py``);
     # only Kueue's node replacement asks it for a request, and BestFit is its closest ordering.
     Profile(Policy.BINPACK, _ALL_BEST_FIT, None, hierarchical=True),
+    Profile("spread", Mixed(SPREAD, SPREAD), Mixed(SPREAD, SPREAD)),  # worst fit: a baseline
 )
 
 
