@@ -1,5 +1,6 @@
 """``toposched simulate``: replay a job trace through the scheduler under several policies and
-write ``metrics.json``, ``report.md`` and PNG plots to ``--out``. See ``toposched.sim``."""
+replications and write ``metrics.json``, ``report.md``, ``jobs.csv`` and PNG plots to
+``--out``. See ``toposched.sim``."""
 
 from __future__ import annotations
 
@@ -15,15 +16,24 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import POLICIES, parse_policy
 from toposched.model import Problem, SpecError, ToposchedError
+from toposched.sim.arrivals import check_load
 from toposched.sim.config import load_config
-from toposched.sim.report import comparison_table, write_metrics, write_report
-from toposched.sim.study import StudySpec, build_inputs, run_study
+from toposched.sim.job_table import write_jobs
+from toposched.sim.report import comparison_table, verdict_lines, write_metrics, write_report
+from toposched.sim.study import StudySpec, build_inputs, run_study, task_name
+from toposched.sim.summary import summarise
+
+MAX_SEEDS = 100
 
 
 def simulate_command(
     trace: Annotated[
         str,
-        typer.Option("--trace", help="philly, alibaba (found in --trace-dir) or a CSV of our trace format."),
+        typer.Option(
+            "--trace",
+            help="philly, alibaba (found in --trace-dir), llm:jobs=N (a generated gang-heavy trace)"
+            " or a CSV of our trace format.",
+        ),
     ],
     cluster: Annotated[
         str,
@@ -32,7 +42,9 @@ def simulate_command(
             help="nvl72:racks=N, dgx:racks=N[,nodes_per_rack=M] or a cluster dump (kubectl get nodes -o yaml).",
         ),
     ],
-    out: Annotated[Path, typer.Option("--out", help="Folder for metrics.json, report.md and the plots.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for metrics.json, report.md, jobs.csv and the plots.")
+    ],
     policy: Annotated[
         str, typer.Option("--policy", help=f"Comma-separated policies to compare: {', '.join(POLICIES)}.")
     ] = ",".join(POLICIES),
@@ -50,7 +62,28 @@ def simulate_command(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", min=1, help="Processes (default: one per policy, up to the CPUs)."),
+        typer.Option("--workers", min=1, help="Processes (default: one per replay, up to the CPUs)."),
+    ] = None,
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            min=1,
+            max=MAX_SEEDS,
+            help="Replications (seeds --seed, --seed+1, ...): each metric as mean and 95% interval.",
+        ),
+    ] = 1,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="The first replication's seed.")] = 0,
+    load: Annotated[
+        float, typer.Option("--load", help="Arrival rate factor: inter-arrival times divided by it.")
+    ] = 1.0,
+    window: Annotated[
+        float | None,
+        typer.Option(
+            "--window",
+            help="Replay a window of this many trace seconds per replication (its start drawn from"
+            " the seed), starting from the jobs running then.",
+        ),
     ] = None,
 ) -> None:
     """Replay a GPU job trace through the scheduler and compare placement policies."""
@@ -58,13 +91,17 @@ def simulate_command(
     try:
         policies = _policies(policy)
         _check_finite("--until", until)
+        _check_finite("--window", window)
+        check_load(load)
         settings = load_config(config)
         if trace_dir is not None:
             settings = settings.model_copy(
                 update={"traces": settings.traces.model_copy(update={"directory": trace_dir})}
             )
-        spec = StudySpec(trace, cluster, settings, limit_jobs, until)
-        inputs = build_inputs(spec)  # bad input fails here, before any process starts
+        spec = StudySpec(trace, cluster, settings, limit_jobs, until, load, window, seeds, seed)
+        # Bad input fails here, before any process starts.
+        jobs = {r: len(build_inputs(spec, r).jobs) for r in range(seeds)}
+        inputs = build_inputs(spec)
         try:
             out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -72,18 +109,24 @@ def simulate_command(
                 [Problem("--out", f"cannot create {out}: {exc.strerror}", "choose a writable folder")]
             ) from None
         with Progress(
-            TextColumn("{task.description:>10}"),
+            TextColumn("{task.description:>14}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
             console=console,
             transient=False,
         ) as bar:
-            tasks = {str(p): bar.add_task(str(p), total=len(inputs.jobs)) for p in policies}
+            tasks = {
+                task_name(p, spec.replication_seed(r)): bar.add_task(
+                    task_name(p, spec.replication_seed(r)), total=jobs[r]
+                )
+                for r in range(seeds)
+                for p in policies
+            }
             results = run_study(
                 spec,
                 policies,
-                workers=workers or min(len(policies), os.cpu_count() or 1),
+                workers=workers or min(len(tasks), os.cpu_count() or 1),
                 on_progress=lambda name, done: bar.update(tasks[name], completed=done),
             )
     except ToposchedError as exc:
@@ -93,11 +136,16 @@ def simulate_command(
     from toposched.sim.plots import write_plots  # matplotlib: imported by this command only
 
     plots = write_plots(out, results)
-    metrics = write_report(out / "report.md", spec, inputs, results, plots)
-    write_metrics(out / "metrics.json", spec, inputs, metrics)
-    typer.echo(comparison_table(metrics))
-    typer.echo(f"\nwrote {out / 'metrics.json'}, {out / 'report.md'} and {len(plots)} plots")
-    if any(m.lost_jobs or m.overcommits for m in metrics):
+    summaries = summarise(results)
+    write_report(out / "report.md", spec, inputs, results, summaries, plots)
+    write_metrics(out / "metrics.json", spec, inputs, summaries)
+    rows = write_jobs(out / "jobs.csv", results)
+    typer.echo(comparison_table(summaries))
+    typer.echo("\n".join(["", *verdict_lines(summaries)]))
+    typer.echo(
+        f"\nwrote {out / 'metrics.json'}, {out / 'report.md'}, {out / 'jobs.csv'} ({rows} rows) and {len(plots)} plots"
+    )
+    if any(m.lost_jobs or m.overcommits for s in summaries for m in s.runs):
         typer.echo("a replay lost a job or over-committed a node: see the report's checks", err=True)
         raise typer.Exit(ExitCode.FAILED)
 

@@ -25,7 +25,7 @@ from toposched.sim.trace import TraceJob
 from toposched.wire.batch import job_object
 
 NAMESPACE = "sim"
-QUEUE = "sim-queue"
+QUEUE = "sim-queue"  # the LocalQueue of a job whose trace names none
 LEVEL_ALIASES = ("host", "rack", "block", "zone")  # counted from the topology's last level up
 _WIDTHS = (Width.NONE, Width.NODE, Width.RACK)  # a job wider than one is wider than those before
 
@@ -116,7 +116,7 @@ def sim_job(index: int, job: TraceJob, shape: Shape) -> SimJob:
         NAMESPACE,
         pods,
         {"restartPolicy": "Never", "containers": [container]},
-        labels={keys.PREFIX + "queue-name": QUEUE},
+        labels={keys.PREFIX + "queue-name": job.queue or QUEUE},
         template_annotations=annotations,
     )
     return SimJob(index, job, pods, per_pod, request, document)

@@ -83,7 +83,9 @@ class Replay:
         self.backoff = config.scheduler.backoff_seconds
         self.labels = {n.name: n.labels for n in cluster.nodes}
         self.ledger = Ledger(cluster, shape.topology.levels[-2] if len(shape.topology.levels) > 1 else "")
-        self.records = [JobRecord(j.index, j.gpus, j.trace.submit) for j in jobs]
+        self.records = [
+            JobRecord(j.index, j.gpus, j.trace.submit, j.trace.queue, j.trace.carried) for j in jobs
+        ]
         self.by_workload: dict[int, int] = {}  # workload id -> job index
         self.usage: dict[int, dict[str, int]] = {}  # job index -> GPUs per node while it holds them
         self.generation: dict[int, int] = {}  # job index -> admissions so far (stale ends are dropped)

@@ -8,7 +8,8 @@ All formats share the common columns (extra columns are ignored unless a format 
 ``submit_time_s`` is the arrival in seconds from the start of the trace, ``duration_s`` the run
 time once started, and the job needs ``num_pods * gpus_per_pod`` GPUs (regrouped into pods of
 the simulated node shape by ``gangs``). Rows may come in any order; rows of 0 GPUs are skipped
-(the simulator places GPUs only). Named formats:
+(the simulator places GPUs only). An optional ``queue`` column (Philly's ``vc``, its virtual
+cluster, is read as one) names the team queue the job is submitted to. Named formats:
 
 * ``philly``: ``philly_2017w40-45.csv`` (Microsoft Philly, six weeks of 2017);
 * ``alibaba``: ``alibaba_openb_default.csv`` (Alibaba PAI openb): a GPU-sharing pod
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +47,8 @@ class TraceJob:
     submit: float
     duration: float
     gpus: int
+    queue: str | None = None  # the team queue (``queue`` or Philly's ``vc`` column), normalised
+    carried: bool = False  # running when a replayed window starts: submitted at its start, not measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +145,7 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
                 submit=_seconds(row, "submit_time_s"),
                 duration=_seconds(row, "duration_s"),
                 gpus=gpus(row),
+                queue=_queue(row),
             )
         except ValueError as exc:
             if len(problems) < MAX_PROBLEMS:
@@ -155,6 +160,16 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
     if problems:
         raise SpecError(problems)
     return jobs, skipped
+
+
+def _queue(row: Row) -> str | None:
+    """The row's queue as a Kubernetes object name (lower case, ``-`` for anything else, at most
+    63 characters): the ``queue`` column, else Philly's ``vc`` as ``vc-<hash>``; None when empty."""
+    for column, prefix in (("queue", ""), ("vc", "vc-")):
+        text = re.sub(r"[^a-z0-9-]+", "-", (row.get(column) or "").strip().lower()).strip("-")[:60]
+        if text:
+            return f"{prefix}{text}"
+    return None
 
 
 def _checked(reader: csv.DictReader[str], source: str) -> Iterator[Row]:
