@@ -6,7 +6,10 @@ import math
 
 import pytest
 
+from toposched.sim.metrics import Metrics
+from toposched.sim.report import verdict_lines
 from toposched.sim.stats import Interval, interval, t_quantile, verdict
+from toposched.sim.summary import PolicySummary, verdicts
 
 
 @pytest.mark.parametrize(
@@ -39,3 +42,23 @@ def test_the_verdict_says_no_difference_when_the_intervals_overlap() -> None:
     assert not verdict(
         {"a": Interval(1.0, None, 1), "b": Interval(5.0, None, 1)}, higher_is_better=True
     ).distinct
+
+
+def _metrics(policy: str, seed: int, wait: float) -> Metrics:
+    return Metrics(policy, 1, 1, 1, 0, 0.5, wait, wait, wait, wait, 0, None, 0.0, 0, 0, 0, 0, 0, 1, 0.0, seed)
+
+
+def test_the_verdict_pairs_the_policies_seed_by_seed() -> None:
+    # Both policies see the same jobs per seed: a's waits are b's minus 10 s on every seed, so
+    # their own intervals overlap widely but the paired difference is -10 s exactly.
+    a = [_metrics("a", s, w) for s, w in enumerate((100.0, 500.0, 900.0))]
+    b = [_metrics("b", s, w + 10) for s, w in enumerate((100.0, 500.0, 900.0))]
+    summaries = [
+        PolicySummary(p, runs, {"wait_mean": interval([m.wait_mean for m in runs])}, {}, {})
+        for p, runs in (("a", a), ("b", b))
+    ]
+    found = verdicts(summaries)["wait_mean"]
+    assert (found.best, found.runner_up, found.distinct) == ("a", "b", False)
+    assert found.paired == Interval(-10.0, 0.0, 3)
+    [line] = [line for line in verdict_lines(summaries) if line.startswith("- wait mean")]
+    assert "no difference" in line and "paired by seed, a minus b: -10 s ± 0 s, an interval without 0" in line

@@ -17,7 +17,7 @@ def write_jobs(path: Path, results: Sequence[ReplayResult]) -> int:
     """Write the table; returns its number of rows."""
     rows = 0
     with path.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.writer(out)
+        writer = csv.writer(out, lineterminator="\n")
         writer.writerow(COLUMNS)
         for result in results:
             for job in result.jobs:

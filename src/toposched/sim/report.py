@@ -109,12 +109,29 @@ def _sentence(measure: Measure, v: Verdict, by_policy: dict[str, PolicySummary])
     pair = f"{v.best} {show(best, measure.unit)} against {v.runner_up} {show(second, measure.unit)}"
     if best.half is None:
         return f"- {measure.title}: one replication, no interval ({pair}); run --seeds 2 or more"
+    paired = ""
+    if v.paired is not None:
+        paired = f"; paired by seed, {v.best} minus {v.runner_up}: {_signed(v.paired, measure.unit)}"
+        if v.paired.half is not None and abs(v.paired.mean) > v.paired.half:
+            paired += ", an interval without 0"
     if not v.distinct:
-        return f"- {measure.title}: no difference, the 95% intervals overlap ({pair})"
+        return f"- {measure.title}: no difference, the 95% intervals overlap ({pair}{paired})"
     gap = abs(v.difference)
     direction = "higher" if v.difference > 0 else "lower"
     amount = f"{gap * 100:.1f} points" if measure.unit == "share" else _plain(gap, measure.unit)
-    return f"- {measure.title}: **{v.best}** best, {amount} {direction} than the next ({pair})"
+    return f"- {measure.title}: **{v.best}** best, {amount} {direction} than the next ({pair}{paired})"
+
+
+def _signed(value: Interval, unit: str) -> str:
+    """A paired difference: sign, magnitude and half-width (points for shares)."""
+    sign = "-" if value.mean < 0 else "+"
+    magnitude = Interval(abs(value.mean), value.half, value.n)
+    text = show(magnitude, unit)
+    if unit == "share":
+        text = f"{magnitude.mean * 100:.1f} points" + (
+            "" if value.half is None else f" ± {value.half * 100:.1f}"
+        )
+    return sign + text
 
 
 def write_report(
@@ -130,10 +147,12 @@ def write_report(
     span = max((r.end for r in results), default=0.0)
     first = summaries[0].runs[0] if summaries and summaries[0].runs else None
     seeds = [spec.replication_seed(r) for r in range(spec.seeds)]
+    carried = sum(1 for j in inputs.jobs if j.trace.carried)
     lines = [
         "# Trace replay",
         "",
         f"- trace: `{spec.trace}`, {len(inputs.jobs)} jobs with GPUs in the first replication"
+        + (f" ({carried} running when its window starts, carried in)" if carried else "")
         + (f" ({inputs.skipped} rows without GPUs skipped)" if inputs.skipped else ""),
         f"- cluster: `{spec.cluster}`, {len(inputs.cluster.nodes)} nodes, {gpus} GPUs,"
         f" pods of up to {inputs.shape.gpus_per_node} GPUs, racks of {inputs.shape.nodes_per_rack} nodes",

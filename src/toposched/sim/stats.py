@@ -93,6 +93,9 @@ class Verdict:
     runner_up: str | None
     difference: float  # best minus runner-up (negative when lower is better)
     distinct: bool  # the two 95% intervals do not overlap
+    # Best minus runner-up seed by seed: every policy replays the same jobs for a seed, so the
+    # paired differences vary far less than either policy's figures (None: not computed).
+    paired: Interval | None = None
 
 
 def verdict(intervals: dict[str, Interval], *, higher_is_better: bool) -> Verdict:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from toposched.sim.metrics import GroupWaits, Metrics, by_queue, by_size, metrics_of
 from toposched.sim.results import ReplayResult
@@ -91,10 +91,26 @@ def _groups(per_run: Sequence[dict[str, GroupWaits]]) -> dict[str, GroupSummary]
 
 
 def verdicts(summaries: Sequence[PolicySummary]) -> dict[str, Verdict]:
-    """The best policy on each measure every policy has, against the runner-up."""
+    """The best policy on each measure every policy has, against the runner-up, with their
+    paired difference over the seeds both replayed."""
+    by_policy = {s.policy: s for s in summaries}
     out = {}
     for measure in MEASURES:
         intervals = {s.policy: s.measures[measure.key] for s in summaries if measure.key in s.measures}
-        if len(intervals) == len(summaries) and intervals:
-            out[measure.key] = verdict(intervals, higher_is_better=measure.higher_is_better)
+        if len(intervals) != len(summaries) or not intervals:
+            continue
+        found = verdict(intervals, higher_is_better=measure.higher_is_better)
+        if found.runner_up is not None:
+            found = replace(found, paired=_paired(measure, by_policy[found.best], by_policy[found.runner_up]))
+        out[measure.key] = found
     return out
+
+
+def _paired(measure: Measure, best: PolicySummary, other: PolicySummary) -> Interval | None:
+    theirs = {m.seed: measure.value(m) for m in other.runs}
+    differences = []
+    for m in best.runs:
+        mine, their = measure.value(m), theirs.get(m.seed)
+        if mine is not None and their is not None:
+            differences.append(mine - their)
+    return interval(differences) if differences else None
