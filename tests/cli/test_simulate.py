@@ -36,10 +36,16 @@ def test_simulate_writes_metrics_report_and_plots(invoke: Invoke, tmp_path: Path
     assert "| bestfit |" in run.stdout and "| binpack |" in run.stdout
     metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     assert [p["policy"] for p in metrics["policies"]] == ["bestfit", "binpack"]
-    assert all(p["jobs"] == 5 and p["lost_jobs"] == 0 and p["overcommits"] == 0 for p in metrics["policies"])
+    runs = [run for p in metrics["policies"] for run in p["runs"]]
+    assert len(runs) == 2 and all(
+        r["jobs"] == 5 and r["lost_jobs"] == 0 and r["overcommits"] == 0 for r in runs
+    )
+    jobs = (out / "jobs.csv").read_text(encoding="utf-8").splitlines()
+    assert jobs[0] == "policy,seed,job,arrival_s,start_s,end_s,wait_s,gpus,queue,carried"
+    assert len(jobs) == 1 + 2 * 5 and "bestfit,0,2,10,50,90,40,8,,0" in jobs
     assert metrics["gpus"] == 32
     report = (out / "report.md").read_text(encoding="utf-8")
-    assert "bestfit: no job lost, no node over-committed" in report
+    assert "bestfit (seed 0): no job lost, no node over-committed" in report
     for name in ("utilisation.png", "wait_cdf.png", "fragmentation.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"]({name})" in report
@@ -111,13 +117,13 @@ def test_without_out_it_writes_to_a_new_temporary_folder_and_reports_progress_by
     assert f"wrote {out / 'metrics.json'}" in run.stdout
     # the runner's stderr is no terminal: lines, not a bar (the replay reports at its end here)
     assert [line for line in run.stderr.splitlines() if "jobs replayed" in line] == [
-        "bestfit: 5/5 jobs replayed"
+        "bestfit s0: 5/5 jobs replayed"
     ]
 
 
 def test_off_a_terminal_progress_is_a_line_per_tenth_of_the_jobs() -> None:
     stream = io.StringIO()
-    with replay_progress(Console(file=stream), ["bestfit", "binpack"], 1000) as report:
+    with replay_progress(Console(file=stream), {"bestfit": 1000, "binpack": 1000}) as report:
         for done in range(0, 1001, 50):
             report("bestfit", done)
         report("binpack", 1000)
@@ -125,3 +131,47 @@ def test_off_a_terminal_progress_is_a_line_per_tenth_of_the_jobs() -> None:
     assert lines == [f"bestfit: {n}/1000 jobs replayed" for n in range(100, 1001, 100)] + [
         "binpack: 1000/1000 jobs replayed"
     ]
+
+
+def test_simulate_compares_replications_with_intervals(invoke: Invoke, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    common = ("simulate", "--trace", "llm:jobs=40", "--cluster", "nvl72:racks=2,racks_per_block=2")
+    run = invoke(
+        *common, "--policy", "mixed,spread", "--seeds", "3", "--seed", "4", "--workers", "1", "--out", out
+    )
+    assert run.exit_code == 0, run.stderr
+    metrics = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    assert metrics["seeds"] == [4, 5, 6]
+    assert [len(p["runs"]) for p in metrics["policies"]] == [3, 3]
+    assert metrics["policies"][0]["intervals"]["wait_mean"]["replications"] == 3
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "## Waits by gang size" in report and "## Waits by queue" in report
+    assert " ± " in report and ("no difference" in report or "best, " in report)
+    again = tmp_path / "again"
+    run = invoke(*common, "--policy", "mixed,spread", "--seeds", "3", "--seed", "4", "--out", again)
+    assert (again / "jobs.csv").read_bytes() == (out / "jobs.csv").read_bytes()  # same seeds, same replays
+
+
+def test_simulate_names_bad_replication_options(invoke: Invoke, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.csv"
+    trace.write_text(TRACE, encoding="utf-8")
+    common = (
+        "simulate",
+        "--trace",
+        trace,
+        "--cluster",
+        CLUSTER,
+        "--policy",
+        "bestfit",
+        "--out",
+        tmp_path / "o",
+    )
+    for options, field in (
+        (("--seeds", "3"), "--seeds"),
+        (("--load", "0"), "--load"),
+        (("--load", "nan"), "--load"),
+        (("--window", "-5"), "--window"),
+    ):
+        run = invoke(*common, *options)
+        assert run.exit_code == 2, options
+        assert run.stderr.startswith(f"{field}: "), run.stderr

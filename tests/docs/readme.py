@@ -33,6 +33,7 @@ SKIPPED = {
     "curl ": "run by tests/service/test_readme_curl.py against a served instance",
     # concrete after their optional parts are dropped, but not for a test to run as written:
     "toposched simulate --trace philly": "replays the whole Philly trace (minutes); tests/sim replays traces",
+    "toposched simulate --trace llm:jobs=2000": "2,000 jobs over 5 seeds (minutes); tests/cli/test_simulate.py runs a small study",
     "toposched controller": "runs until stopped against a cluster; tests/controller runs it on a real one",
     # a synopsis whose every part is optional: without --cluster it reads the kubeconfig's cluster
     "toposched topology lint [--cluster": "reads a live cluster; tests/cli/test_live_cluster.py runs it on a real one",

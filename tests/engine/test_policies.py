@@ -68,3 +68,14 @@ def test_mixed_is_best_fit_for_constrained_and_least_free_for_the_rest() -> None
     assert policies.get(Policy.BALANCED).for_request(Mode.PREFERRED) == (BEST_FIT, balanced_place)
     assert policies.get(Policy.BALANCED).for_request(Mode.REQUIRED) == (BEST_FIT, None)
     assert policies.get(Policy.BINPACK).hierarchical and not policies.get(Policy.BESTFIT).hierarchical
+
+
+def test_spread_takes_the_most_free_domain_and_never_swaps_the_last() -> None:
+    spread = builtin().get("spread").for_request(Mode.REQUIRED)[0]
+    lc = counts([8, 4, 6, 4], [2, 1, 2, 1])
+    assert search_order(spread, lc, np.arange(4, dtype=np.int64)).tolist() == [2, 0, 1, 3]
+    fits = np.asarray([False, True, True, False])
+    assert spread.level_domain(ints([5, 4, 3, 1]), fits, 3) == 1  # the most free that holds it
+    assert spread.level_domain(ints([2, 1]), np.zeros(2, dtype=np.bool_), 3) is None
+    assert last_domain(spread, ints([6, 2, 4, 3]), 3) == 0  # BestFit would take 3 (the tightest)
+    assert builtin().get("spread").for_group(False) is spread

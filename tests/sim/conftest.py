@@ -13,7 +13,7 @@ HEADER = "job_id,submit_time_s,duration_s,num_pods,gpus_per_pod\n"
 
 # On dgx:racks=2,nodes_per_rack=2 (two racks of two 8-GPU nodes, 32 GPUs), hand-worked in
 # test_replay.py: a and b fill one rack each; c waits for b to end; d needs all four nodes
-# (wider than a rack: required spine, rack slices) and waits for a; e arrives when all is free.
+# (wider than a rack: required spine) and waits for a; e arrives when all is free.
 SMALL_TRACE = [
     ("a", 0, 100, 2, 8),
     ("b", 0, 50, 2, 8),

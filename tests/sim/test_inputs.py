@@ -124,22 +124,32 @@ def test_a_cluster_dump_is_read_by_the_cluster_loader(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("gpus", "pods", "per_pod", "mode", "level"),
     [
-        (1, 1, 1, Mode.PREFERRED, "cloud.provider.com/topology-rack"),
-        (3, 1, 3, Mode.PREFERRED, "cloud.provider.com/topology-rack"),
-        (6, 2, 3, Mode.REQUIRED, "cloud.provider.com/topology-rack"),
-        (12, 3, 4, Mode.REQUIRED, "cloud.provider.com/topology-rack"),
+        (1, 1, 1, Mode.UNCONSTRAINED, None),
+        (3, 1, 3, Mode.UNCONSTRAINED, None),
+        (6, 2, 3, Mode.PREFERRED, "cloud.provider.com/topology-rack"),
+        (12, 3, 4, Mode.PREFERRED, "cloud.provider.com/topology-rack"),
         (76, 19, 4, Mode.REQUIRED, "cloud.provider.com/topology-block"),
     ],
 )
 def test_gpu_counts_become_gangs_of_node_wide_pods(
-    gpus: int, pods: int, per_pod: int, mode: Mode, level: str
+    gpus: int, pods: int, per_pod: int, mode: Mode, level: str | None
 ) -> None:
     shape = shape_of(load_sim_cluster("nvl72:racks=2"), parse_config(None))
     job = sim_job(0, TraceJob("x", 0.0, 1.0, gpus), shape)
     assert (job.pods, job.gpus_per_pod, job.request.mode, job.request.level) == (pods, per_pod, mode, level)
-    if gpus == 76:  # 19 pods: the largest slice size dividing 19 that fits a rack of 18 is 1
-        annotations = job.document["spec"]["template"]["metadata"]["annotations"]
-        assert annotations["kueue.x-k8s.io/podset-slice-size"] == "1"
+    annotations = (job.document["spec"]["template"].get("metadata") or {}).get("annotations", {})
+    assert not any("slice" in key for key in annotations)  # the default rules cut no slices
+
+
+def test_a_configured_slice_level_cuts_equal_slices() -> None:
+    config = parse_config(
+        {"requests": [{"wider_than": "rack", "mode": "required", "level": "block", "slice_level": "rack"}]}
+    )
+    shape = shape_of(load_sim_cluster("nvl72:racks=2"), config)
+    job = sim_job(0, TraceJob("x", 0.0, 1.0, 76), shape)
+    # 19 pods: the largest slice size dividing 19 that fits a rack of 18 is 1.
+    annotations = job.document["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["kueue.x-k8s.io/podset-slice-size"] == "1"
 
 
 def test_the_example_config_is_valid() -> None:

@@ -19,7 +19,6 @@ from toposched.intake.parse import CLUSTER_DUMP_LIMITS, parse_documents, read_fi
 from toposched.model import (
     Cluster,
     NotFoundError,
-    Policy,
     Problem,
     Search,
     SpecError,
@@ -27,7 +26,7 @@ from toposched.model import (
     TopologySpecError,
 )
 
-POLICIES = tuple(p.value for p in Policy)  # the built-in ones
+POLICIES = builtin_policies().names  # the built-in ones
 SEARCHES = tuple(s.value for s in Search)
 
 if TYPE_CHECKING:

@@ -1,5 +1,6 @@
 """``toposched simulate``: replay a job trace through the scheduler under several policies and
-write ``metrics.json``, ``report.md`` and PNG plots to ``--out``. See ``toposched.sim``."""
+replications and write ``metrics.json``, ``report.md``, ``jobs.csv`` and PNG plots to
+``--out``. See ``toposched.sim``."""
 
 from __future__ import annotations
 
@@ -18,15 +19,24 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from toposched.cli.errors import ExitCode, error_lines
 from toposched.cli.inputs import POLICIES, parse_policy
 from toposched.model import Problem, SpecError, ToposchedError
+from toposched.sim.arrivals import check_load
 from toposched.sim.config import load_config
-from toposched.sim.report import comparison_table, write_metrics, write_report
-from toposched.sim.study import StudySpec, build_inputs, run_study
+from toposched.sim.job_table import write_jobs
+from toposched.sim.report import comparison_table, verdict_lines, write_metrics, write_report
+from toposched.sim.study import StudySpec, build_inputs, run_study, task_name
+from toposched.sim.summary import summarise
+
+MAX_SEEDS = 100
 
 
 def simulate_command(
     trace: Annotated[
         str,
-        typer.Option("--trace", help="philly, alibaba (found in --trace-dir) or a CSV of our trace format."),
+        typer.Option(
+            "--trace",
+            help="philly, alibaba (found in --trace-dir), llm:jobs=N (a generated gang-heavy trace)"
+            " or a CSV of our trace format.",
+        ),
     ],
     cluster: Annotated[
         str,
@@ -39,7 +49,8 @@ def simulate_command(
         Path | None,
         typer.Option(
             "--out",
-            help="Folder for metrics.json, report.md and the plots (default: a new temporary folder, printed).",
+            help="Folder for metrics.json, report.md, jobs.csv and the plots (default: a new temporary"
+            " folder, printed).",
         ),
     ] = None,
     policy: Annotated[
@@ -59,7 +70,28 @@ def simulate_command(
     ] = None,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", min=1, help="Processes (default: one per policy, up to the CPUs)."),
+        typer.Option("--workers", min=1, help="Processes (default: one per replay, up to the CPUs)."),
+    ] = None,
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            min=1,
+            max=MAX_SEEDS,
+            help="Replications (seeds --seed, --seed+1, ...): each metric as mean and 95% interval.",
+        ),
+    ] = 1,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="The first replication's seed.")] = 0,
+    load: Annotated[
+        float, typer.Option("--load", help="Arrival rate factor: inter-arrival times divided by it.")
+    ] = 1.0,
+    window: Annotated[
+        float | None,
+        typer.Option(
+            "--window",
+            help="Replay a window of this many trace seconds per replication (its start drawn from"
+            " the seed), starting from the jobs running then.",
+        ),
     ] = None,
 ) -> None:
     """Replay a GPU job trace through the scheduler and compare placement policies."""
@@ -67,19 +99,24 @@ def simulate_command(
     try:
         policies = _policies(policy)
         _check_finite("--until", until)
+        _check_finite("--window", window)
+        check_load(load)
         settings = load_config(config)
         if trace_dir is not None:
             settings = settings.model_copy(
                 update={"traces": settings.traces.model_copy(update={"directory": trace_dir})}
             )
-        spec = StudySpec(trace, cluster, settings, limit_jobs, until)
-        inputs = build_inputs(spec)  # bad input fails here, before any process starts
+        spec = StudySpec(trace, cluster, settings, limit_jobs, until, load, window, seeds, seed)
+        # Bad input fails here, before any process starts.
+        jobs = {r: len(build_inputs(spec, r).jobs) for r in range(seeds)}
+        inputs = build_inputs(spec)
         out = _output_folder(out)
-        with replay_progress(console, [str(p) for p in policies], len(inputs.jobs)) as on_progress:
+        totals = {task_name(p, spec.replication_seed(r)): jobs[r] for r in range(seeds) for p in policies}
+        with replay_progress(console, totals) as on_progress:
             results = run_study(
                 spec,
                 policies,
-                workers=workers or min(len(policies), os.cpu_count() or 1),
+                workers=workers or min(len(totals), os.cpu_count() or 1),
                 on_progress=on_progress,
             )
     except ToposchedError as exc:
@@ -89,11 +126,16 @@ def simulate_command(
     from toposched.sim.plots import write_plots  # matplotlib: imported by this command only
 
     plots = write_plots(out, results)
-    metrics = write_report(out / "report.md", spec, inputs, results, plots)
-    write_metrics(out / "metrics.json", spec, inputs, metrics)
-    typer.echo(comparison_table(metrics))
-    typer.echo(f"\nwrote {out / 'metrics.json'}, {out / 'report.md'} and {len(plots)} plots")
-    if any(m.lost_jobs or m.overcommits for m in metrics):
+    summaries = summarise(results)
+    write_report(out / "report.md", spec, inputs, results, summaries, plots)
+    write_metrics(out / "metrics.json", spec, inputs, summaries)
+    rows = write_jobs(out / "jobs.csv", results)
+    typer.echo(comparison_table(summaries))
+    typer.echo("\n".join(["", *verdict_lines(summaries)]))
+    typer.echo(
+        f"\nwrote {out / 'metrics.json'}, {out / 'report.md'}, {out / 'jobs.csv'} ({rows} rows) and {len(plots)} plots"
+    )
+    if any(m.lost_jobs or m.overcommits for s in summaries for m in s.runs):
         typer.echo("a replay lost a job or over-committed a node: see the report's checks", err=True)
         raise typer.Exit(ExitCode.FAILED)
 
@@ -116,24 +158,26 @@ PROGRESS_LINES = 10  # off a terminal: about this many lines per policy
 
 
 @contextmanager
-def replay_progress(console: Console, policies: list[str], jobs: int) -> Iterator[Callable[[str, int], None]]:
-    """A bar per policy on a terminal; elsewhere (a log, CI) a line to standard error every
-    tenth of the jobs, since a bar redrawn in place shows nothing there until the end."""
+def replay_progress(console: Console, totals: dict[str, int]) -> Iterator[Callable[[str, int], None]]:
+    """A bar per replay (``totals``: its name and jobs) on a terminal; elsewhere (a log, CI) a
+    line to standard error every tenth of its jobs, since a bar redrawn in place shows nothing
+    there until the end."""
     if console.is_terminal:
         columns = (
-            TextColumn("{task.description:>10}"),
+            TextColumn("{task.description:>14}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
         )
         with Progress(*columns, console=console, transient=False) as bar:
-            tasks = {name: bar.add_task(name, total=jobs) for name in policies}
+            tasks = {name: bar.add_task(name, total=jobs) for name, jobs in totals.items()}
             yield lambda name, done: bar.update(tasks[name], completed=done)
         return
-    step = max(1, math.ceil(jobs / PROGRESS_LINES))
-    reported = dict.fromkeys(policies, 0)
+    reported = dict.fromkeys(totals, 0)
 
     def report(name: str, done: int) -> None:
+        jobs = totals[name]
+        step = max(1, math.ceil(jobs / PROGRESS_LINES))
         if done // step > reported[name] // step or (done == jobs and reported[name] < jobs):
             reported[name] = done
             console.print(f"{name}: {done}/{jobs} jobs replayed")

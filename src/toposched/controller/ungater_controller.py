@@ -20,10 +20,11 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from functools import partial
 
 from toposched.controller.expectations import Expectations
 from toposched.controller.gang_reconciler import GangReconciler
-from toposched.controller.gangs import MemberMemo, group_pods
+from toposched.controller.grouping import PodGrouper
 from toposched.controller.informer import Change, Informer
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import (
@@ -47,7 +48,6 @@ from toposched.controller.mirror import Mirror
 from toposched.controller.podwrites import DEFAULT_CONCURRENCY, PodWrites, check_concurrency
 from toposched.controller.retry import Backoff
 from toposched.controller.streaming import Streams
-from toposched.frontends.membership import GroupCaches, kind_of
 from toposched.scheduler import Clock, CycleReport, Scheduler
 
 log = logging.getLogger(__name__)
@@ -94,34 +94,26 @@ class UngaterController:
         write_concurrency: int = DEFAULT_CONCURRENCY,
         streamed: bool = False,
     ) -> None:
-        """``watch_seconds`` bounds each informer's watch call; the calls run side by side, so a
-        step with nothing new waits that long once: steps stay short enough to renew the Lease,
-        and a new pod waits about ``watch_seconds`` plus the loop's interval to be seen.
-        ``write_concurrency`` bounds the pod writes in flight at once. ``streamed``: the watches
-        run on threads of their own instead (``streaming``), a step takes what they delivered and
-        ``wait`` returns as soon as there is news."""
-        self.api = api
-        self.scheduler = scheduler
-        self.clock = clock
-        self.nodes = Informer(api, NODES, timeout_seconds=watch_seconds)
-        self.pods = Informer(api, PODS, namespace, timeout_seconds=watch_seconds)
-        self.podgroups = Informer(api, KAI_PODGROUPS, namespace, timeout_seconds=watch_seconds)
-        self.kube_podgroups_v1alpha3 = Informer(
-            api, KUBE_PODGROUPS_V1ALPHA3, namespace, timeout_seconds=watch_seconds
-        )
-        self.kube_podgroups_v1beta1 = Informer(api, KUBE_PODGROUPS, namespace, timeout_seconds=watch_seconds)
-        self.kube_workloads = Informer(api, KUBE_WORKLOADS, namespace, timeout_seconds=watch_seconds)
-        self.kube_composites = Informer(
-            api, KUBE_COMPOSITE_PODGROUPS, namespace, timeout_seconds=watch_seconds
-        )
-        self.topologies = [Informer(api, r, timeout_seconds=watch_seconds) for r in TOPOLOGY_RESOURCES]
+        """``watch_seconds`` bounds each informer's watch call (side by side: a step with nothing
+        new waits that long once, short enough to renew the Lease). ``write_concurrency`` bounds
+        the pod writes in flight. ``streamed``: the watches run on threads of their own
+        (``streaming``), a step takes what they delivered, ``wait`` returns at the first news."""
+        self.api, self.scheduler, self.clock = api, scheduler, clock
+        watch = partial(Informer, api, timeout_seconds=watch_seconds)
+        self.nodes, self.pods = watch(NODES), watch(PODS, namespace)
+        self.podgroups = watch(KAI_PODGROUPS, namespace)
+        self.kube_podgroups_v1alpha3 = watch(KUBE_PODGROUPS_V1ALPHA3, namespace)
+        self.kube_podgroups_v1beta1 = watch(KUBE_PODGROUPS, namespace)
+        self.kube_workloads = watch(KUBE_WORKLOADS, namespace)
+        self.kube_composites = watch(KUBE_COMPOSITE_PODGROUPS, namespace)
+        self.topologies = [watch(r) for r in TOPOLOGY_RESOURCES]
         self.mirror = Mirror(scheduler)
         expectations = Expectations()
         writes = PodWrites(api, expectations, check_concurrency(write_concurrency))
         self.reconciler = GangReconciler(writes, scheduler, expectations, topology)
         self.metrics = metrics or ControllerMetrics()
         self._started = False
-        self._members: MemberMemo = {}  # each pod's gang, as last read (``group_pods``)
+        self.grouper = PodGrouper()  # each pod's gang, read again only when it changed
         self.missing_kinds: set[Resource] = set()  # optional kinds this cluster does not serve
         self.backoff = {informer: Backoff() for informer in self.every_informer()}  # after failed watches
         # One thread per informer, so their watch calls wait side by side. Each informer is
@@ -177,14 +169,9 @@ class UngaterController:
         if not self._synced():
             return StepReport(CycleReport())  # acting on a kind never listed could undo what others did
         now = self.clock.now()
-        if any(change.resource in self.grouping_resources for change in changes):
-            self._members.clear()  # a pod's gang may follow the grouping objects (composite trees)
-        gangs = group_pods(
-            self.pods.objects.values(),
-            self.group_caches(),
-            self.scheduler.registry.memberships,
-            self._members,
-        )
+        grouping = (self.podgroups, self.kube_podgroups, self.kube_workloads, self.kube_composites)
+        memberships = self.scheduler.registry.memberships
+        gangs = self.grouper.group(self.pods.objects.values(), grouping, changes, memberships)
         self.metrics.pending_gangs.set(sum(1 for g in gangs.values() if any(is_gated(p) for p in g.pods)))
         restored: tuple[str, ...] = ()
         if not self._started:
@@ -197,21 +184,6 @@ class UngaterController:
         nodes = {n.name: n for n in self.scheduler.store.get_nodes()}
         self.reconciler.ungate(gangs, self.pods.objects, nodes, now)
         return StepReport(report, restored)
-
-    @property
-    def grouping_informers(self) -> tuple[Informer, ...]:
-        """The informers of the objects that group pods (the front ends' membership rules)."""
-        return (self.podgroups, self.kube_podgroups, self.kube_workloads, self.kube_composites)
-
-    @property
-    def grouping_resources(self) -> frozenset[Resource]:
-        return frozenset(i.resource for i in self.grouping_informers)
-
-    def group_caches(self) -> GroupCaches:
-        """The cached objects that group pods, by kind: one cache per kind, so upstream PodGroups
-        come from the version watched."""
-        grouping = self.grouping_informers
-        return GroupCaches({kind_of(i.resource.group, i.resource.kind): i.objects for i in grouping})
 
     def close(self) -> None:
         """Stop the watch threads (a call under way ends within its ``watch_seconds``) and the

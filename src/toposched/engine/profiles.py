@@ -12,6 +12,7 @@ from toposched.engine.policies.balanced import balanced_place
 from toposched.engine.policies.bestfit import BEST_FIT
 from toposched.engine.policies.leastfree import LEAST_FREE
 from toposched.engine.policies.mixed import Mixed
+from toposched.engine.policies.spread import SPREAD
 from toposched.model import Mode, Policy
 
 
@@ -50,6 +51,7 @@ BUILTIN: tuple[PlacementPolicy, ...] = (
     # KAI's ordering, which only the hierarchical solver implements (``kai/binpack.py``);
     # only Kueue's node replacement asks it for a request, and BestFit is its closest ordering.
     Profile(Policy.BINPACK, _ALL_BEST_FIT, None, hierarchical=True),
+    Profile("spread", Mixed(SPREAD, SPREAD), Mixed(SPREAD, SPREAD)),  # worst fit: a baseline
 )
 
 

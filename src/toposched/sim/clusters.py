@@ -90,6 +90,17 @@ def total_gpus(cluster: Cluster) -> int:
     return sum(n.allocatable.get(GPU, 0) for n in cluster.nodes)
 
 
+def largest_domain_gpus(cluster: Cluster, level: str | None) -> int:
+    """GPUs of the largest domain of ``level`` (the whole cluster when None)."""
+    if level is None:
+        return total_gpus(cluster)
+    per_domain: dict[str, int] = {}
+    for n in cluster.nodes:
+        key = n.labels.get(level, "")
+        per_domain[key] = per_domain.get(key, 0) + n.allocatable.get(GPU, 0)
+    return max(per_domain.values(), default=0)
+
+
 def _parameters(shape: str, text: str, defaults: Mapping[str, int | None]) -> dict[str, int]:
     given: dict[str, int] = {}
     for part in filter(None, text.split(",")):

@@ -9,10 +9,9 @@ Every field has a default, so an empty file (or none) is a valid configuration::
     gangs:
       gpus_per_node: null         # pod width; null = the cluster's most common GPUs per node
     requests:                     # first rule whose ``wider_than`` the job exceeds wins;
-                                  # a job no rule matches is unconstrained
-      - {wider_than: rack, mode: required, level: block, slice_level: rack}
-      - {wider_than: node, mode: required, level: rack}
-      - {wider_than: none, mode: preferred, level: rack}
+                                  # a job no rule matches (one node's worth) is unconstrained
+      - {wider_than: rack, mode: required, level: block}
+      - {wider_than: node, mode: preferred, level: rack}
     scheduler:
       search: complete            # faithful | complete (the service's default)
       backoff_seconds: 0          # retry unschedulable jobs at every event (like a requeue)
@@ -87,10 +86,14 @@ class RequestRule(_Strict):
 
 
 def _default_rules() -> tuple[RequestRule, ...]:
+    """As a trace of NVL72 jobs would ask: a gang wider than a rack needs one block (its racks'
+    fabric) and is spread over racks as the policy orders them; a narrower multi-node gang
+    prefers one rack (NVLink) but may span racks when none has room; a one-node job asks nothing.
+    Rack slices or a required rack would leave the policies nothing to choose: whole empty racks,
+    or the tightest rack, which every Kueue ordering picks alike."""
     return (
-        RequestRule(wider_than=Width.RACK, mode=Mode.REQUIRED, level="block", slice_level="rack"),
-        RequestRule(wider_than=Width.NODE, mode=Mode.REQUIRED, level="rack"),
-        RequestRule(wider_than=Width.NONE, mode=Mode.PREFERRED, level="rack"),
+        RequestRule(wider_than=Width.RACK, mode=Mode.REQUIRED, level="block"),
+        RequestRule(wider_than=Width.NODE, mode=Mode.PREFERRED, level="rack"),
     )
 
 

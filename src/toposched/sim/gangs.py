@@ -27,7 +27,7 @@ from toposched.sim.trace import TraceJob
 from toposched.wire.batch import job_object
 
 NAMESPACE = "sim"
-QUEUE = "sim-queue"
+QUEUE = "sim-queue"  # the LocalQueue of a job whose trace names none
 LEVEL_ALIASES = ("host", "rack", "block", "zone")  # counted from the topology's last level up
 _WIDTHS = (Width.NONE, Width.NODE, Width.RACK)  # a job wider than one is wider than those before
 
@@ -118,7 +118,7 @@ def sim_job(index: int, job: TraceJob, shape: Shape) -> SimJob:
         NAMESPACE,
         pods,
         {"restartPolicy": "Never", "containers": [container]},
-        labels={keys.PREFIX + "queue-name": QUEUE},
+        labels={keys.PREFIX + "queue-name": job.queue or QUEUE},
         template_annotations=annotations,
     )
     if 0 < job.duration <= MAX_RUN_SECONDS:  # its run time, declared exactly: reservations plan with it

@@ -3,7 +3,8 @@
 * utilisation: GPUs in use / all GPUs, averaged over time (each sample holds until the next)
   while jobs arrive: from the first arrival to the last (the drain after it would dilute it);
 * queue wait: first admission minus arrival, over the jobs admitted (mean, p50, p95, p99,
-  percentiles interpolated linearly between ranks);
+  percentiles interpolated linearly between ranks), also per gang size (``SIZE_BUCKETS``) and
+  per queue; jobs carried into a window (running when it starts) are not counted;
 * preferred hit share: of the jobs admitted with a preferred level, the share placed inside one
   domain of that level;
 * fragmentation: free GPUs that cannot host a whole-rack gang (on racks partly used or down),
@@ -15,12 +16,12 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from toposched.sim.results import ReplayResult
+from toposched.sim.results import JobRecord, ReplayResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +48,80 @@ class Metrics:
     overcommits: int
     cycles: int
     cpu_seconds: float
+    seed: int = 0
+    averaged_from: float = 0.0  # the time averages' window: first event to last arrival (seconds)
+    averaged_to: float = 0.0
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
 
 
+# Gang sizes in GPUs: (label, fewest, most; None = no upper bound). One node, a few nodes, up to
+# most of an NVL72 rack (72 GPUs) or a DGX SuperPOD scalable unit, several racks, a large share of
+# the cluster.
+SIZE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
+    ("1", 1, 1),
+    ("2-7", 2, 7),
+    ("8-63", 8, 63),
+    ("64-255", 64, 255),
+    ("256+", 256, None),
+)
+
+
+def size_bucket(gpus: int) -> str:
+    """The label of the ``SIZE_BUCKETS`` entry holding a gang of ``gpus`` GPUs."""
+    for label, low, high in SIZE_BUCKETS:
+        if gpus >= low and (high is None or gpus <= high):
+            return label
+    return SIZE_BUCKETS[0][0]  # 0 GPUs: never in a replay (such rows are skipped)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupWaits:
+    """Queue waits of one group of jobs (a size bucket, a queue)."""
+
+    jobs: int
+    admitted: int
+    mean: float
+    p95: float
+
+
+def measured(result: ReplayResult) -> list[JobRecord]:
+    """The jobs the figures are about: all but those carried into a window."""
+    return [j for j in result.jobs if not j.carried]
+
+
 def waits(result: ReplayResult) -> list[float]:
-    """Queue wait of every admitted job, in job order."""
-    return [j.admitted - j.submitted for j in result.jobs if j.admitted is not None]
+    """Queue wait of every measured admitted job, in job order."""
+    return [j.admitted - j.submitted for j in measured(result) if j.admitted is not None]
+
+
+def waits_by(result: ReplayResult, key: Callable[[JobRecord], str]) -> dict[str, GroupWaits]:
+    """Waits per group of measured jobs (``key``: the group of a job); groups in sorted order."""
+    groups: dict[str, list[JobRecord]] = {}
+    for job in measured(result):
+        groups.setdefault(key(job), []).append(job)
+    out = {}
+    for name in sorted(groups):
+        jobs = groups[name]
+        waited = np.asarray([j.admitted - j.submitted for j in jobs if j.admitted is not None], dtype=float)
+        mean = float(waited.mean()) if waited.size else 0.0
+        p95 = float(np.percentile(waited, 95)) if waited.size else 0.0
+        out[name] = GroupWaits(len(jobs), int(waited.size), mean, p95)
+    return out
+
+
+def by_size(result: ReplayResult) -> dict[str, GroupWaits]:
+    """Waits per ``SIZE_BUCKETS`` entry, in the buckets' order (empty buckets left out)."""
+    found = waits_by(result, lambda j: size_bucket(j.gpus))
+    return {label: found[label] for label, _, _ in SIZE_BUCKETS if label in found}
+
+
+def by_queue(result: ReplayResult) -> dict[str, GroupWaits]:
+    """Waits per team queue; empty when the trace names no queue."""
+    if all(j.queue is None for j in result.jobs):
+        return {}
+    return waits_by(result, lambda j: j.queue or "-")
 
 
 def time_mean(times: Sequence[float], values: Sequence[float], end: float) -> float:
@@ -71,7 +138,7 @@ def time_mean(times: Sequence[float], values: Sequence[float], end: float) -> fl
 
 
 def metrics_of(result: ReplayResult) -> Metrics:
-    jobs = result.jobs
+    jobs = measured(result)
     waited = np.asarray(waits(result), dtype=float)
     p50, p95, p99 = (float(np.percentile(waited, q)) for q in (50, 95, 99)) if waited.size else (0.0,) * 3
     preferred = [j.preferred for j in jobs if j.preferred is not None]
@@ -99,4 +166,7 @@ def metrics_of(result: ReplayResult) -> Metrics:
         overcommits=len(result.overcommits),
         cycles=result.cycles,
         cpu_seconds=result.cpu_seconds,
+        seed=result.seed,
+        averaged_from=series.time[0] if series.time else 0.0,
+        averaged_to=max(window, series.time[0]) if series.time else 0.0,
     )

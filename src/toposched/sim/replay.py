@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from toposched.emit.result import pod_nodes
 from toposched.model import Cluster
@@ -31,6 +31,7 @@ from toposched.sim.config import Mode, SimConfig
 from toposched.sim.failures import NodeChange
 from toposched.sim.gangs import Shape, SimJob
 from toposched.sim.ledger import Ledger
+from toposched.sim.queues import team_queues
 from toposched.sim.results import JobRecord, ReplayResult, Series
 from toposched.store import MemoryStore, WorkloadState
 
@@ -60,6 +61,23 @@ def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
     )
 
 
+def replay_scheduler(
+    cluster: Cluster,
+    clock: ManualClock,
+    config: SchedulerConfig,
+    policies: PolicyRegistry | None,
+    quotas: Mapping[str, int] | None,
+) -> Scheduler:
+    """The service's scheduler over the in-memory store, holding ``cluster`` and the team queues
+    of ``quotas``. Its searches are bounded by the steps they take (the scheduler's work clock):
+    the virtual clock stands still while the cycle runs."""
+    scheduler = Scheduler(MemoryStore(), clock, config, policies=policies)
+    scheduler.import_cluster(cluster)
+    for queue in team_queues(quotas or {}):
+        scheduler.store.put_queue(queue)
+    return scheduler
+
+
 class Replay:
     """One policy's replay of ``jobs`` on ``cluster``; ``run`` returns what it recorded."""
 
@@ -74,20 +92,21 @@ class Replay:
         failures: Iterable[NodeChange] = (),
         until: float | None = None,
         policies: PolicyRegistry | None = None,
+        quotas: Mapping[str, int] | None = None,
     ) -> None:
+        """``policies``: the policies known by name; ``quotas``: guaranteed GPUs per team queue
+        (``sim.queues.team_queues``)."""
         self.clock = ManualClock(0.0)
-        # The searches are bounded by the steps they take (the scheduler's work clock): the
-        # virtual clock stands still while the cycle runs. ``policies``: the policies known by name.
-        config_for = scheduler_config(config, policy)
-        self.scheduler = Scheduler(MemoryStore(), self.clock, config_for, policies=policies)
-        self.scheduler.import_cluster(cluster)
-        self.jobs = jobs
-        self.until = until
-        self.grace = config.scheduler.node_grace_seconds
-        self.backoff = config.scheduler.backoff_seconds
+        self.scheduler = replay_scheduler(
+            cluster, self.clock, scheduler_config(config, policy), policies, quotas
+        )
+        self.jobs, self.until = jobs, until
+        self.grace, self.backoff = config.scheduler.node_grace_seconds, config.scheduler.backoff_seconds
         self.labels = {n.name: n.labels for n in cluster.nodes}
         self.ledger = Ledger(cluster, shape.topology.levels[-2] if len(shape.topology.levels) > 1 else "")
-        self.records = [JobRecord(j.index, j.gpus, j.trace.submit) for j in jobs]
+        self.records = [
+            JobRecord(j.index, j.gpus, j.trace.submit, j.trace.queue, j.trace.carried) for j in jobs
+        ]
         self.by_workload: dict[int, int] = {}  # workload id -> job index
         self.usage: dict[int, dict[str, int]] = {}  # job index -> GPUs per node while it holds them
         self.generation: dict[int, int] = {}  # job index -> admissions so far (stale ends are dropped)

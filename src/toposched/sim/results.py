@@ -13,6 +13,8 @@ class JobRecord:
     index: int
     gpus: int
     submitted: float
+    queue: str | None = None  # the team queue the trace names
+    carried: bool = False  # running when the window started: not part of the job figures
     workload: int = 0  # the scheduler's workload id
     admitted: float | None = None  # first admission
     finished: float | None = None
@@ -40,6 +42,7 @@ class ReplayResult:
     jobs: list[JobRecord]
     series: Series
     admissions: list[int]  # job indexes in the order the scheduler admitted them (re-admissions too)
+    seed: int = 0  # the replication's seed
     end: float = 0.0  # virtual time of the last event handled
     last_arrival: float = 0.0  # virtual time of the last job submitted
     cycles: int = 0

@@ -7,9 +7,11 @@ All formats share the common columns (extra columns are ignored unless a format 
 
 ``submit_time_s`` is the arrival in seconds from the start of the trace, ``duration_s`` the run
 time once started, and the job needs ``num_pods * gpus_per_pod`` GPUs (regrouped into pods of
-the simulated node shape by ``gangs``). An optional ``priority`` column (a whole number, 0 when
-absent or empty) is the job's priority: higher ones go first and may preempt lower ones. Rows
-may come in any order; rows of 0 GPUs are skipped (the simulator places GPUs only). Named formats:
+the simulated node shape by ``gangs``). Rows may come in any order; rows of 0 GPUs are skipped
+(the simulator places GPUs only). An optional ``priority`` column (a whole number, 0 when absent
+or empty) is the job's priority: higher ones go first and may preempt lower ones. An optional
+``queue`` column (Philly's ``vc``, its virtual cluster, is read as one) names the team queue the
+job is submitted to. Named formats:
 
 * ``philly``: ``philly_2017w40-45.csv`` (Microsoft Philly, six weeks of 2017);
 * ``alibaba``: ``alibaba_openb_default.csv`` (Alibaba PAI openb): a GPU-sharing pod
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +51,8 @@ class TraceJob:
     duration: float
     gpus: int
     priority: int = 0
+    queue: str | None = None  # the team queue (``queue`` or Philly's ``vc`` column), normalised
+    carried: bool = False  # running when a replayed window starts: submitted at its start, not measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +150,7 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
                 duration=_seconds(row, "duration_s"),
                 gpus=gpus(row),
                 priority=_priority(row),
+                queue=_queue(row),
             )
         except ValueError as exc:
             if len(problems) < MAX_PROBLEMS:
@@ -159,6 +165,16 @@ def parse_rows(text: str, source: str, gpus: GpuCount, max_rows: int) -> tuple[l
     if problems:
         raise SpecError(problems)
     return jobs, skipped
+
+
+def _queue(row: Row) -> str | None:
+    """The row's queue as a Kubernetes object name (lower case, ``-`` for anything else, at most
+    63 characters): the ``queue`` column, else Philly's ``vc`` as ``vc-<hash>``; None when empty."""
+    for column, prefix in (("queue", ""), ("vc", "vc-")):
+        text = re.sub(r"[^a-z0-9-]+", "-", (row.get(column) or "").strip().lower()).strip("-")[:60]
+        if text:
+            return f"{prefix}{text}"
+    return None
 
 
 def _checked(reader: csv.DictReader[str], source: str) -> Iterator[Row]:
