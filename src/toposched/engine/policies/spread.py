@@ -1,6 +1,7 @@
 """Spread (worst fit), a baseline to measure the packing policies against: the domain with the
 most free slices is searched first and takes the request, and the order stands for the last
-pods too (no swap to the tightest domain), so every gang lands where the most room is left."""
+pods too (no swap to the tightest domain), so every gang lands where the most room is left.
+LeastFreeCapacity's rules with the order turned round; written out, as each policy stands alone."""
 
 from __future__ import annotations
 
