@@ -121,3 +121,18 @@ def test_a_listing_gives_each_pending_workload_its_place_in_the_admission_order(
     assert "position" not in rows["fits"] and rows["fits"]["id"] == placed["id"]
     everyone = {r["name"]: r for r in api.client.get("/v1/workloads", headers=bearer(ADMIN)).json()}
     assert everyone["high"]["position"] == 3 and everyone["high"]["id"] == high["id"] != low["id"]
+    # LocalQueue research/gpu-queue: no queue of that name is configured, so ``default``
+    assert rows["fits"]["queue"] == rows["low"]["queue"] == "default"
+
+
+def test_a_listing_names_each_active_workload_s_scheduling_queue(api: Api) -> None:
+    api.client.put(
+        "/v1/queues/gpu-queue", json={"name": "gpu-queue"}, headers=bearer(ADMIN)
+    ).raise_for_status()
+    placed = submit(api, job_yaml("fits", pods=1, gpus=8))
+    gone = submit(api, job_yaml("gone", pods=1, gpus=8))
+    api.client.delete(f"/v1/workloads/{gone['id']}", headers=bearer(ALICE)).raise_for_status()
+    api.scheduler.cycle()
+    rows = {r["name"]: r for r in api.client.get("/v1/workloads", headers=bearer(ALICE)).json()}
+    assert rows["fits"]["queue"] == "gpu-queue" and rows["fits"]["id"] == placed["id"]
+    assert "queue" not in rows["gone"]  # cancelled: it holds nothing in any queue

@@ -25,7 +25,7 @@ WORKLOADS = [
         "state": "admitted",
     },
 ]
-HEADER = ["ID", "NAME", "STATE", "OWNER", "PRIORITY", "POSITION", "TOPOLOGY", "AGE", "REASON"]
+HEADER = ["ID", "NAME", "STATE", "OWNER", "QUEUE", "PRIORITY", "POSITION", "TOPOLOGY", "AGE", "REASON"]
 TAINTED = {
     "reason": 'topology "default" doesn\'t allow to fit any of 4 pod(s). Total nodes: 3; excluded: '
     'taint "nvidia.com/gpu=present:NoSchedule": 3',
@@ -132,8 +132,8 @@ def test_list_prints_a_header_and_aligned_columns(server: FakeServer) -> None:
     header, *rows = stdout.splitlines()
     assert header.split() == HEADER
     assert [row.split() for row in rows] == [
-        ["7", "train-rack", "pending", "alice", "0", "-", "-", "-", "-"],
-        ["12", "a-much-longer-name", "admitted", "bob", "10", "-", "-", "-", "-"],
+        ["7", "train-rack", "pending", "alice", "-", "0", "-", "-", "-", "-"],
+        ["12", "a-much-longer-name", "admitted", "bob", "-", "10", "-", "-", "-", "-"],
     ]
     starts = columns(header)[1:]  # the ids are right-aligned, the rest start with their title
     for row in rows:
@@ -152,7 +152,7 @@ def test_get_shows_the_workload_its_pods_and_the_taint_hint(server: FakeServer) 
     assert code == 0
     lines = stdout.splitlines()
     assert lines[0].split() == HEADER
-    assert lines[1].split()[:8] == ["7", "train-rack", "pending", "alice", "0", "-", "-", "-"]
+    assert lines[1].split()[:9] == ["7", "train-rack", "pending", "alice", "-", "0", "-", "-", "-"]
     assert lines[1].endswith(TAINTED["reason"])
     assert lines[2].split() == ["POD", "NODE"]
     assert columns(lines[3]) == columns(lines[4]) == columns(lines[2])

@@ -116,6 +116,7 @@ RECORDS = [
         "state": "pending",
         "topology": "default",
         "position": 2,
+        "queue": "team-a",
         "pods": 20,
         "pool": "",
         "submittedAt": 0.0,
@@ -152,7 +153,7 @@ def client(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_list_shows_position_topology_age_and_reason(server: FakeServer) -> None:
+def test_list_shows_queue_position_topology_age_and_reason(server: FakeServer) -> None:
     server.body = RECORDS
     code, stdout, _ = client("list")
     assert code == 0
@@ -162,15 +163,16 @@ def test_list_shows_position_topology_age_and_reason(server: FakeServer) -> None
         "NAME",
         "STATE",
         "OWNER",
+        "QUEUE",
         "PRIORITY",
         "POSITION",
         "TOPOLOGY",
         "AGE",
         "REASON",
     ]
-    assert big.split()[:8] == ["3", "big", "pending", "alice", "0", "2", "default", big.split()[7]]
-    assert big.split()[7].endswith("d")  # submitted at the epoch: days ago
-    assert big.endswith("only 18 of 20 pods fit") and small.split()[5] == "-"
+    assert big.split()[:9] == ["3", "big", "pending", "alice", "team-a", "0", "2", "default", big.split()[8]]
+    assert big.split()[8].endswith("d")  # submitted at the epoch: days ago
+    assert big.endswith("only 18 of 20 pods fit") and small.split()[4] == small.split()[6] == "-"
     wide = client("list", "-o", "wide")[1].splitlines()
     assert wide[0].split()[-4:] == ["KIND", "PODS", "POOL", "REASON"]
     assert [line.split() for line in client("list", "--no-headers")[1].splitlines()] == [

@@ -184,10 +184,10 @@ def pool_json(pool: PoolRecord) -> dict[str, Any]:
 
 
 def workload_json(
-    record: WorkloadRecord, *, with_spec: bool = False, position: int | None = None
+    record: WorkloadRecord, *, with_spec: bool = False, position: int | None = None, queue: str | None = None
 ) -> dict[str, Any]:
-    """A workload as the API answers it; ``position`` (listings only): its place in the
-    admission order while pending."""
+    """A workload as the API answers it; listings only: ``position``, its place in the admission
+    order while pending, and ``queue``, the scheduling queue of a pending, admitted or running one."""
     body: dict[str, Any] = {
         "id": record.id,
         "name": record.name,
@@ -206,6 +206,8 @@ def workload_json(
     }
     if position is not None:
         body["position"] = position
+    if queue is not None:
+        body["queue"] = queue
     if with_spec:
         body["spec"] = record.spec
     return body

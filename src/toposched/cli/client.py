@@ -123,7 +123,8 @@ def list_command(
 ) -> None:
     """List workloads in submission order, a page at a time (yours; admins see everyone's);
     pass the last id shown as --after for the next page. Pending ones show their POSITION in
-    the admission order (1 is tried first) and the REASON they wait."""
+    the admission order (1 is tried first) and the REASON they wait; QUEUE is the scheduling
+    queue of a pending, admitted or running one."""
     params: dict[str, Any] = {"after": after}
     if limit is not None:
         params["limit"] = limit
@@ -203,7 +204,7 @@ def workloads_table(records: list[dict[str, Any]], *, wide: bool, headers: bool,
     """One row per workload, columns aligned as ``kubectl get`` aligns them (never cut: the
     console is unbounded off a terminal); ``wide`` adds KIND, PODS and POOL."""
     table = Table(box=None, pad_edge=False, header_style="bold", show_header=headers)
-    columns = ["ID", "NAME", "STATE", "OWNER", "PRIORITY", "POSITION", "TOPOLOGY", "AGE"]
+    columns = ["ID", "NAME", "STATE", "OWNER", "QUEUE", "PRIORITY", "POSITION", "TOPOLOGY", "AGE"]
     if wide:
         columns += ["KIND", "PODS", "POOL"]
     for title in columns:
@@ -211,7 +212,8 @@ def workloads_table(records: list[dict[str, Any]], *, wide: bool, headers: bool,
     table.add_column("REASON")
     for record in records:
         cells = [
-            record.get(key) for key in ("id", "name", "state", "owner", "priority", "position", "topology")
+            record.get(key)
+            for key in ("id", "name", "state", "owner", "queue", "priority", "position", "topology")
         ]
         submitted = record.get("submittedAt")
         cells.append(age(now - float(submitted)) if isinstance(submitted, int | float) else None)

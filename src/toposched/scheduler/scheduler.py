@@ -42,6 +42,7 @@ from toposched.scheduler.intake import SubmitOptions
 from toposched.scheduler.loop import run_loop
 from toposched.scheduler.managed import PoolFields
 from toposched.scheduler.preemption import PreemptionRule
+from toposched.scheduler.queue_cycle import queue_name, queue_tree
 from toposched.scheduler.queue_status import QueueStatus, queue_statuses
 from toposched.scheduler.state import State
 from toposched.scheduler.types import (
@@ -230,6 +231,11 @@ class Scheduler:
         """Pending workloads in the order a cycle tries them within a queue (``aging.Ages``)."""
         state = self._state
         return state.ages.ranked(pending, state.clock.now(), state.config.aging_seconds)
+
+    def queue_names(self, workloads: Iterable[int]) -> dict[int, str]:
+        """The scheduling queue of each workload (``QueueTree.queue_of`` on its compiled gang)."""
+        tree = queue_tree(self._state)
+        return {w: queue_name(self._state, tree, w) for w in workloads}
 
     def pool_keys(self, name: str) -> PoolKeys:
         """A pool's topology keys ``[{key, label, order}]``, coarsest first, as OSMO parses them."""

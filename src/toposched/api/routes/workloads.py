@@ -18,6 +18,7 @@ from toposched.model import PermissionDeniedError
 from toposched.store import WorkloadState
 
 router = APIRouter(prefix="/v1/workloads", tags=["workloads"])
+_QUEUED = (WorkloadState.PENDING, WorkloadState.ADMITTED, WorkloadState.RUNNING)  # they have a queue
 
 # Submit, read and cancel are also served by ``api.hot`` (plain ASGI handlers in front of this
 # router) for well-formed requests; the declarations here describe them in /openapi.json and
@@ -65,7 +66,7 @@ def list_workloads(
     whose ``after`` is the page's last id. Users get only their own. A pending workload's
     ``position`` is its place in the admission order among every user's pending workloads (1 is
     tried first; priority rising with the wait, then arrival; with several queues, fair share
-    interleaves them)."""
+    interleaves them); a pending, admitted or running one's ``queue`` is its scheduling queue."""
     if not user.is_admin:
         if owner is not None and owner != user.name:
             raise PermissionDeniedError(f"user {user.name!r} may list only their own workloads")
@@ -78,7 +79,8 @@ def list_workloads(
     pending = [r.id for r in records if r.state is WorkloadState.PENDING]
     order = scheduler.admission_order(store.queue((WorkloadState.PENDING,))) if pending else []
     positions = {entry.id: place for place, entry in enumerate(order, start=1)}
-    return [workload_json(r, position=positions.get(r.id)) for r in records]
+    queues = scheduler.queue_names(r.id for r in records if r.state in _QUEUED)
+    return [workload_json(r, position=positions.get(r.id), queue=queues.get(r.id)) for r in records]
 
 
 @router.get("/{workload_id}", response_model=None, responses={200: _WORKLOAD})
