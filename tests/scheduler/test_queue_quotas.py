@@ -174,3 +174,10 @@ def test_may_preempt_by_the_preemptor_queue_setting(
 def test_no_reclaim_from_a_queue_within_its_quota() -> None:
     acc = accounts({"a": 8, "b": 2})
     assert may_preempt(acc, "b", 5, "a", 0) is False
+
+
+def test_a_queue_reclaims_only_up_to_its_own_quota() -> None:
+    # a borrows 4 of b's 8. b at 2 asking 4 stays within its 8: it may take back; at 6 it may not.
+    assert may_preempt(accounts({"a": 12, "b": 2}), "b", 5, "a", 0, {GPU: 4}) is True
+    assert may_preempt(accounts({"a": 12, "b": 6}), "b", 5, "a", 0, {GPU: 4}) is False
+    assert may_preempt(accounts({"a": 12, "b": 6}), "b", 5, "b", 0, {GPU: 4}) is True  # its own, lower

@@ -185,6 +185,7 @@ class QueueRule:
 
     def __init__(self, queues: QueueCycle, base: PreemptionRule) -> None:
         self._queues, self._base = queues, base
+        self._requests: dict[int, Resources] = {}  # each preemptor gang's request, summed once
 
     def _queue(self, contender: Contender) -> str:
         return self._queues.queue_of.get(contender.workload, DEFAULT_QUEUE)
@@ -192,7 +193,16 @@ class QueueRule:
     def may_preempt(self, preemptor: Contender, victim: Contender) -> bool:
         accounts = self._queues.accounts
         mine, theirs = self._queue(preemptor), self._queue(victim)
-        return may_preempt(accounts, mine, preemptor.priority, theirs, victim.priority)
+        request = self._request(preemptor)
+        return may_preempt(accounts, mine, preemptor.priority, theirs, victim.priority, request)
+
+    def _request(self, preemptor: Contender) -> Resources | None:
+        if preemptor.gang is None:
+            return None
+        request = self._requests.get(preemptor.workload)
+        if request is None:
+            request = self._requests[preemptor.workload] = gang_request(preemptor.gang)
+        return request
 
     def reason(self, preemptor: Contender, victim: Contender) -> str:
         mine, theirs = self._queue(preemptor), self._queue(victim)

@@ -165,6 +165,13 @@ class QueueAccounts:
         for node in self.tree.path(name):
             self.used[node.name] = self.used[node.name] - usage
 
+    def within_quota(self, queue: str, request: Mapping[str, int]) -> bool:
+        """Whether ``queue`` stays within its quota (its guarantee and its children's) with
+        ``request`` added, on the resources its tree counts."""
+        used, quota = self.used[queue], self.quota[queue]
+        covered = self.covered[self.tree.top(queue)]
+        return all(used[r] + request[r] <= quota[r] for r in request if r in covered)
+
     def borrowed(self, queue: str) -> Resources:
         """What ``queue`` (with the queues below it) uses past its quota, of the resources its
         tree counts."""
@@ -225,19 +232,28 @@ class QueueAccounts:
 
 
 def may_preempt(
-    accounts: QueueAccounts, preemptor: str, preemptor_priority: int, victim: str, victim_priority: int
+    accounts: QueueAccounts,
+    preemptor: str,
+    preemptor_priority: int,
+    victim: str,
+    victim_priority: int,
+    request: Mapping[str, int] | None = None,
 ) -> bool:
     """The queue rule for preemption: whether a pending gang of queue ``preemptor`` may evict a
     gang of queue ``victim``, by the preemptor queue's setting: ``never`` nothing;
     ``lowerPriority`` lower-priority gangs of its own queue; ``reclaimBorrowed`` those and the
     gangs of other queues under the same top-level queue while their queue uses more than its
-    quota (what it borrowed)."""
+    quota (what it borrowed), as long as the preemptor's queue stays within its own quota with
+    the gang's ``request`` (Kueue's reclaimWithinCohort: a queue takes back what it is
+    guaranteed, never more)."""
     setting = accounts.tree.queues[preemptor].preemption
     if setting is QueuePreemption.NEVER:
         return False
     if victim == preemptor:
         return victim_priority < preemptor_priority
     if setting is not QueuePreemption.RECLAIM_BORROWED or victim not in accounts.tree.queues:
+        return False
+    if request is not None and not accounts.within_quota(preemptor, request):
         return False
     same_tree = accounts.tree.top(victim) == accounts.tree.top(preemptor)
     return same_tree and victim not in accounts.tree.subtree(preemptor) and bool(accounts.borrowed(victim))
