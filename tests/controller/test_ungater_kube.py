@@ -24,7 +24,7 @@ from tests.controller.cluster import (
 from tests.controller.fake_kube import FakeKubeApi
 from tests.controller.test_ungater import FailingAfter, patches
 
-from toposched.controller.gangs import group_pods
+from toposched.controller.grouping import PodGrouper
 from toposched.controller.keys import is_gated
 from toposched.controller.kubeapi import KUBE_PODGROUPS, KUBE_WORKLOADS, NODES, PODS, KubeApiError
 from toposched.controller.records import record_of
@@ -150,7 +150,8 @@ def test_a_pod_on_a_node_without_a_hostname_label_is_pinned_by_the_nodes_name() 
     again = controller(api)
     report = again.step()
     memberships = again.scheduler.registry.memberships
-    (gang,) = group_pods(again.pods.objects.values(), again.group_caches(), memberships).values()
+    grouping = (again.podgroups, again.kube_podgroups, again.kube_workloads, again.kube_composites)
+    (gang,) = PodGrouper().group(again.pods.objects.values(), grouping, [], memberships).values()
 
     assert not any(is_gated(p) for p in pods.values())
     assert all(HOST not in p["spec"].get("nodeSelector", {}) for p in pods.values())

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from tests.api.conftest import ALICE, bearer
 from typer.testing import CliRunner
 
+from toposched.cli.inputs import ClusterSource
 from toposched.cli.main import app
 from toposched.cli.output import to_json
 from toposched.cli.place import attempt_placement, kube_report
@@ -66,7 +67,7 @@ def test_place_json_path_on_kube_inputs_ends_in_an_answer(
     started = time.monotonic()
     try:
         attempt = attempt_placement(
-            str(job), str(case.seed.cluster), None, None, None, "faithful", MAX_PODS_PER_GANG
+            str(job), ClusterSource(str(case.seed.cluster)), None, None, None, "faithful", MAX_PODS_PER_GANG
         )
     except typer.Exit as refused:  # invalid input: the lines were printed, exit 2
         assert refused.exit_code == 2
