@@ -170,7 +170,9 @@ def write_report(
         )
     if inputs.quotas:
         quota = ", ".join(f"{q} {g}" for q, g in inputs.quotas.items())
-        lines.append(f"- queue quotas (GPUs, by share of GPU time; reported, not enforced yet): {quota}")
+        lines.append(
+            f"- queue quotas (GPUs by share of GPU time, guaranteed; borrowed and reclaimed): {quota}"
+        )
     lines += [
         "",
         "## Policies (mean ± 95% interval over the replications)",
