@@ -14,11 +14,13 @@ from dataclasses import dataclass
 from toposched.engine.core.options import DEFAULT_STEPS
 
 EXPIRY_EVERY = 256  # steps between two calls of the expiry check
-# What a ``WorkClock`` counts per step: the CPU time of one step of the exact search, from
-# ``bench/exact.py`` at its default size (5,000 nodes): 549 µs over all its searches' steps
-# (per gang shape the median is 554 µs, from 59 µs for small gangs to 3.3 ms for 2048-pod
-# searches that end in a few steps). The bench prints the figure next to this one.
-STEP_SECONDS = 550e-6
+# What a ``WorkClock`` counts per step. ``bench/exact.py`` measures a step at about 550 µs of CPU
+# (5,000 nodes); counting that much makes the step-clocked cycle's exact-search round (0.05 s)
+# about 90 steps, so nearly every refused gang's search pauses instead of ending, and a paused
+# gang is tried again every cycle: an unchanged cycle of 1,000 Jobs on 10k nodes then costs
+# 0.45 s instead of 1 ms (bench/cycle.py --infeasible). 40 µs keeps the rounds long enough for
+# searches to end and be kept; the step clock so under-counts CPU time (see README).
+STEP_SECONDS = 40e-6
 
 
 class WorkMeter:
