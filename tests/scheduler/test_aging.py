@@ -3,11 +3,13 @@ cannot starve it (the scheduler tests' cluster: 8 GPUs on 4 nodes)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toposched.model import SpecError
-from toposched.scheduler import SchedulerConfig
-from toposched.store import WorkloadState
+from toposched.scheduler import Scheduler, SchedulerConfig
+from toposched.store import SqliteStore, WorkloadState
 
 from .conftest import Env, job
 
@@ -52,3 +54,23 @@ def test_bad_aging_setting_names_the_field(seconds: float) -> None:
     with pytest.raises(SpecError) as err:
         SchedulerConfig(aging_seconds=seconds)
     assert err.value.problems[0].path == "aging_seconds"
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_a_restart_keeps_the_waits(tmp_path: Path, restart: bool) -> None:
+    # low waits from t=1000 behind a priority-1 gang; at t=1300 (one 250 s step: rank 1) the
+    # service restarts, high-0 ends and high-1 (priority 1) arrives. low, older at the same
+    # rank, goes first: its wait is counted from its submission, as stored, not from the restart.
+    config = SchedulerConfig(aging_seconds=250.0)
+    env = Env(SqliteStore(tmp_path / "state.db"), config)
+    running = env.submit(job("high-0", 8, required=None), priority=1)
+    low = env.submit(job("low", 8, required=None), priority=0)
+    env.sched.cycle()
+    env.clock.advance(300)
+    if restart:
+        env.store.close()
+        env.store = SqliteStore(tmp_path / "state.db")
+        env.sched = Scheduler(env.store, env.clock, config)
+    env.sched.finish(running)
+    env.submit(job("high-1", 8, required=None), priority=1)
+    assert env.sched.cycle().admitted == (low,)

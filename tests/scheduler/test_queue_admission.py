@@ -14,6 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from builders import GPU, node
 from toposched.intake.parse import parse_documents
 from toposched.model import SchedulingQueue
@@ -99,12 +101,56 @@ def test_reclaim_evicts_the_borrowed_gang_when_the_owner_needs_its_guarantee_bac
     b_id = e.submit(queued_job("b0", "qb", 4, pods=2))  # two pods of 4: within b's 8
     e.clock.advance(100)
     report = e.sched.cycle()
-    # org: a uses 12 of 16, b asks 8: 4 short; a borrowed 4, so its newest 4-GPU gang goes.
-    assert report.evicted == (a_ids[2],) and report.admitted == (b_id,)
-    evicted = e.sched.get(a_ids[2])
+    # org: a uses 12 of 16, b asks 8: 4 short; a borrowed 4, so one of its 4-GPU gangs goes:
+    # the preemption plan's (equal loss, equal admission: the lowest workload id), which also
+    # gives the quota back, so no other is reclaimed.
+    assert report.evicted == (a_ids[0],) and report.admitted == (b_id,)
+    evicted = e.sched.get(a_ids[0])
     assert evicted.state is WorkloadState.PENDING
-    assert evicted.explanation["preemptedBy"] == b_id and "reclaimed" in evicted.explanation["reason"]
+    assert evicted.explanation["preemptedBy"] == b_id and "borrowed" in evicted.explanation["reason"]
     assert status(e.sched)["a"][0] == 8 and status(e.sched)["b"][0] == 8
+
+
+def test_a_reclaim_that_would_not_let_the_gang_fit_evicts_nobody() -> None:
+    # b asks one pod of 8 GPUs: within its guarantee, but no node has 8. Evicting a's borrowed
+    # gang would not place it, so none is evicted (before, one was evicted and readmitted
+    # every cycle).
+    e = env()
+    a_ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.sched.cycle()
+    b_id = e.submit(queued_job("b0", "qb", 8))
+    for _ in range(3):
+        e.clock.advance(100)
+        report = e.sched.cycle()
+        assert report.evicted == () and b_id not in report.admitted
+    assert all(e.sched.get(a).state is WorkloadState.ADMITTED for a in a_ids)
+    explanation = e.sched.get(b_id).explanation
+    assert explanation["reclaim"] == [a_ids[2]] and "placement" in explanation
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_a_gang_refused_for_what_its_tree_holds_reserves_when_quota_reservations_are_on(on: bool) -> None:
+    e = env(config=SchedulerConfig(gpu_resource=GPU, quota_reservations=on))
+    a0 = queued_job("a0", "qa", 4)
+    a0[0]["metadata"]["annotations"] = {"toposched.io/run-seconds": "1000"}
+    e.submit(a0)
+    for i in range(2):
+        e.submit(queued_job(f"b{i}", "qb", 4))  # 3600 s, the default
+    e.sched.cycle()  # a uses 4, b its 8: org has 4 of 16 unused, and one free node
+    e.clock.advance(100)
+    # w (a, 8 GPUs) would borrow 4 past a's guarantee with 4 unused: crowded, not reclaiming;
+    # it fits on the free node and a0's once a0 ends (t=1000). n (a, 4 GPUs) fits the quota
+    # and the free node, but would hold it until t=3700.
+    w = e.submit(queued_job("w", "qa", 4, pods=2))
+    n = e.submit(queued_job("n", "qa", 4))
+    report = e.sched.cycle()
+    explanation = e.sched.get(w).explanation
+    assert "more than the queues under org leave unused" in explanation["reason"]
+    if on:
+        reservation = explanation["reservation"]
+        assert n not in report.admitted and (reservation["nodes"], reservation["waitsFor"]) == (2, [1])
+    else:  # w waits for quota while n takes the node it needs
+        assert n in report.admitted and "reservation" not in explanation
 
 
 def test_reclaim_is_only_signalled_when_preemption_is_off() -> None:
@@ -153,6 +199,29 @@ def test_fair_share_order_across_queues() -> None:
         e.submit(queued_job(f"b{i}", "qb", 1))
     e.sched.cycle()
     assert status(e.sched)["a"][0] == 4 and status(e.sched)["b"][0] == 12
+
+
+def test_fair_shares_are_shared_level_by_level() -> None:
+    # Two groups under org (16 GPUs): g1 holds a and b, g2 holds c; nothing is guaranteed below
+    # org, every gang asks 1 GPU, a's and b's arrived first. Shares are compared among siblings:
+    # g1 and g2 get 8 GPUs each, and g1's 8 go 4 to a and 4 to b (compared queue by queue, a, b
+    # and c would get about a third each).
+    e = env(
+        queues=[
+            {"name": "org", "guaranteed": {GPU: 16}},
+            {"name": "g1", "parent": "org"},
+            {"name": "g2", "parent": "org"},
+            {"name": "a", "parent": "g1", "localQueues": ["default/qa"]},
+            {"name": "b", "parent": "g1", "localQueues": ["default/qb"]},
+            {"name": "c", "parent": "g2", "localQueues": ["default/qc"]},
+        ]
+    )
+    for queue in ("qa", "qb", "qc"):
+        for i in range(16):
+            e.submit(queued_job(f"{queue}-{i}", queue, 1))
+    e.sched.cycle()
+    used = {name: figures[0] for name, figures in status(e.sched).items()}
+    assert (used["g1"], used["g2"], used["a"], used["b"], used["c"]) == (8, 8, 4, 4, 8)
 
 
 def test_fair_shares_converge_to_the_weights_on_a_steady_trace() -> None:

@@ -45,7 +45,9 @@ def test_the_verdict_says_no_difference_when_the_intervals_overlap() -> None:
 
 
 def _metrics(policy: str, seed: int, wait: float) -> Metrics:
-    return Metrics(policy, 1, 1, 1, 0, 0.5, wait, wait, wait, wait, 0, None, 0.0, 0, 0, 0, 0, 0, 1, 0.0, seed)
+    return Metrics(
+        policy, 1, 1, 1, 0, 0.5, wait, wait, wait, wait, None, 0, None, 0.0, 0, 0, 0, 0, 0, 1, 0.0, seed
+    )
 
 
 def test_the_verdict_pairs_the_policies_seed_by_seed() -> None:

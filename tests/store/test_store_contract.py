@@ -156,9 +156,20 @@ def test_queue_lists_ids_priorities_and_order_of_some_states(store: Store) -> No
     b = store.submit_workload(workload("b"))
     c = store.submit_workload(workload("c", priority=7))
     store.admit(b.id, {}, {"n1": gpus(1)}, event())
-    assert store.queue({S.PENDING}) == [QueueEntry(a.id, 3, a.sequence), QueueEntry(c.id, 7, c.sequence)]
+    assert store.queue({S.PENDING}) == [
+        QueueEntry(a.id, 3, a.sequence, a.submitted_at),
+        QueueEntry(c.id, 7, c.sequence, c.submitted_at),
+    ]
     assert [e.id for e in store.queue(ACTIVE_STATES)] == [a.id, b.id, c.id]
     assert store.queue(()) == []
+
+
+def test_a_requeued_workload_is_pending_since_its_requeue(store: Store) -> None:
+    # Aging counts from here (``scheduler.aging``): submission, else the last requeue.
+    a = store.submit_workload(workload("a"))
+    store.admit(a.id, {}, {"n1": gpus(1)}, event(time=10.0))
+    store.requeue(a.id, event("Evicted", time=50.0))
+    assert [e.since for e in store.queue({S.PENDING})] == [50.0]
 
 
 def test_unknown_workload_is_not_found(store: Store) -> None:

@@ -17,16 +17,17 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from toposched.cli.errors import ExitCode, error_lines
-from toposched.cli.inputs import POLICIES, parse_policy
 from toposched.model import Problem, SpecError, ToposchedError
 from toposched.sim.arrivals import check_load
 from toposched.sim.config import load_config
 from toposched.sim.job_table import write_jobs
+from toposched.sim.policies import sim_policies, sim_policy
 from toposched.sim.report import comparison_table, verdict_lines, write_metrics, write_report
 from toposched.sim.study import StudySpec, build_inputs, run_study, task_name
 from toposched.sim.summary import summarise
 
 MAX_SEEDS = 100
+POLICIES = tuple(p.name for p in sim_policies())
 
 
 def simulate_command(
@@ -202,8 +203,8 @@ def _check_finite(option: str, value: float | None) -> None:
 def _policies(text: str) -> list[str]:
     chosen: list[str] = []
     for name in filter(None, (part.strip() for part in text.split(","))):
-        policy = parse_policy(name)
-        if policy is not None and policy not in chosen:
+        policy = sim_policy(name).name
+        if policy not in chosen:
             chosen.append(policy)
     if not chosen:
         raise SpecError([Problem("--policy", "no policy given", f"use some of {', '.join(POLICIES)}")])

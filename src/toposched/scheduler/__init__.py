@@ -4,7 +4,7 @@
 them through the front-end registry (``toposched.frontends.registry``).
 """
 
-from toposched.engine import PolicyRegistry
+from toposched.engine import PolicyRegistry, builtin_policies  # the policies a Scheduler knows by default
 from toposched.scheduler.clock import Clock, CpuClock, ManualClock, SystemClock
 from toposched.scheduler.preemption import Contender, LowerPriority, PreemptionRule
 from toposched.scheduler.queue_status import QueueStatus
@@ -37,4 +37,5 @@ __all__ = [
     "SchedulerConfig",
     "Submission",
     "SystemClock",
+    "builtin_policies",
 ]

@@ -29,7 +29,7 @@ from toposched.scheduler.shapes import Refusals, shape_of
 from toposched.scheduler.state import State
 from toposched.scheduler.types import EventType
 from toposched.scheduler.view import CycleView
-from toposched.store import Admission, QueueEntry, WorkloadRecord
+from toposched.store import Admission, Json, QueueEntry, WorkloadRecord
 
 
 def admit(state: State, view: CycleView, out: CycleTally, pending: list[QueueEntry]) -> None:
@@ -54,10 +54,10 @@ def _admit_ready(
     """Admit ``ready`` (in the aging order); ``waiting``: the pending gangs backing off."""
     refusals = Refusals()
     state.session.begin_round()
-    kept = state.reservation
-    backfill = Backfill(view)
-    if kept is not None and kept[0].workload in waiting:
-        backfill.hold(*kept)  # its reservation stands while it backs off
+    backfill = Backfill(view, state.config.reservation_depth if state.config.reservations else 0)
+    for reservation, topology in state.reservations:
+        if reservation.workload in waiting:
+            backfill.hold(reservation, topology)  # its reservation stands while it backs off
     queues = QueueCycle.open(state, view.booked, ready)
     searches = contention.Searches(queues.rule(state.rule), queues)
     try:
@@ -71,7 +71,7 @@ def _admit_ready(
                     isolate(state, view, out, entry.id, PENDING, "admission failed", exc)
     finally:
         backfill.release()
-    state.reservation = backfill.kept()
+    state.reservations = backfill.kept()
 
 
 def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Placement, message: str) -> None:
@@ -114,13 +114,18 @@ def _admit_one(
         return
     backfill, searches, queues = contending
     waits = queues.refusal(record.id, gang)
-    reclaim = queues.reclaims.pop(record.id, None)
-    reclaiming = waits is not None and reclaim and state.config.preemption
-    if reclaiming and contention.reclaim(state, view, out, record, gang, reclaim or [], searches):
-        waits = queues.refusal(record.id, gang)  # its guaranteed quota is back
-    if waits is not None:
+    # The borrowed gangs to reclaim for its guaranteed quota are evicted only as it is admitted
+    # (Kueue preempts only for a workload that then fits): a gang that would still not fit
+    # evicts nobody, so they are not evicted and readmitted cycle after cycle.
+    reclaim = queues.reclaims.pop(record.id, []) if state.config.preemption else []
+    if waits is not None and not reclaim:
+        if record.id in queues.crowded and state.config.quota_reservations:
+            waits = _reserve_while_crowded(
+                state, view, record, gang, topology, policy.name, backfill, searches, waits
+            )
         explain(state, view, out, record, waits)
         return
+    admitting = (backfill, searches, queues, reclaim)
     try:
         named = state.topologies_named(gang, record)
         snapshots = {t.name: view.snapshot(t) for t in named}
@@ -130,14 +135,13 @@ def _admit_one(
     shape = shape_of(gang, [topology_key(t) for t in (topology, *named)], policy.name)
     now, run_seconds = state.clock.now(), state.run_seconds_of(gang)
     result: Placement | Unschedulable | None = None
-    over_reservation = backfill.may_use(now, run_seconds)
-    if over_reservation:  # it ends before the reservation starts
-        with backfill.lifted():
+    if backfill.may_use(now, run_seconds):  # it ends before a reservation starts
+        with backfill.lifted(now, run_seconds):
             result = session.place(
                 gang, view.snapshot(topology), snapshots, policy=policy.name, key=record.id
             )
             if isinstance(result, Placement):
-                _book(state, view, out, record, gang, topology, result, run_seconds, queues)
+                _book(state, view, out, record, gang, topology, result, run_seconds, admitting)
                 return
     if result is None:
         result = refusals.get(shape, gang, view.changes)
@@ -147,17 +151,19 @@ def _admit_one(
         if isinstance(result, Unschedulable):
             refusals.remember(shape, gang, result, view.changes)
     if isinstance(result, Placement):
-        _book(state, view, out, record, gang, topology, result, run_seconds, queues)
+        _book(state, view, out, record, gang, topology, result, run_seconds, admitting)
         return
     explanation = unschedulable_to_json(result)
     contention.keep_preemption(record.explanation, explanation)
     if not result.searching:
-        keep = backfill.nodes if not over_reservation else frozenset()
-        chances = (backfill, keep, searches, shape)
+        keep = backfill.kept_from(now, run_seconds)
+        chances = (backfill, keep, searches, shape, reclaim)
         if contention.contend(state, view, out, record, gang, topology, snapshots, policy.name, *chances):
             return
-        made = backfill.reservation
-        if made is not None and made.workload == record.id:
+        if waits is not None:  # short of quota as well as of room
+            explanation = {**waits, "placement": explanation}
+        made = backfill.of(record.id)
+        if made is not None:
             explanation["reservation"] = contention.reservation_to_json(made)
     explain(state, view, out, record, explanation, searching=result.searching)
 
@@ -171,9 +177,13 @@ def _book(
     topology: Topology,
     result: Placement,
     run_seconds: float,
-    queues: QueueCycle,
+    admitting: tuple[Backfill, contention.Searches, QueueCycle, list[int]],
 ) -> None:
-    """Queue the admission of ``record`` with ``result``, charged on the view at once."""
+    """Queue the admission of ``record`` with ``result``, charged on the view at once, after
+    evicting the borrowed gangs its queue reclaims for it."""
+    _, searches, queues, reclaim = admitting
+    if reclaim:
+        contention.reclaim(state, view, out, record, gang, reclaim, searches)
     usage = usage_of(result, gang)
     nodes = sorted(usage)
     message = f"admitted on {len(nodes)} node(s) of topology {topology.name}"
@@ -187,3 +197,27 @@ def _book(
     out.waiting[record.id] = record
     placement = stamped(placement_to_json(result), held)
     out.queue(state, view, Admission(record.id, placement, usage, event), len(result.pods))
+
+
+def _reserve_while_crowded(
+    state: State,
+    view: CycleView,
+    record: WorkloadRecord,
+    gang: Gang,
+    topology: Topology,
+    policy: str,
+    backfill: Backfill,
+    searches: contention.Searches,
+    waits: dict[str, Json],
+) -> dict[str, Json]:
+    """A gang refused only because the queues of its tree leave too little unused waits for
+    capacity they hold, as a gang refused for room does: it reserves where it fits soonest,
+    so the smaller gangs after it cannot take that capacity as it frees (without this a wide
+    gang waits for quota while narrower ones keep passing it). ``waits``, with the reservation
+    when one is made."""
+    try:
+        snapshots = {t.name: view.snapshot(t) for t in state.topologies_named(gang, record)}
+    except NotFoundError:
+        return waits  # its own placement attempt reports the missing topology
+    made = contention.reserve(state, view, record, gang, topology, snapshots, policy, backfill, searches)
+    return waits if made is None else {**waits, "reservation": contention.reservation_to_json(made)}

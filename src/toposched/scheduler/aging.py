@@ -1,12 +1,13 @@
 """Aging: a pending gang's place in the queue rises with its wait, so none waits forever.
 
 The order of a cycle is by effective priority (high first), then arrival: a gang's priority
-plus one for every ``SchedulerConfig.aging_seconds`` it has waited since the loop first saw it
-pending (again after it is evicted or preempted). A gang keeps the rank it reached when it is
-admitted: as a victim of preemption it counts with that rank (``running.Held.priority``), so a
-gang let through by aging is not evicted at once by the gangs it overtook. A preemptor is
-ranked by its own priority: waiting gives a gang its turn, not the right to evict. Waits are kept
-in memory: a restart of the service starts them again.
+plus one for every ``SchedulerConfig.aging_seconds`` it has waited since it became pending: its
+submission, or its last requeue after an eviction or preemption, as the store records it
+(``QueueEntry.since``), so a restarted service counts the same waits. A gang keeps the rank it
+reached when it is admitted: as a victim of preemption it counts with that rank
+(``running.Held.priority``), so a gang let through by aging is not evicted at once by the gangs
+it overtook. A preemptor is ranked by its own priority: waiting gives a gang its turn, not the
+right to evict.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ class Ages:
     def order(
         self, pending: Sequence[QueueEntry], now: float, aging_seconds: float | None
     ) -> list[QueueEntry]:
-        """``pending`` in the cycle's order; gangs not seen before start waiting ``now``, and
-        gangs no longer pending are forgotten."""
-        self.since = {entry.id: self.since.get(entry.id, now) for entry in pending}
+        """``pending`` in the cycle's order; gangs not seen before wait since the store says
+        (``now`` when it does not know), and gangs no longer pending are forgotten."""
+        self.since = {entry.id: self.since.get(entry.id, _since(entry, now)) for entry in pending}
         return self.ranked(pending, now, aging_seconds)
 
     def ranked(
@@ -48,3 +49,8 @@ class Ages:
             return priority
         waited = max(0.0, now - self.since.get(workload, now))
         return priority + math.floor(waited / aging_seconds)
+
+
+def _since(entry: QueueEntry, now: float) -> float:
+    """When ``entry`` became pending: as stored, never after ``now``."""
+    return now if entry.since is None else min(entry.since, now)

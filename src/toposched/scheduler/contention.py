@@ -30,7 +30,7 @@ from toposched.snapshot import Snapshot
 from toposched.store import Admission, Json, WorkloadRecord
 
 CYCLE_SECONDS = 5.0  # the preemption searches of one cycle, together (search clock)
-RESERVATION_TRIES = 8  # gangs a cycle looks for a reservation for (the first that gets one ends it)
+RESERVATION_TRIES = 8  # refused gangs of a cycle that may look for a reservation and find none
 
 
 class QueueLedger(Protocol):
@@ -40,6 +40,8 @@ class QueueLedger(Protocol):
 
     def released(self, workload: int) -> None: ...
 
+    def still_borrowed(self, workload: int, gang: Gang, before: Sequence[int]) -> Sequence[int]: ...
+
 
 @dataclass(slots=True)
 class Searches:
@@ -47,8 +49,9 @@ class Searches:
     search that found no victim set is not run again for a gang of the same shape, priority and
     queue until the cycle's view changes (the engine is deterministic: the answer would be the
     same). So a queue of many alike gangs that cannot preempt costs one search, not one each.
-    At most ``RESERVATION_TRIES`` refused gangs of a cycle look for a reservation (as Slurm's
-    backfill tests a bounded number of jobs): a gang that fits nowhere, ever, gets none."""
+    Refused gangs look for a reservation until the cycle holds ``reservation_depth`` of them or
+    ``RESERVATION_TRIES`` looked and found none (as Slurm's backfill tests a bounded number of
+    jobs): a gang that fits nowhere, ever, gets none."""
 
     rule: PreemptionRule  # which gangs a gang may evict this cycle (``QueueCycle.rule``)
     ledger: QueueLedger | None = None  # the cycle's queue accounts
@@ -70,11 +73,13 @@ def contend(
     reserved: frozenset[str],
     searches: Searches,
     shape: Hashable,
+    borrowed: Sequence[int] = (),
 ) -> bool:
     """For a gang the cycle refused: preempt for it (True: it was admitted so), else reserve
-    for it when the cycle has no reservation yet (``backfill.reservation`` then names it).
-    ``reserved``: the nodes of the cycle's reservation it may not use; ``shape``: the gang's
-    (``shapes.shape_of``)."""
+    for it while the cycle may hold more reservations (``backfill.of`` then names it).
+    ``reserved``: the nodes of the cycle's reservations it may not use; ``shape``: the gang's
+    (``shapes.shape_of``); ``borrowed``: gangs its queue reclaims, evicted too if it
+    is admitted."""
     config, snapshot, clock = state.config, view.snapshot(topology), state.session.clock
     alike = (shape, record.priority, gang.queue, reserved, view.changes)
     if config.preemption and alike not in searches.failed:
@@ -83,19 +88,35 @@ def contend(
         seconds = min(preemption.SECONDS, searches.until - clock())
         if seconds > 0:
             ask = ask_for(state, gang, snapshot, snapshots, policy, preemption.MAX_TRIALS, seconds)
-            if _preempt(state, view, out, record, gang, topology, ask, searches, reserved):
+            if _preempt(state, view, out, record, gang, topology, ask, searches, reserved, borrowed):
                 return True
             if not ask.spent:  # a whole answer: no victim set places it
                 searches.failed.add(alike)
-    if (
-        config.reservations
-        and backfill.reservation is None
-        and searches.reservation_tries < RESERVATION_TRIES
-    ):
-        searches.reservation_tries += 1
-        ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, reservations.SECONDS)
-        _reserve(state, view, record, backfill, ask, topology)
+    reserve(state, view, record, gang, topology, snapshots, policy, backfill, searches)
     return False
+
+
+def reserve(
+    state: State,
+    view: CycleView,
+    record: WorkloadRecord,
+    gang: Gang,
+    topology: Topology,
+    snapshots: Mapping[str, Snapshot],
+    policy: str,
+    backfill: Backfill,
+    searches: Searches,
+) -> Reservation | None:
+    """Reserve where a refused gang fits soonest, while the cycle may hold more reservations
+    and has not used up its tries (``Searches``); the reservation, or None."""
+    if backfill.full or searches.reservation_tries >= RESERVATION_TRIES:
+        return None
+    snapshot = view.snapshot(topology)
+    ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, reservations.SECONDS)
+    found = _reserve(state, view, record, backfill, ask, topology)
+    if found is None:
+        searches.reservation_tries += 1
+    return found
 
 
 def ask_for(
@@ -122,6 +143,7 @@ def _preempt(
     ask: Ask,
     searches: Searches,
     reserved: frozenset[str] = frozenset(),
+    borrowed: Sequence[int] = (),
 ) -> bool:
     """Preempt for ``record`` when a victim set lets it place; True when it was admitted so.
     ``reserved``: the nodes of a reservation it may not use, whose victims' capacity stays kept."""
@@ -143,7 +165,7 @@ def _preempt(
     found = preemption.plan(ask, candidates)
     if found is None:
         return False
-    _carry_out(state, view, out, record, gang, topology, found, preemptor, searches)
+    _carry_out(state, view, out, record, gang, topology, found, preemptor, searches, borrowed)
     return True
 
 
@@ -157,6 +179,7 @@ def _carry_out(
     found: Plan,
     preemptor: Contender,
     searches: Searches,
+    borrowed: Sequence[int] = (),
 ) -> None:
     flush(state, view, out)  # the event log stays in cycle order
     who = _who(record, gang)
@@ -168,6 +191,9 @@ def _carry_out(
         data: Json = {"preemptedBy": record.id, "domain": found.domain, "why": why}
         _evict(state, view, out, victim.workload, reason, data, searches.ledger)
     ids = [v.workload for v in found.victims]
+    if borrowed and searches.ledger is not None:  # what the victims gave back may be enough
+        borrowed = searches.ledger.still_borrowed(record.id, gang, borrowed)
+    ids += reclaim(state, view, out, record, gang, borrowed, searches)
     lost = f"{found.gpu_hours:.2f} GPU-hours"
     message = (
         f"admitted in {found.domain} of topology {topology.name} after preempting workload(s) "
@@ -244,7 +270,10 @@ def _evict(
 def _reserve(
     state: State, view: CycleView, record: WorkloadRecord, backfill: Backfill, ask: Ask, topology: Topology
 ) -> Reservation | None:
-    """Reserve for ``record`` (the cycle's first gang that does not fit) where it fits soonest."""
+    """Reserve for ``record`` (a refused gang of the cycle, while the cycle may hold more
+    reservations) where it fits soonest, on nodes no earlier reservation keeps: what the gangs
+    there give back stays theirs."""
+    ask.reserved, ask.booked = backfill.nodes, view.booked
     found = reservations.find(
         ask,
         record.id,

@@ -1,8 +1,10 @@
 """The queues in one cycle: the order in which admission tries the pending gangs, and the quota
 check before each is placed (``queue_quotas``).
 
-Order: across queues by weighted dominant-resource share (the queue using least past its quota,
-per weight, goes first; ties by its head's place in the cycle's order); within a queue by
+Order: across queues by weighted dominant-resource share, level by level of the queue tree
+(KAI's hierarchy): among the top-level queues with gangs waiting, the one using least past its
+quota per weight; then among its children, and so on down to the queue whose gang goes next
+(ties by the place of their first waiting gang in the cycle's order); within a queue by
 priority (rising with the wait: ``aging``), then arrival. Shares move as the cycle admits gangs,
 so the queue to serve next is chosen again after each one (DRF's progressive filling). Every pending gang is still tried once per cycle.
 
@@ -13,10 +15,8 @@ reports why.
 
 from __future__ import annotations
 
-import heapq
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 from toposched.emit.result import reason_to_json
 from toposched.model import DEFAULT_QUEUE, Gang, QueueTree, Resources, SpecError
@@ -55,14 +55,6 @@ def queue_name(state: State, tree: QueueTree, workload: int) -> str:
             return DEFAULT_QUEUE
 
 
-@dataclass(slots=True)
-class _Lane:
-    """One queue's pending gangs, in priority then arrival order."""
-
-    name: str
-    entries: deque[QueueEntry]
-
-
 class QueueCycle:
     """One cycle's queue accounts, order and quota checks."""
 
@@ -84,6 +76,7 @@ class QueueCycle:
         self.capacity = capacity
         self.queue_of = queue_of
         self.reclaims: dict[int, list[int]] = {}  # pending workload -> borrowed gangs to evict for it
+        self.crowded: set[int] = set()  # pending workloads refused only for what their tree holds
 
     @classmethod
     def open(
@@ -102,25 +95,87 @@ class QueueCycle:
 
     def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
         """``pending`` (given in the cycle's order within a queue: priority with aging, then
-        arrival) in fair-share order, chosen afresh after each gang (see the module); queues of
-        equal share by the position of their heads."""
-        lanes: dict[str, _Lane] = {}
+        arrival) in hierarchical fair-share order, chosen afresh after each gang: from the top,
+        at each level the queue of least weighted share among those with gangs waiting below
+        it, down to the queue whose next gang goes (see the module); a queue's own gangs go
+        before its children's when they have waited longer. Equal shares: the earliest waiting
+        gang first."""
         self._position = {entry.id: at for at, entry in enumerate(pending)}
+        lanes: dict[str, deque[QueueEntry]] = {}
         for entry in pending:
-            name = self.queue_of.get(entry.id, DEFAULT_QUEUE)
-            lanes.setdefault(name, _Lane(name, deque())).entries.append(entry)
-        heap = [self._key(lane) for lane in lanes.values()]
-        heapq.heapify(heap)
-        while heap:
-            *_, name = heapq.heappop(heap)
-            lane = lanes[name]
-            yield lane.entries.popleft()
-            if lane.entries:
-                heapq.heappush(heap, self._key(lane))
+            lanes.setdefault(self.queue_of.get(entry.id, DEFAULT_QUEUE), deque()).append(entry)
+        tree = self.accounts.tree
+        waiting: dict[str, int] = {}  # gangs waiting in each queue's subtree
+        for name, lane in lanes.items():
+            for node in tree.path(name):
+                waiting[node.name] = waiting.get(node.name, 0) + len(lane)
+        keys: dict[str, tuple[float, int, str]] = {}  # each queue's place; dropped as it changes
+        roots = sorted(name for name, queue in tree.queues.items() if queue.parent is None)
+        while True:
+            chosen = self._next_lane(roots, lanes, waiting, keys)
+            if chosen is None:
+                return
+            for node in tree.path(chosen):
+                waiting[node.name] -= 1
+                keys.pop(node.name, None)  # its share and first gang change with this one
+            yield lanes[chosen].popleft()
 
-    def _key(self, lane: _Lane) -> tuple[float, int, str]:
-        share = self.accounts.share(lane.name, self.capacity)
-        return (share, self._position[lane.entries[0].id], lane.name)
+    def _next_lane(
+        self,
+        roots: Sequence[str],
+        lanes: Mapping[str, deque[QueueEntry]],
+        waiting: Mapping[str, int],
+        keys: dict[str, tuple[float, int, str]],
+    ) -> str | None:
+        """The queue whose next gang goes: down from the top-level queues, the least key at
+        each level; None when no gang is left."""
+        candidates = [name for name in roots if waiting.get(name)]
+        while candidates:
+            best = min(candidates, key=lambda name: self._key(name, lanes, waiting, keys))
+            own = lanes.get(best)
+            below = [c for c in self.accounts.tree.children.get(best, ()) if waiting.get(c)]
+            if own and (not below or self._position[own[0].id] <= self._first(below, lanes, waiting, keys)):
+                return best  # its own gangs go before its children's when waiting longer
+            candidates = below
+        return None
+
+    def _key(
+        self,
+        name: str,
+        lanes: Mapping[str, deque[QueueEntry]],
+        waiting: Mapping[str, int],
+        keys: dict[str, tuple[float, int, str]],
+    ) -> tuple[float, int, str]:
+        key = keys.get(name)
+        if key is None:
+            share = self.accounts.share(name, self.capacity)
+            key = keys[name] = (share, self._first([name], lanes, waiting, keys, own=True), name)
+        return key
+
+    def _first(
+        self,
+        names: Sequence[str],
+        lanes: Mapping[str, deque[QueueEntry]],
+        waiting: Mapping[str, int],
+        keys: dict[str, tuple[float, int, str]],
+        own: bool = False,
+    ) -> int:
+        """The place in the cycle's order of the first gang waiting in the subtrees of ``names``
+        (``own``: the single name's key is being made, so its children are asked instead)."""
+        first = len(self._position)
+        for name in names:
+            if not waiting.get(name):
+                continue
+            if not own:
+                first = min(first, self._key(name, lanes, waiting, keys)[1])
+                continue
+            lane = lanes.get(name)
+            if lane:
+                first = min(first, self._position[lane[0].id])
+            children = [c for c in self.accounts.tree.children.get(name, ()) if waiting.get(c)]
+            if children:
+                first = min(first, self._first(children, lanes, waiting, keys))
+        return first
 
     def refusal(self, workload: int, gang: Gang) -> dict[str, Json] | None:
         """None when the gang fits its queue's quotas now; else the explanation of why it
@@ -131,12 +186,22 @@ class QueueCycle:
         if verdict.fit is Fit.FITS:
             return None
         reason, extra = f"waits for quota: {verdict.reason}", {"queue": queue, "quota": dict(verdict.detail)}
+        if verdict.fit is Fit.CROWDED:
+            self.crowded.add(workload)
         if verdict.fit is Fit.RECLAIM:
             victims = self.accounts.reclaim(queue, verdict.shortfall, self._holding())
             if victims:
                 self.reclaims[workload] = victims
                 return reason_to_json(reason, **extra, reclaim=victims)
         return reason_to_json(reason, **extra)
+
+    def still_borrowed(self, workload: int, gang: Gang, before: Sequence[int]) -> Sequence[int]:
+        """The borrowed gangs still to reclaim for ``workload`` now that others were evicted
+        for it: none when its quota fits, else those ``refusal`` names, else ``before`` (the
+        gangs named before the evictions, which cover its shortfall on their own)."""
+        if self.refusal(workload, gang) is None:
+            return []
+        return self.reclaims.pop(workload, None) or before
 
     def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
         """Count an admission of this cycle in its queue."""

@@ -37,7 +37,8 @@ from toposched.snapshot import per_slot_requests
 class Fit(StrEnum):
     FITS = "fits"
     RECLAIM = "reclaim"  # within its queue's quota, but borrowers hold what it is guaranteed
-    REFUSED = "refused"
+    CROWDED = "crowded"  # it would borrow, and the queues of its tree leave too little unused
+    REFUSED = "refused"  # past a limit, or past the quota of a tree with no parent
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,12 +135,12 @@ class QueueAccounts:
             return Verdict(Fit.RECLAIM, reason, Resources(short), detail)
         if own == top:
             reason = f"queue {own} would pass its guaranteed {guaranteed} and has no parent to borrow from"
-        else:
-            reason = (
-                f"queue {own} would borrow past its guaranteed {guaranteed} more than the queues "
-                f"under {top} leave unused"
-            )
-        return Verdict(Fit.REFUSED, reason, detail=detail)
+            return Verdict(Fit.REFUSED, reason, detail=detail)
+        reason = (
+            f"queue {own} would borrow past its guaranteed {guaranteed} more than the queues "
+            f"under {top} leave unused"
+        )
+        return Verdict(Fit.CROWDED, reason, detail=detail)
 
     def _detail(self, queue: str, resource: str, asks: int, top: str | None = None) -> dict[str, str]:
         detail = {

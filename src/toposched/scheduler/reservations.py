@@ -119,54 +119,83 @@ def _soonest(ask: Ask, order: Sequence[int], ends: Mapping[int, float]) -> tuple
 
 
 class Backfill:
-    """The cycle's reservation, kept out of the view's snapshots until the cycle ends."""
+    """The cycle's reservations, each kept out of the view's snapshots until the cycle ends.
 
-    def __init__(self, view: CycleView) -> None:
+    With ``depth`` 1 only the first refused gang holds one (Slurm's EASY backfill); with more,
+    each of the first ``depth`` refused gangs does, on nodes no earlier reservation holds, and a
+    gang after them may use a reservation's nodes only when it ends before that one starts
+    (conservative backfill, bounded)."""
+
+    def __init__(self, view: CycleView, depth: int = 1) -> None:
         self.view = view
-        self.reservation: Reservation | None = None
-        self._topology: Topology | None = None
+        self.depth = depth
+        self.held: list[tuple[Reservation, Topology]] = []
 
     def hold(self, reservation: Reservation, topology: Topology) -> None:
         """Keep the reservation's nodes (what is free on them now, in ``topology``'s snapshot)
         from the gangs placed after it."""
-        self.reservation, self._topology = reservation, topology
-        self._keep()
+        self.held.append((reservation, topology))
+        self._keep(reservation, topology)
+
+    @property
+    def full(self) -> bool:
+        """Every reservation this cycle may make is made."""
+        return len(self.held) >= self.depth
+
+    def of(self, workload: int) -> Reservation | None:
+        """The reservation ``workload`` holds this cycle, if any."""
+        return next((r for r, _ in self.held if r.workload == workload), None)
 
     @property
     def nodes(self) -> frozenset[str]:
-        """The nodes the reservation keeps (none without one)."""
-        return frozenset(self.reservation.nodes) if self.reservation is not None else frozenset()
+        """The nodes every reservation keeps (none without one)."""
+        return self.kept_from(now=0.0, run_seconds=float("inf"))
+
+    def kept_from(self, now: float, run_seconds: float) -> frozenset[str]:
+        """The nodes a gang of ``run_seconds`` admitted at ``now`` may not use: those of the
+        reservations starting before it would end."""
+        return frozenset(
+            node for r, _ in self.held if not _ends_before(r, now, run_seconds) for node in r.nodes
+        )
 
     def may_use(self, now: float, run_seconds: float) -> bool:
-        """Whether a gang of ``run_seconds`` admitted now ends before the reservation starts."""
-        reservation = self.reservation
-        return reservation is not None and now + run_seconds <= reservation.start
+        """Whether a gang of ``run_seconds`` admitted now ends before some reservation starts."""
+        return any(_ends_before(r, now, run_seconds) for r, _ in self.held)
 
     @contextmanager
-    def lifted(self) -> Iterator[None]:
-        """The reservation's nodes open for one gang that ends before it starts; kept again
-        afterwards, less what that gang took."""
-        self.view.unhold(HOLD_KEY)
+    def lifted(self, now: float, run_seconds: float) -> Iterator[None]:
+        """The nodes of the reservations a gang of ``run_seconds`` ends before open for it; kept
+        again afterwards, less what that gang took."""
+        opened = [(r, t) for r, t in self.held if _ends_before(r, now, run_seconds)]
+        for reservation, _ in opened:
+            self.view.unhold(_key(reservation))
         try:
             yield
         finally:
-            self._keep()
+            for reservation, topology in opened:
+                self._keep(reservation, topology)
 
-    def kept(self) -> tuple[Reservation, Topology] | None:
-        """The reservation and its topology, for the next cycle (None: there is none)."""
-        if self.reservation is None or self._topology is None:
-            return None
-        return self.reservation, self._topology
+    def kept(self) -> tuple[tuple[Reservation, Topology], ...]:
+        """The reservations and their topologies, for the next cycle."""
+        return tuple(self.held)
 
     def release(self) -> None:
-        """Give the reservation's nodes back to the view (the cycle ends)."""
-        self.view.unhold(HOLD_KEY)
+        """Give the reservations' nodes back to the view (the cycle ends)."""
+        for reservation, _ in self.held:
+            self.view.unhold(_key(reservation))
 
-    def _keep(self) -> None:
-        if self.reservation is None or self._topology is None:
-            return
-        snapshot = self.view.snapshot(self._topology)
-        self.view.hold(HOLD_KEY, free_of(snapshot, self.reservation.nodes))
+    def _keep(self, reservation: Reservation, topology: Topology) -> None:
+        snapshot = self.view.snapshot(topology)
+        self.view.hold(_key(reservation), free_of(snapshot, reservation.nodes))
+
+
+def _ends_before(reservation: Reservation, now: float, run_seconds: float) -> bool:
+    return now + run_seconds <= reservation.start
+
+
+def _key(reservation: Reservation) -> str:
+    """The snapshots' usage key of the nodes kept for ``reservation``."""
+    return f"{HOLD_KEY}-{reservation.workload}"
 
 
 def free_of(snapshot: Snapshot, nodes: Sequence[str]) -> dict[str, Resources]:

@@ -61,8 +61,8 @@ class State:
     holding: HoldingIndex = field(default_factory=HoldingIndex)
     rule: PreemptionRule = field(default_factory=LowerPriority)  # which gangs a gang may preempt
     ages: Ages = field(default_factory=Ages)  # how long each pending gang has waited (``aging``)
-    # The last cycle's reservation and its topology: it stands while its gang backs off.
-    reservation: tuple[Reservation, Topology] | None = None
+    # The last cycle's reservations and their topologies: each stands while its gang backs off.
+    reservations: tuple[tuple[Reservation, Topology], ...] = ()
     queue_tree: QueueTree | None = None  # the queues the last cycle read (``queue_cycle``)
     queue_totals: GangUsageSums = field(default_factory=GangUsageSums)  # what queue usage is summed from
     # The cycle's placement session (its caches outlive a cycle); others get ``new_session``.

@@ -18,6 +18,8 @@ from toposched.model import (
 )
 from toposched.store import WorkloadRecord
 
+MAX_RESERVATION_DEPTH = 64  # reservations one cycle may hold (each costs up to 48 placements)
+
 
 @dataclass(frozen=True, slots=True)
 class SchedulerConfig:
@@ -45,6 +47,12 @@ class SchedulerConfig:
     # The first gang of a cycle that does not fit reserves where it fits soonest; later gangs use
     # those nodes only when they end before it starts (``reservations``).
     reservations: bool = True
+    # How many refused gangs of a cycle hold a reservation, each on nodes of its own: 1 is
+    # Slurm's EASY backfill (only the first is protected); more protect each of that many.
+    reservation_depth: int = 1
+    # A gang refused only because the queues of its tree leave too little unused reserves as a
+    # gang refused for room does (off: it waits for quota while narrower gangs pass it).
+    quota_reservations: bool = False
     default_run_seconds: float = 3600.0  # the run time of a gang that declares none
     aging_seconds: float | None = 3600.0  # one priority step per this much waiting (None: no aging)
     gpu_resource: str = "nvidia.com/gpu"  # whose time preemption counts as lost
@@ -58,6 +66,16 @@ class SchedulerConfig:
                         "default_run_seconds",
                         f"{self.default_run_seconds:g}",
                         f"use a number of seconds above 0 and at most {MAX_RUN_SECONDS:.0f}",
+                    )
+                ]
+            )
+        if not 1 <= self.reservation_depth <= MAX_RESERVATION_DEPTH:
+            raise SpecError(
+                [
+                    Problem(
+                        "reservation_depth",
+                        f"{self.reservation_depth}",
+                        f"use a whole number from 1 to {MAX_RESERVATION_DEPTH}",
                     )
                 ]
             )

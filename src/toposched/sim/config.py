@@ -105,6 +105,7 @@ class SchedulerSettings(_Strict):
     node_grace_seconds: float = Field(default=30.0, ge=0)
     preemption: bool = True  # higher priority gangs evict lower ones (the fewest GPU-hours lost)
     reservations: bool = True  # the head gang reserves where it fits soonest; others backfill
+    reservation_depth: int = Field(default=1, ge=1, le=64)  # refused gangs of a cycle that reserve
     aging_seconds: float | None = Field(default=3600.0, gt=0)  # one priority step per this much waiting
 
 

@@ -4,7 +4,8 @@
   while jobs arrive: from the first arrival to the last (the drain after it would dilute it);
 * queue wait: first admission minus arrival, over the jobs admitted (mean, p50, p95, p99,
   percentiles interpolated linearly between ranks), also per gang size (``SIZE_BUCKETS``) and
-  per queue; jobs carried into a window (running when it starts) are not counted;
+  per queue, and the p95 wait of large gangs (``LARGE_GPUS`` or more, the figure our own policy
+  is judged by); jobs carried into a window (running when it starts) are not counted;
 * preferred hit share: of the jobs admitted with a preferred level, the share placed inside one
   domain of that level;
 * fragmentation: free GPUs that cannot host a whole-rack gang (on racks partly used or down),
@@ -38,6 +39,7 @@ class Metrics:
     wait_p50: float
     wait_p95: float
     wait_p99: float
+    large_wait_p95: float | None  # gangs of LARGE_GPUS or more; None when the trace has none
     preferred_jobs: int
     preferred_hit_share: float | None
     fragmented_gpus_mean: float
@@ -66,6 +68,9 @@ SIZE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (
     ("64-255", 64, 255),
     ("256+", 256, None),
 )
+
+
+LARGE_GPUS = 64  # a large gang: most of an NVL72 rack or more
 
 
 def size_bucket(gpus: int) -> str:
@@ -141,6 +146,7 @@ def metrics_of(result: ReplayResult) -> Metrics:
     jobs = measured(result)
     waited = np.asarray(waits(result), dtype=float)
     p50, p95, p99 = (float(np.percentile(waited, q)) for q in (50, 95, 99)) if waited.size else (0.0,) * 3
+    large = [j.admitted - j.submitted for j in jobs if j.gpus >= LARGE_GPUS and j.admitted is not None]
     preferred = [j.preferred for j in jobs if j.preferred is not None]
     series = result.series
     window = result.last_arrival if series.time and result.last_arrival > series.time[0] else result.end
@@ -156,6 +162,7 @@ def metrics_of(result: ReplayResult) -> Metrics:
         wait_p50=p50,
         wait_p95=p95,
         wait_p99=p99,
+        large_wait_p95=float(np.percentile(large, 95)) if large else None,
         preferred_jobs=len(preferred),
         preferred_hit_share=sum(preferred) / len(preferred) if preferred else None,
         fragmented_gpus_mean=time_mean(series.time, series.fragmented_gpus, window),

@@ -31,6 +31,7 @@ from toposched.sim.config import Mode, SimConfig
 from toposched.sim.failures import NodeChange
 from toposched.sim.gangs import Shape, SimJob
 from toposched.sim.ledger import Ledger
+from toposched.sim.policies import sim_policy
 from toposched.sim.queues import team_queues
 from toposched.sim.results import JobRecord, ReplayResult, Series
 from toposched.store import MemoryStore, WorkloadState
@@ -46,17 +47,20 @@ _FINISH, _NODE, _WAKE = 0, 1, 2
 
 def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
     """The scheduler configuration of a replay: the service's, with the replay's policy (None:
-    the workloads' and their front ends'), search, backoff, node grace, preemption, reservations
-    and aging."""
+    the workloads' and their front ends'; else a name of ``sim.policies``: its ordering and
+    its queueing), search, backoff, node grace, preemption, reservations and aging."""
     settings = config.scheduler
+    chosen = sim_policy(policy) if policy is not None else None
     return SchedulerConfig(
-        policy=policy,
+        policy=chosen.placement if chosen is not None else None,
         search=settings.search,
         node_grace_seconds=settings.node_grace_seconds,
         backoff_base_seconds=settings.backoff_seconds,
         backoff_max_seconds=settings.backoff_seconds,
         preemption=settings.preemption,
         reservations=settings.reservations,
+        reservation_depth=settings.reservation_depth,
+        quota_reservations=chosen is not None and chosen.quota_reservations,
         aging_seconds=settings.aging_seconds,
     )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from toposched.sim.metrics import GroupWaits, Metrics, by_queue, by_size, metrics_of
+from toposched.sim.metrics import LARGE_GPUS, GroupWaits, Metrics, by_queue, by_size, metrics_of
 from toposched.sim.results import ReplayResult
 from toposched.sim.stats import Interval, Verdict, interval, verdict
 
@@ -28,6 +28,7 @@ MEASURES: tuple[Measure, ...] = (
     Measure("wait_p50", "wait p50", False, "seconds", lambda m: m.wait_p50),
     Measure("wait_p95", "wait p95", False, "seconds", lambda m: m.wait_p95),
     Measure("wait_p99", "wait p99", False, "seconds", lambda m: m.wait_p99),
+    Measure("large_wait_p95", f"wait p95, {LARGE_GPUS}+ GPUs", False, "seconds", lambda m: m.large_wait_p95),
     Measure("preferred_hit_share", "preferred hit", True, "share", lambda m: m.preferred_hit_share),
     Measure("fragmented_gpus_mean", "fragmented GPUs", False, "count", lambda m: m.fragmented_gpus_mean),
     Measure("never_placed", "never placed", False, "count", lambda m: float(m.never_placed)),

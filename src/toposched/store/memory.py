@@ -59,6 +59,7 @@ class MemoryStore(
         self._scheduling_queues: dict[str, SchedulingQueue] = {}
         self._tokens: dict[str, TokenRecord] = {}
         self._workloads: dict[int, WorkloadRecord] = {}
+        self._pending_since: dict[int, float] = {}
         self._by_state: dict[WorkloadState, set[int]] = {state: set() for state in WorkloadState}
         # While ``write_decisions`` runs: each workload's record before the run, to roll back.
         self._before: dict[int, WorkloadRecord | None] | None = None

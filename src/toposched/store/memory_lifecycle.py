@@ -45,6 +45,7 @@ class MemoryLifecycle(MemoryRecords):
             if not rules.check_requeue(record):
                 return record
             record = dataclasses.replace(record, placement=None)
+            self._pending_since[workload_id] = event.time
             if to_back:
                 record = dataclasses.replace(record, sequence=self._next_sequence)
                 self._next_sequence += 1

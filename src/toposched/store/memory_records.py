@@ -23,6 +23,7 @@ class MemoryRecords:
     _lock: threading.RLock
     _changing: Callable[[], AbstractContextManager[None]]
     _workloads: dict[int, WorkloadRecord]
+    _pending_since: dict[int, float]  # workloads requeued: when (else pending since submission)
     _by_state: dict[WorkloadState, set[int]]
     _before: dict[int, WorkloadRecord | None] | None
     _reservations: dict[int, dict[str, Resources]]

@@ -81,10 +81,12 @@ class MemoryWorkloads(MemoryRecords):
             return found[:limit]
 
     def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
-        """Id, priority and sequence of the workloads in ``states``, in arrival order."""
+        """Id, priority, sequence and time pending since of the workloads in ``states``, in
+        arrival order."""
         with self._lock:
             return [
-                QueueEntry(w.id, w.priority, w.sequence) for w in sorted(self._in_states(states), key=arrival)
+                QueueEntry(w.id, w.priority, w.sequence, self._pending_since.get(w.id, w.submitted_at))
+                for w in sorted(self._in_states(states), key=arrival)
             ]
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:

@@ -158,6 +158,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "scheduling queues (toposched queue put): each queue's spec as JSON",
         ("CREATE TABLE queues (name TEXT PRIMARY KEY, data TEXT NOT NULL)",),
     ),
+    Migration(
+        9,
+        "when each workload was last requeued (aging counts from it, or from its submission)",
+        ("ALTER TABLE workloads ADD COLUMN pending_since REAL",),
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

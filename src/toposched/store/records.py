@@ -49,6 +49,9 @@ class QueueEntry:
     id: int
     priority: int
     sequence: int
+    # When it last became pending (submitted, or requeued after an eviction), on the clock of
+    # the caller that wrote it; None when the store does not know. Aging counts from it.
+    since: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,10 @@ class SqliteLifecycle(SqliteWrites):
         with self._tx("requeueing a workload", write=True) as db:
             record = read_workload(db, workload_id)
             if rules.check_requeue(record):
-                db.execute("UPDATE workloads SET placement = NULL WHERE id = ?", (workload_id,))
+                db.execute(
+                    "UPDATE workloads SET placement = NULL, pending_since = ? WHERE id = ?",
+                    (event.time, workload_id),
+                )
                 if to_back:
                     db.execute(
                         "UPDATE workloads SET sequence = ? WHERE id = ?",

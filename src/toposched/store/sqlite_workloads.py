@@ -107,14 +107,16 @@ class SqliteWorkloads(SqliteWrites):
         return [workload_from_row(row) for row in rows]
 
     def queue(self, states: Collection[WorkloadState]) -> list[QueueEntry]:
-        """Id, priority and sequence of the workloads in ``states``, in arrival order."""
+        """Id, priority, sequence and time pending since of the workloads in ``states``, in
+        arrival order."""
         marks = ", ".join("?" for _ in states) or "NULL"
         with self._tx("listing the queue") as db:
             rows = db.execute(
-                f"SELECT id, priority, sequence FROM workloads WHERE state IN ({marks}) ORDER BY sequence, id",
+                "SELECT id, priority, sequence, COALESCE(pending_since, submitted_at) FROM workloads"
+                f" WHERE state IN ({marks}) ORDER BY sequence, id",
                 [str(WorkloadState(s)) for s in states],
             ).fetchall()
-        return [QueueEntry(r[0], r[1], r[2]) for r in rows]
+        return [QueueEntry(r[0], r[1], r[2], r[3]) for r in rows]
 
     def set_explanation(self, workload_id: int, explanation: Json) -> WorkloadRecord:
         """Record why a workload waits, without changing its state."""
