@@ -39,6 +39,12 @@ def sim_policies() -> tuple[SimPolicy, ...]:
     return (*upstream, SimPolicy(OWN, Policy.MIXED.value, quota_reservations=True))
 
 
+def queued_as(name: str) -> SimPolicy:
+    """The policy called ``name``: one of ``sim_policies``, else an ordering a replay's own
+    registry knows, queued as the upstream ones are."""
+    return next((p for p in sim_policies() if p.name == name), SimPolicy(name, name))
+
+
 def sim_policy(name: str, *, field: str = "--policy") -> SimPolicy:
     """The policy called ``name``; a ``SpecError`` on ``field`` naming the known ones."""
     known = {policy.name: policy for policy in sim_policies()}

@@ -31,7 +31,7 @@ from toposched.sim.config import Mode, SimConfig
 from toposched.sim.failures import NodeChange
 from toposched.sim.gangs import Shape, SimJob
 from toposched.sim.ledger import Ledger
-from toposched.sim.policies import sim_policy
+from toposched.sim.policies import queued_as
 from toposched.sim.queues import team_queues
 from toposched.sim.results import JobRecord, ReplayResult, Series
 from toposched.store import MemoryStore, WorkloadState
@@ -50,7 +50,7 @@ def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
     the workloads' and their front ends'; else a name of ``sim.policies``: its ordering and
     its queueing), search, backoff, node grace, preemption, reservations and aging."""
     settings = config.scheduler
-    chosen = sim_policy(policy) if policy is not None else None
+    chosen = queued_as(policy) if policy is not None else None
     return SchedulerConfig(
         policy=chosen.placement if chosen is not None else None,
         search=settings.search,
