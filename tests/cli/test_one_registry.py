@@ -44,6 +44,22 @@ def test_the_service_compiles_with_the_commands_registry(
     assert scheduler.registry is REGISTRY
 
 
+def test_the_service_takes_the_reservation_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # What the simulator's toposched policy turns on, the service turns on the same way.
+    started: list[Scheduler] = []
+    monkeypatch.setattr(toposched.api, "create_app", lambda scheduler, *_, **__: started.append(scheduler))
+    monkeypatch.setattr(toposched.api.server, "run_server", lambda *_, **__: None)
+    db = str(tmp_path / "t.db")
+    for extra in ([], ["--reserve-depth", "3", "--quota-reserve"]):
+        result = CliRunner().invoke(app, ["serve", "--db", db, "--port", "0", *extra])
+        assert result.exit_code == 0, result.output
+    default, chosen = (s.config for s in started)
+    assert (default.reservation_depth, default.quota_reservations) == (1, False)
+    assert (chosen.reservation_depth, chosen.quota_reservations) == (3, True)
+    result = CliRunner().invoke(app, ["serve", "--db", db, "--port", "0", "--reserve-depth", "65"])
+    assert result.exit_code == 2 and "--reserve-depth" in result.output
+
+
 def test_the_controller_command_compiles_with_the_commands_registry(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -14,7 +14,14 @@ import yaml
 
 from toposched.cli.errors import ExitCode, error_lines, warning_lines
 from toposched.engine import DEFAULT_ROUND_SECONDS
-from toposched.model import MAX_PODS_PER_GANG, Quota, Search, ToposchedError, listen_error
+from toposched.model import (
+    MAX_PODS_PER_GANG,
+    MAX_RESERVATION_DEPTH,
+    Quota,
+    Search,
+    ToposchedError,
+    listen_error,
+)
 
 DEFAULT_QUOTA = Quota()
 
@@ -114,6 +121,23 @@ def serve_command(
             "--quota-bytes", min=0, help="Bytes of one user's pending workloads' stored specs at most."
         ),
     ] = DEFAULT_QUOTA.spec_bytes,
+    reservation_depth: Annotated[
+        int,
+        typer.Option(
+            "--reserve-depth",
+            min=1,
+            max=MAX_RESERVATION_DEPTH,
+            help="Refused gangs of a cycle that each reserve nodes of their own (1: only the first).",
+        ),
+    ] = 1,
+    quota_reservations: Annotated[
+        bool,
+        typer.Option(
+            "--quota-reserve",
+            help="A gang refused only for the quota other queues hold reserves as one refused for room"
+            " (the simulator's toposched policy).",
+        ),
+    ] = False,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, the API's OpenAPI schema at
     /openapi.json). SIGTERM or Ctrl-C stops it cleanly: requests in flight finish, then the store
@@ -135,6 +159,8 @@ def serve_command(
             max_pods=max_pods,
             explain_seconds=explain_seconds,
             quota=Quota(quota_workloads, quota_pods, quota_bytes),
+            reservation_depth=reservation_depth,
+            quota_reservations=quota_reservations,
         )
         auth, created = _auth(tokens, Path(db))
         store = SqliteStore(db)

@@ -47,7 +47,7 @@ from toposched.model.ir import (
     SliceLayer,
 )
 from toposched.model.k8s_content import is_label_key
-from toposched.model.limits import MAX_PODS_PER_GANG, PodBudget
+from toposched.model.limits import MAX_PODS_PER_GANG, MAX_RESERVATION_DEPTH, PodBudget
 from toposched.model.node import Node, RunningPod, Taint, TaintEffect, Toleration, TolerationOperator
 from toposched.model.placement import (
     DomainCount,
@@ -72,6 +72,7 @@ __all__ = [
     "EMPTY",
     "HOSTNAME",
     "MAX_PODS_PER_GANG",
+    "MAX_RESERVATION_DEPTH",
     "POLICY_ANNOTATION",
     "POLICY_FIELD",
     "RUN_SECONDS_ANNOTATION",

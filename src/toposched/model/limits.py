@@ -21,6 +21,7 @@ MAX_CLUSTER_DUMP_BYTES = 1024 * MIB
 # One HTTP request body: a spec, or one chunk of a cluster dump (the import merges chunks).
 MAX_REQUEST_BODY_BYTES = 1 * MIB
 
+MAX_RESERVATION_DEPTH = 64  # reservations one cycle may hold (SchedulerConfig, --reservation-depth)
 MAX_PODS_PER_GANG = 100_000  # the default; CompileContext.max_pods, SchedulerConfig.max_pods, --max-pods
 
 RAISE_POD_LIMIT = (

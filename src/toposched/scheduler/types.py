@@ -8,6 +8,7 @@ from enum import StrEnum
 from toposched.engine import DEFAULT_ROUND_SECONDS, DEFAULT_SECONDS, DEFAULT_STEPS, PlacementOptions
 from toposched.model import (
     MAX_PODS_PER_GANG,
+    MAX_RESERVATION_DEPTH,
     MAX_RUN_SECONDS,
     Gang,
     Problem,
@@ -17,8 +18,6 @@ from toposched.model import (
     Topology,
 )
 from toposched.store import WorkloadRecord
-
-MAX_RESERVATION_DEPTH = 64  # reservations one cycle may hold (each costs up to 48 placements)
 
 
 @dataclass(frozen=True, slots=True)
