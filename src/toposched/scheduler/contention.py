@@ -49,15 +49,16 @@ class Searches:
     search that found no victim set is not run again for a gang of the same shape, priority and
     queue until the cycle's view changes (the engine is deterministic: the answer would be the
     same). So a queue of many alike gangs that cannot preempt costs one search, not one each.
-    Refused gangs look for a reservation until the cycle holds ``reservation_depth`` of them or
+    Refused gangs look for a reservation until the cycle holds ``reservation_depth`` of them,
     ``RESERVATION_TRIES`` looked and found none (as Slurm's backfill tests a bounded number of
-    jobs): a gang that fits nowhere, ever, gets none."""
+    jobs: a gang that fits nowhere, ever, gets none) or their searches used ``CYCLE_SECONDS``."""
 
     rule: PreemptionRule  # which gangs a gang may evict this cycle (``QueueCycle.rule``)
     ledger: QueueLedger | None = None  # the cycle's queue accounts
     until: float | None = None
     failed: set[Hashable] = field(default_factory=set)
     reservation_tries: int = 0
+    reserve_until: float | None = None  # the reservation searches share CYCLE_SECONDS too
 
 
 def contend(
@@ -108,11 +109,18 @@ def reserve(
     searches: Searches,
 ) -> Reservation | None:
     """Reserve where a refused gang fits soonest, while the cycle may hold more reservations
-    and has not used up its tries (``Searches``); the reservation, or None."""
+    and has not used up its tries nor ``CYCLE_SECONDS`` of them (``Searches``); the
+    reservation, or None."""
     if backfill.full or searches.reservation_tries >= RESERVATION_TRIES:
         return None
+    clock = state.session.clock
+    if searches.reserve_until is None:
+        searches.reserve_until = clock() + CYCLE_SECONDS
+    seconds = min(reservations.SECONDS, searches.reserve_until - clock())
+    if seconds <= 0:
+        return None
     snapshot = view.snapshot(topology)
-    ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, reservations.SECONDS)
+    ask = ask_for(state, gang, snapshot, snapshots, policy, reservations.MAX_TRIALS, seconds)
     found = _reserve(state, view, record, backfill, ask, topology)
     if found is None:
         searches.reservation_tries += 1

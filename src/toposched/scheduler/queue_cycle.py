@@ -95,87 +95,15 @@ class QueueCycle:
 
     def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
         """``pending`` (given in the cycle's order within a queue: priority with aging, then
-        arrival) in hierarchical fair-share order, chosen afresh after each gang: from the top,
-        at each level the queue of least weighted share among those with gangs waiting below
-        it, down to the queue whose next gang goes (see the module); a queue's own gangs go
-        before its children's when they have waited longer. Equal shares: the earliest waiting
-        gang first."""
+        arrival) in hierarchical fair-share order, chosen afresh after each gang (see the
+        module and ``_FairWalk``)."""
         self._position = {entry.id: at for at, entry in enumerate(pending)}
         lanes: dict[str, deque[QueueEntry]] = {}
         for entry in pending:
             lanes.setdefault(self.queue_of.get(entry.id, DEFAULT_QUEUE), deque()).append(entry)
-        tree = self.accounts.tree
-        waiting: dict[str, int] = {}  # gangs waiting in each queue's subtree
-        for name, lane in lanes.items():
-            for node in tree.path(name):
-                waiting[node.name] = waiting.get(node.name, 0) + len(lane)
-        keys: dict[str, tuple[float, int, str]] = {}  # each queue's place; dropped as it changes
-        roots = sorted(name for name, queue in tree.queues.items() if queue.parent is None)
-        while True:
-            chosen = self._next_lane(roots, lanes, waiting, keys)
-            if chosen is None:
-                return
-            for node in tree.path(chosen):
-                waiting[node.name] -= 1
-                keys.pop(node.name, None)  # its share and first gang change with this one
-            yield lanes[chosen].popleft()
-
-    def _next_lane(
-        self,
-        roots: Sequence[str],
-        lanes: Mapping[str, deque[QueueEntry]],
-        waiting: Mapping[str, int],
-        keys: dict[str, tuple[float, int, str]],
-    ) -> str | None:
-        """The queue whose next gang goes: down from the top-level queues, the least key at
-        each level; None when no gang is left."""
-        candidates = [name for name in roots if waiting.get(name)]
-        while candidates:
-            best = min(candidates, key=lambda name: self._key(name, lanes, waiting, keys))
-            own = lanes.get(best)
-            below = [c for c in self.accounts.tree.children.get(best, ()) if waiting.get(c)]
-            if own and (not below or self._position[own[0].id] <= self._first(below, lanes, waiting, keys)):
-                return best  # its own gangs go before its children's when waiting longer
-            candidates = below
-        return None
-
-    def _key(
-        self,
-        name: str,
-        lanes: Mapping[str, deque[QueueEntry]],
-        waiting: Mapping[str, int],
-        keys: dict[str, tuple[float, int, str]],
-    ) -> tuple[float, int, str]:
-        key = keys.get(name)
-        if key is None:
-            share = self.accounts.share(name, self.capacity)
-            key = keys[name] = (share, self._first([name], lanes, waiting, keys, own=True), name)
-        return key
-
-    def _first(
-        self,
-        names: Sequence[str],
-        lanes: Mapping[str, deque[QueueEntry]],
-        waiting: Mapping[str, int],
-        keys: dict[str, tuple[float, int, str]],
-        own: bool = False,
-    ) -> int:
-        """The place in the cycle's order of the first gang waiting in the subtrees of ``names``
-        (``own``: the single name's key is being made, so its children are asked instead)."""
-        first = len(self._position)
-        for name in names:
-            if not waiting.get(name):
-                continue
-            if not own:
-                first = min(first, self._key(name, lanes, waiting, keys)[1])
-                continue
-            lane = lanes.get(name)
-            if lane:
-                first = min(first, self._position[lane[0].id])
-            children = [c for c in self.accounts.tree.children.get(name, ()) if waiting.get(c)]
-            if children:
-                first = min(first, self._first(children, lanes, waiting, keys))
-        return first
+        walk = _FairWalk(self.accounts, self.capacity, self._position, lanes)
+        while (chosen := walk.next_lane()) is not None:
+            yield walk.take(chosen)
 
     def refusal(self, workload: int, gang: Gang) -> dict[str, Json] | None:
         """None when the gang fits its queue's quotas now; else the explanation of why it
@@ -242,6 +170,60 @@ class QueueCycle:
                 for entry in holding
             ]
         return self._holders
+
+
+class _FairWalk:
+    """One cycle's way down the queue tree to the queue whose gang goes next: from the top, at
+    each level the queue of least weighted share among those with gangs waiting below it (ties:
+    the earliest waiting gang), down to a queue whose own gangs waited longer than its
+    children's. A queue's key is kept until a gang below it is taken."""
+
+    def __init__(
+        self,
+        accounts: QueueAccounts,
+        capacity: Mapping[str, int],
+        position: Mapping[int, int],
+        lanes: dict[str, deque[QueueEntry]],
+    ) -> None:
+        self.accounts, self.capacity, self.position, self.lanes = accounts, capacity, position, lanes
+        self.waiting: dict[str, int] = {}  # gangs waiting in each queue's subtree
+        for name, lane in lanes.items():
+            for node in accounts.tree.path(name):
+                self.waiting[node.name] = self.waiting.get(node.name, 0) + len(lane)
+        self.keys: dict[str, tuple[float, int, str]] = {}
+        self.roots = sorted(n for n, q in accounts.tree.queues.items() if q.parent is None)
+
+    def next_lane(self) -> str | None:
+        """The queue whose next gang goes; None when no gang is left."""
+        candidates = [name for name in self.roots if self.waiting.get(name)]
+        while candidates:
+            best = min(candidates, key=self._key)
+            below = self._below(best)
+            own = self.lanes.get(best)
+            if own and (not below or self.position[own[0].id] <= min(self._key(c)[1] for c in below)):
+                return best
+            candidates = below
+        return None
+
+    def take(self, name: str) -> QueueEntry:
+        """The next gang of queue ``name``; the keys of the queues above it are made again."""
+        for node in self.accounts.tree.path(name):
+            self.waiting[node.name] -= 1
+            self.keys.pop(node.name, None)
+        return self.lanes[name].popleft()
+
+    def _below(self, name: str) -> list[str]:
+        return [c for c in self.accounts.tree.children.get(name, ()) if self.waiting.get(c)]
+
+    def _key(self, name: str) -> tuple[float, int, str]:
+        """(weighted share, place of the first gang waiting below it, name)."""
+        key = self.keys.get(name)
+        if key is None:
+            own = self.lanes.get(name)
+            first = [self.position[own[0].id]] if own else []
+            first += [self._key(c)[1] for c in self._below(name)]
+            key = self.keys[name] = (self.accounts.share(name, self.capacity), min(first), name)
+        return key
 
 
 class QueueRule:
