@@ -57,6 +57,28 @@ def test_pragmas_give_wal_full_sync_and_foreign_keys(tmp_path: Path) -> None:
         assert conn.execute("PRAGMA busy_timeout").fetchone()[0] > 0
 
 
+def test_close_leaves_every_commit_in_the_database_file_while_another_connection_is_open(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "state.db"
+    other = sqlite3.connect(path)  # SQLite checkpoints on its own only when the last one closes
+    try:
+        store = SqliteStore(path)
+        store.put_nodes([gpu_node("n1")])
+        store.submit_workload(workload("a"))
+        other.execute("SELECT count(*) FROM sqlite_master").fetchone()  # it now has the WAL open
+        store.close()
+        wal = path.with_name(path.name + "-wal")
+        assert not wal.exists() or wal.stat().st_size == 0
+    finally:
+        other.close()
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(path.read_bytes())  # the database file alone
+    with SqliteStore(copy) as reopened:
+        assert [node.name for node in reopened.get_nodes()] == ["n1"]
+        assert [record.name for record in reopened.list_workloads()] == ["a"]
+
+
 def _file_at_version(path: Path, version: int) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     migrate(conn, target=version)

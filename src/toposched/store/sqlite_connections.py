@@ -65,14 +65,19 @@ class Connections:
         return conn
 
     def close(self) -> None:
-        """Close every connection; later transactions raise StoreError."""
+        """Close every connection, the writer last, after checkpointing the WAL into the database
+        file and truncating it: SQLite checkpoints by itself only when the last connection to the
+        file closes, and a reader a thread still holds would make that not happen. Later
+        transactions raise StoreError."""
         with self._lock:
             self._closed = True
-            self._conn.close()
             with self._watch_lock:
                 self._watch.close()
             for reader in list(self._readers):
                 reader.conn.close()
+            with contextlib.suppress(sqlite3.Error):  # the close below still checkpoints if it can
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.close()
 
     def data_version(self) -> int:
         """SQLite's data_version as seen by a connection that never writes: it differs from
