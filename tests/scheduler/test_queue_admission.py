@@ -153,6 +153,28 @@ def test_a_gang_refused_for_what_its_tree_holds_reserves_when_quota_reservations
         assert n in report.admitted and "reservation" not in explanation
 
 
+def test_a_gang_admitted_this_cycle_is_not_named_for_reclaim_so_the_quota_holds() -> None:
+    # org's quota is 12 of 16 GPUs (a, b, c guaranteed 4 each). c0 borrowed 8; in the next
+    # cycle b1 reclaims it, then a1 and a2 fill org's 12 (a borrows 4). c1 is within c's
+    # guarantee but org is full: the borrowed gang a2 was admitted by this very cycle, which
+    # never evicts it, so c1 waits (before, a2 was named, spared, and c1 admitted anyway:
+    # org used 16 GPUs of its 12).
+    teams: list[dict[str, Any]] = [{"name": "org"}] + [
+        {"name": q, "parent": "org", "guaranteed": {GPU: 4}, "localQueues": [f"default/q{q}"]}
+        for q in ("a", "b", "c")
+    ]
+    e = env(queues=teams)
+    c0 = e.submit(queued_job("c0", "qc", 4, pods=3))
+    e.sched.cycle()
+    e.clock.advance(100)
+    b1, a1, a2 = (e.submit(queued_job(n, q, 4)) for n, q in (("b1", "qb"), ("a1", "qa"), ("a2", "qa")))
+    c1 = e.submit(queued_job("c1", "qc", 4))
+    report = e.sched.cycle()
+    assert report.evicted == (c0,) and report.admitted == (b1, a1, a2)
+    assert status(e.sched)["org"][0] == 12
+    assert "borrowed it" in e.sched.get(c1).explanation["reason"]
+
+
 def test_reclaim_is_only_signalled_when_preemption_is_off() -> None:
     e = env(config=SchedulerConfig(preemption=False))
     a_ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]

@@ -64,12 +64,11 @@ class QueueCycle:
         accounts: QueueAccounts,
         capacity: Mapping[str, int],
         queue_of: dict[int, str],
-        pending: Sequence[QueueEntry],
         totals: dict[int, Resources],
     ) -> None:
         self._state = state
-        self._pending = {entry.id: entry for entry in pending}
-        self._holders: list[Holder] | None = None  # read at the first reclaim, kept in step after
+        self._holders: list[Holder] | None = None  # read at the first reclaim, less those evicted after
+        self._fresh: set[int] = set()  # admitted by this cycle: never reclaimed in it
         self._position: dict[int, int] = {}  # each pending gang's place in the cycle's order
         self._totals = totals  # each holding gang's bookings summed
         self.accounts = accounts
@@ -88,10 +87,10 @@ class QueueCycle:
         tree = state.queue_tree = queue_tree(state)
         capacity = state.queue_totals.capacity(state.nodes.members)
         if len(tree.queues) == 1 and not tree.queues[DEFAULT_QUEUE].resources:
-            return cls(state, QueueAccounts(tree, {}), capacity, {}, pending, {})
+            return cls(state, QueueAccounts(tree, {}), capacity, {}, {})
         queue_of = {w: queue_name(state, tree, w) for w in (*booked, *(e.id for e in pending))}
         totals = state.queue_totals.gangs(booked)
-        return cls(state, QueueAccounts.of(tree, queue_of, totals), capacity, queue_of, pending, totals)
+        return cls(state, QueueAccounts.of(tree, queue_of, totals), capacity, queue_of, totals)
 
     def order(self, pending: Sequence[QueueEntry]) -> Iterator[QueueEntry]:
         """``pending`` (given in the cycle's order within a queue: priority with aging, then
@@ -137,9 +136,7 @@ class QueueCycle:
         queue = self.queue_of.get(workload, DEFAULT_QUEUE)
         self.accounts.charge(queue, total)
         self._totals[workload] = total
-        entry = self._pending.get(workload)
-        if self._holders is not None and entry is not None:
-            self._holders.append(Holder(workload, queue, entry.priority, entry.sequence, total))
+        self._fresh.add(workload)
 
     def released(self, workload: int) -> None:
         """Give back in its queue what a gang preempted or reclaimed in this cycle held."""
@@ -155,8 +152,10 @@ class QueueCycle:
         return QueueRule(self, base) if self.queue_of else base
 
     def _holding(self) -> list[Holder]:
-        """The gangs holding capacity: priority and arrival from the store, read once a cycle;
-        what they booked from the cycle's bookings and admissions."""
+        """The gangs reclaim may evict: those holding capacity but the ones this cycle admitted
+        (the cycle spares them, so naming them would admit a gang whose quota was never given
+        back); priority and arrival from the store, read once a cycle; what they booked from
+        the cycle's bookings."""
         if self._holders is None:
             holding = self._state.store.queue((WorkloadState.ADMITTED, WorkloadState.RUNNING))
             self._holders = [
@@ -169,7 +168,7 @@ class QueueCycle:
                 )
                 for entry in holding
             ]
-        return self._holders
+        return [h for h in self._holders if h.workload not in self._fresh]
 
 
 class _FairWalk:
