@@ -9,7 +9,7 @@ import pytest
 
 from toposched.model import SpecError
 from toposched.scheduler import Scheduler, SchedulerConfig
-from toposched.store import SqliteStore, WorkloadState
+from toposched.store import EventRecord, SqliteStore, WorkloadState
 
 from .conftest import Env, job
 
@@ -74,3 +74,27 @@ def test_a_restart_keeps_the_waits(tmp_path: Path, restart: bool) -> None:
     env.sched.finish(running)
     env.submit(job("high-1", 8, required=None), priority=1)
     assert env.sched.cycle().admitted == (low,)
+
+
+@pytest.mark.parametrize("restart", [False, True])
+def test_a_gang_requeued_right_after_its_admission_waits_from_the_requeue(
+    tmp_path: Path, restart: bool
+) -> None:
+    # g waits from t=1000 and is admitted at once; at t=2000, before the next cycle, it is
+    # evicted (a pod that could not start) and requeued by that cycle. Its wait counts from the
+    # requeue, as stored: readmitted at once, it ranks 0 with or without a restart (before, the
+    # loop still remembered t=1000 and gave it 4 steps it had not waited).
+    config = SchedulerConfig(aging_seconds=250.0)
+    env = Env(SqliteStore(tmp_path / "state.db"), config)
+    g = env.submit(job("g", 4, required=None))
+    assert env.sched.cycle().admitted == (g,)
+    env.clock.advance(1000)
+    env.store.evict(
+        g, EventRecord(type="Evicted", message="a pod could not start", time=env.clock.now(), workload=g)
+    )
+    if restart:
+        env.store.close()
+        env.store = SqliteStore(tmp_path / "state.db")
+        env.sched = Scheduler(env.store, env.clock, config)
+    assert env.sched.cycle().admitted == (g,)
+    assert env.sched.get(g).placement["admittedPriority"] == 0

@@ -23,13 +23,17 @@ class Ages:
 
     def __init__(self) -> None:
         self.since: dict[int, float] = {}
+        self._stored: dict[int, float | None] = {}  # the store's ``since`` of each when last listed
 
     def order(
         self, pending: Sequence[QueueEntry], now: float, aging_seconds: float | None
     ) -> list[QueueEntry]:
-        """``pending`` in the cycle's order; gangs not seen before wait since the store says
-        (``now`` when it does not know), and gangs no longer pending are forgotten."""
-        self.since = {entry.id: self.since.get(entry.id, _since(entry, now)) for entry in pending}
+        """``pending`` in the cycle's order; gangs not seen before, or requeued since (the
+        store's time changed: admitted and evicted between two cycles), wait since the store
+        says (``now`` when it does not know), and gangs no longer pending are forgotten."""
+        known = {e.id for e in pending if e.id in self.since and self._stored.get(e.id) == e.since}
+        self.since = {e.id: self.since[e.id] if e.id in known else _since(e, now) for e in pending}
+        self._stored = {entry.id: entry.since for entry in pending}
         return self.ranked(pending, now, aging_seconds)
 
     def ranked(
