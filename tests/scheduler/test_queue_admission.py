@@ -175,6 +175,23 @@ def test_a_gang_admitted_this_cycle_is_not_named_for_reclaim_so_the_quota_holds(
     assert "borrowed it" in e.sched.get(c1).explanation["reason"]
 
 
+def test_a_higher_priority_gang_evicts_a_lower_one_of_its_queue_at_its_limit() -> None:
+    # a holds three priority-0 gangs of 4 GPUs: its limit of 12. A priority-5 gang of a (room
+    # for it is free) evicts the newest of them to stay within the limit, as Kueue's
+    # withinClusterQueue: LowerPriority does (before, it waited for quota until one ended).
+    e = env()
+    low = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.sched.cycle()
+    e.clock.advance(100)
+    high = e.submit(queued_job("high", "qa", 4), priority=5)
+    same = e.submit(queued_job("same", "qa", 4))  # priority 0: evicts nobody
+    report = e.sched.cycle()
+    assert report.evicted == (low[2],) and report.admitted == (high,)
+    evicted = e.sched.get(low[2]).explanation
+    assert evicted["preemptedBy"] == high and "priority 0 < 5" in evicted["reason"]
+    assert status(e.sched)["a"][0] == 12 and "limit of 12" in e.sched.get(same).explanation["reason"]
+
+
 def test_reclaim_is_only_signalled_when_preemption_is_off() -> None:
     e = env(config=SchedulerConfig(preemption=False))
     a_ids = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]

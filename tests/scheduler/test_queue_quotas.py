@@ -104,6 +104,20 @@ def test_reclaim_when_the_owner_needs_its_guarantee_back() -> None:
     assert acc.reclaim("b", verdict.shortfall, holders()) == [3, 2]
 
 
+def test_a_gang_evicts_lower_priority_gangs_of_its_own_queue_to_fit_its_quota() -> None:
+    acc = accounts({"a": 12})  # at its limit of 12
+    assert acc.check("a", gpus(2)).fit is Fit.REFUSED
+    assert acc.lower_in_queue("a", gpus(2), 9, holders()) == [3]  # the newest of the lowest priority
+    # 4 past the limit: a3's 2 are not enough, a1's 8 are alone; a2 (priority 5) is not lower than 3.
+    assert acc.lower_in_queue("a", gpus(4), 3, holders()) == [1]
+    assert acc.lower_in_queue("a", gpus(4), 0, holders()) == []  # nothing of lower priority
+    # b fills org's 16 by itself (past the top-level quota, no limit); a queue that never
+    # preempts evicts nothing.
+    holding_b = [Holder(7, "b", 0, 1, gpus(16))]
+    assert accounts({"b": 16}, "lowerPriority").lower_in_queue("b", gpus(2), 1, holding_b) == [7]
+    assert accounts({"b": 16}, "never").lower_in_queue("b", gpus(2), 1, holding_b) == []
+
+
 def test_reclaim_takes_a_larger_gang_when_nothing_smaller_covers_it() -> None:
     acc = accounts({"a": 12})
     only_big = [Holder(1, "a", 0, 1, gpus(12))]

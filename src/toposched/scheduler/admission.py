@@ -113,7 +113,7 @@ def _admit_one(
         explain(state, view, out, record, explanation, EventType.INVALID)
         return
     backfill, searches, queues = contending
-    waits = queues.refusal(record.id, gang)
+    waits = queues.refusal(record.id, gang, record.priority)
     # The borrowed gangs to reclaim for its guaranteed quota are evicted only as it is admitted
     # (Kueue preempts only for a workload that then fits): a gang that would still not fit
     # evicts nobody, so they are not evicted and readmitted cycle after cycle.

@@ -244,7 +244,7 @@ def reclaim(
     preemptor = Contender(record.id, record.priority, gang)
     for workload in evicted:
         why = searches.rule.reason(preemptor, _contender(state, workload, view.holding.held[workload]))
-        reason = f"reclaimed for {_who(record, gang)}: {why}"
+        reason = f"evicted for the quota of {_who(record, gang)}: {why}"
         _evict(state, view, out, workload, reason, {"preemptedBy": record.id, "why": why}, searches.ledger)
     return evicted
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from toposched.emit.result import reason_to_json
 from toposched.model import DEFAULT_QUEUE, Gang, QueueTree, Resources, SpecError
@@ -69,6 +70,7 @@ class QueueCycle:
         self._state = state
         self._holders: list[Holder] | None = None  # read at the first reclaim, less those evicted after
         self._fresh: set[int] = set()  # admitted by this cycle: never reclaimed in it
+        self._priorities: dict[int, int] = {}  # each pending gang's own priority, as a preemptor
         self._position: dict[int, int] = {}  # each pending gang's place in the cycle's order
         self._totals = totals  # each holding gang's bookings summed
         self.accounts = accounts
@@ -104,12 +106,17 @@ class QueueCycle:
         while (chosen := walk.next_lane()) is not None:
             yield walk.take(chosen)
 
-    def refusal(self, workload: int, gang: Gang) -> dict[str, Json] | None:
+    def refusal(self, workload: int, gang: Gang, priority: int | None = None) -> dict[str, Json] | None:
         """None when the gang fits its queue's quotas now; else the explanation of why it
-        waits (with the borrowed gangs to reclaim for it, when its queue may and can)."""
+        waits, with the gangs to evict for it when its queue may and they make it fit: the
+        borrowed gangs to reclaim, else (``priority``: the gang's own) lower-priority gangs
+        of its own queue."""
         queue = self.queue_of.get(workload) or self.accounts.tree.queue_of(gang)
         self.queue_of[workload] = queue
-        verdict = self.accounts.check(queue, gang_request(gang))
+        if priority is not None:
+            self._priorities[workload] = priority
+        request = gang_request(gang)
+        verdict = self.accounts.check(queue, request)
         if verdict.fit is Fit.FITS:
             return None
         reason, extra = f"waits for quota: {verdict.reason}", {"queue": queue, "quota": dict(verdict.detail)}
@@ -120,12 +127,18 @@ class QueueCycle:
             if victims:
                 self.reclaims[workload] = victims
                 return reason_to_json(reason, **extra, reclaim=victims)
+        rank = self._priorities.get(workload)
+        if rank is not None:
+            victims = self.accounts.lower_in_queue(queue, request, rank, self._ranked())
+            if victims:
+                self.reclaims[workload] = victims
+                return reason_to_json(reason, **extra, preempt=victims)
         return reason_to_json(reason, **extra)
 
     def still_borrowed(self, workload: int, gang: Gang, before: Sequence[int]) -> Sequence[int]:
-        """The borrowed gangs still to reclaim for ``workload`` now that others were evicted
-        for it: none when its quota fits, else those ``refusal`` names, else ``before`` (the
-        gangs named before the evictions, which cover its shortfall on their own)."""
+        """The gangs still to evict for ``workload``'s quota now that others were evicted for
+        it: none when its quota fits, else those ``refusal`` names, else ``before`` (the gangs
+        named before the evictions, which cover its shortfall on their own)."""
         if self.refusal(workload, gang) is None:
             return []
         return self.reclaims.pop(workload, None) or before
@@ -169,6 +182,14 @@ class QueueCycle:
                 for entry in holding
             ]
         return [h for h in self._holders if h.workload not in self._fresh]
+
+    def _ranked(self) -> list[Holder]:
+        """``_holding`` with the rank each gang counts with as a victim (``aging``)."""
+        held = self._state.holding.held
+        return [
+            replace(h, priority=held[h.workload].priority) if h.workload in held else h
+            for h in self._holding()
+        ]
 
 
 class _FairWalk:

@@ -231,6 +231,48 @@ class QueueAccounts:
                 chosen = rest
         return [h.workload for h in chosen]
 
+    def lower_in_queue(
+        self, queue: str, request: Mapping[str, int], priority: int, holders: Iterable[Holder]
+    ) -> list[int]:
+        """The lower-priority gangs of ``queue`` itself to evict so that a gang of ``priority``
+        asking for ``request`` fits its quotas (Kueue's withinClusterQueue: its own usage is
+        what passes a limit or the top-level quota): lowest priority then newest first, until
+        what they hold covers the excess, then any not needed dropped from the end. Empty when
+        the queue never preempts, nothing is in excess, or they cannot cover it. ``holders``
+        carry the rank each gang counts with as a victim."""
+        if self.tree.queues[queue].preemption is QueuePreemption.NEVER:
+            return []
+        path = self.tree.path(queue)
+        top = path[-1].name
+        excess: dict[str, int] = {}
+        for r, a in request.items():
+            over = [
+                self.used[n.name][r] + a - most for n in path if a and (most := n.limit_of(r)) is not None
+            ]
+            if a and r in self.covered[top]:
+                over.append(self.used[top][r] + a - self.quota[top][r])
+            if max(over, default=0) > 0:
+                excess[r] = max(over)
+        if not excess:
+            return []
+        candidates = sorted(
+            (h for h in holders if h.queue == queue and h.priority < priority),
+            key=lambda h: (h.priority, -h.sequence, h.workload),
+        )
+        chosen: list[Holder] = []
+        for holder in candidates:
+            if _covered(excess, chosen):
+                break
+            if any(holder.usage[r] for r in excess):
+                chosen.append(holder)
+        if not _covered(excess, chosen):
+            return []
+        for holder in reversed(list(chosen)):
+            rest = [h for h in chosen if h is not holder]
+            if _covered(excess, rest):
+                chosen = rest
+        return [h.workload for h in chosen]
+
 
 def may_preempt(
     accounts: QueueAccounts,
