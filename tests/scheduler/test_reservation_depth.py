@@ -56,3 +56,20 @@ def test_the_depth_is_bounded() -> None:
         with pytest.raises(SpecError) as caught:
             SchedulerConfig(reservation_depth=bad)
         assert caught.value.problems[0].path == "reservation_depth"
+
+
+def test_a_gang_holding_a_reservation_is_tried_at_its_start_whatever_its_backoff() -> None:
+    config = SchedulerConfig(
+        gpu_resource=GPU, preemption=False, backoff_base_seconds=600, backoff_max_seconds=600
+    )
+    env = Env(config=config)
+    a = env.submit(_timed(job("a", 6), 30))  # all of r1 until t=30
+    env.sched.cycle()
+    start = env.clock.now()
+    wide = env.submit(_timed(job("wide", 6), 100))  # needs all of r1: reserves it from t=30
+    assert wide not in env.sched.cycle().admitted
+    assert env.sched.get(wide).explanation["reservation"]["start"] - start == 30.0
+    env.clock.advance(30)
+    env.sched.finish(a)
+    # Its refusal backed it off for 600 s; the nodes kept for it would sit idle until then.
+    assert env.sched.cycle().admitted == (wide,)

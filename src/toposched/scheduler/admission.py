@@ -26,7 +26,7 @@ from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.scheduler.reservations import Backfill
 from toposched.scheduler.running import Held, stamped
 from toposched.scheduler.shapes import Refusals, shape_of
-from toposched.scheduler.state import State
+from toposched.scheduler.state import Backoff, State
 from toposched.scheduler.types import EventType
 from toposched.scheduler.view import CycleView
 from toposched.store import Admission, Json, QueueEntry, WorkloadRecord
@@ -72,6 +72,17 @@ def _admit_ready(
     finally:
         backfill.release()
     state.reservations = backfill.kept()
+    _retry_at_reservations(state)
+
+
+def _retry_at_reservations(state: State) -> None:
+    """A gang holding a reservation is tried again at its start at the latest: a backoff (up to
+    ``backoff_max_seconds``) ending after it would leave the nodes kept for it idle meanwhile."""
+    now = state.clock.now()
+    for reservation, _ in state.reservations:
+        wait = state.backoff.get(reservation.workload)
+        if wait is not None and wait.not_before > reservation.start:
+            state.backoff[reservation.workload] = Backoff(wait.attempts, max(reservation.start, now))
 
 
 def admit_known(state: State, record: WorkloadRecord, gang: Gang, placement: Placement, message: str) -> None:
