@@ -23,7 +23,7 @@ from toposched.scheduler import Scheduler, SchedulerConfig
 from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.store import SqliteStore, Store, WorkloadState
 
-from .conftest import TOPOLOGY, Env
+from .conftest import TOPOLOGY, Env, job
 
 NODES = [node(f"n{i}").at(block="b1", rack="r1").alloc(gpu=4, cpu=64).build() for i in range(4)]
 
@@ -190,6 +190,39 @@ def test_a_higher_priority_gang_evicts_a_lower_one_of_its_queue_at_its_limit() -
     evicted = e.sched.get(low[2]).explanation
     assert evicted["preemptedBy"] == high and "priority 0 < 5" in evicted["reason"]
     assert status(e.sched)["a"][0] == 12 and "limit of 12" in e.sched.get(same).explanation["reason"]
+
+
+def test_a_preemption_takes_from_a_queue_only_while_it_borrows() -> None:
+    # Two racks of two 4-GPU nodes. b holds n2 (r2) since t=0 and n0, n1 (r1) since t=1000:
+    # 12 of its 8, 4 borrowed. a asks 8 GPUs in one rack, within its guarantee; only n3 is free.
+    # Evicting b's two young gangs in r1 loses the fewest GPU-hours, but the second would be
+    # taken from b once it no longer borrows (b left with 4 of its 8): Kueue checks again after
+    # each removal. So the old gang in r2 goes, and b keeps its guarantee.
+    e = env(config=SchedulerConfig(gpu_resource=GPU))
+    racks = {"n0": "r1", "n1": "r1", "n2": "r2", "n3": "r2"}
+    e.store.put_nodes([node(n).at(block="b1", rack=r).alloc(gpu=4, cpu=64).build() for n, r in racks.items()])
+
+    def only_on(names: set[str]) -> None:
+        for name in racks:
+            e.sched.cordon(name, name not in names)
+
+    only_on({"n2"})
+    old = e.submit(queued_job("b3", "qb", 4))
+    e.sched.cycle()
+    e.clock.advance(1000)
+    only_on({"n0", "n1"})
+    young = [e.submit(queued_job(f"b{i}", "qb", 4)) for i in (1, 2)]
+    e.sched.cycle()
+    only_on(set(racks))
+    assert status(e.sched)["b"][:2] == (12, 4)
+    wide = job("a0", 2, gpu=4)
+    wide[0]["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "qa"}
+    a_id = e.submit(wide)
+    e.clock.advance(10)
+    report = e.sched.cycle()
+    assert report.admitted == (a_id,) and report.evicted == (old,)
+    assert all(e.sched.get(w).state is WorkloadState.ADMITTED for w in young)
+    assert status(e.sched)["a"][0] == 8 and status(e.sched)["b"][:2] == (8, 0)
 
 
 def test_reclaim_is_only_signalled_when_preemption_is_off() -> None:

@@ -118,6 +118,18 @@ def test_a_gang_evicts_lower_priority_gangs_of_its_own_queue_to_fit_its_quota() 
     assert accounts({"b": 16}, "never").lower_in_queue("b", gpus(2), 1, holding_b) == []
 
 
+def test_a_queue_is_taken_from_only_while_it_borrows() -> None:
+    acc = accounts({"a": 12})  # 4 borrowed
+    assert acc.borrows_until_last("a", [gpus(4)])  # it borrows before: then at its 8
+    assert acc.borrows_until_last("a", [gpus(6)])  # more than it borrows, but taken while it does
+    assert acc.borrows_until_last("a", [gpus(2), gpus(1)])  # 4, then 2 left: both while borrowing
+    assert acc.borrows_until_last("a", [gpus(6), gpus(3)])  # the 3 first (4 -> 1), then the 6
+    assert not acc.borrows_until_last("a", [gpus(4), gpus(4)])  # the second would find it at 8
+    assert not acc.borrows_until_last("a", [gpus(2), gpus(2), gpus(2)])
+    assert not accounts({"a": 8}).borrows_until_last("a", [gpus(1)])  # it borrows nothing
+    assert accounts({"a": 8}).borrows_until_last("a", [])
+
+
 def test_reclaim_takes_a_larger_gang_when_nothing_smaller_covers_it() -> None:
     acc = accounts({"a": 12})
     only_big = [Holder(1, "a", 0, 1, gpus(12))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from toposched.emit.result import placement_to_json, reason_to_json
@@ -41,6 +42,8 @@ class QueueLedger(Protocol):
     def released(self, workload: int) -> None: ...
 
     def still_borrowed(self, workload: int, gang: Gang, before: Sequence[int]) -> Sequence[int]: ...
+
+    def evictable_together(self, workload: int, victims: Sequence[int]) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -169,7 +172,10 @@ def _preempt(
     ]
     if not allowed:
         return False
-    candidates = Candidates(booked, view.holding.held, allowed, state.clock.now(), state.config.gpu_resource)
+    together = partial(searches.ledger.evictable_together, record.id) if searches.ledger is not None else None
+    candidates = Candidates(
+        booked, view.holding.held, allowed, state.clock.now(), state.config.gpu_resource, together
+    )
     found = preemption.plan(ask, candidates)
     if found is None:
         return False

@@ -17,7 +17,9 @@ the best set found is not tried, at most ``MAX_DOMAINS`` of them. In a domain of
 ``EXACT_VICTIMS`` candidate victims every subset is ordered by cost and tried until the first
 that places, which is that domain's optimum; with more, victims are taken cheapest per GPU
 first, the shortest such prefix that places is found by bisection, and then each victim, the
-costliest first, is spared when the gang still places without it. All the trials of one
+costliest first, is spared when the gang still places without it. A set the rule does not allow
+as a whole (``Candidates.together``: a queue reclaimed from only while it borrows) is skipped
+(exact) or gives no plan for that domain (greedy). All the trials of one
 decision share ``MAX_TRIALS`` placements and ``SECONDS`` of the search clock, and the decisions of
 one cycle ``contention.CYCLE_SECONDS``.
 """
@@ -25,7 +27,7 @@ one cycle ``contention.CYCLE_SECONDS``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -110,13 +112,15 @@ class Plan:
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """What the search reads of the gangs holding capacity: their bookings, facts and the
-    allowed victims (``victims``: the workloads the rule lets the preemptor evict)."""
+    allowed victims (``victims``: the workloads the rule lets the preemptor evict, each on its
+    own; ``together``, when given: whether it lets the preemptor evict a set of them at once)."""
 
     booked: Mapping[int, Mapping[str, Resources]]
     held: Mapping[int, Held]
     victims: Sequence[int]
     now: float
     gpu: str
+    together: Callable[[Sequence[int]], bool] | None = None
 
 
 def plan(ask: Ask, candidates: Candidates) -> Plan | None:
@@ -139,7 +143,7 @@ def plan(ask: Ask, candidates: Candidates) -> Plan | None:
         pool = sorted((victims[w] for w in members), key=lambda v: v.workload)
         shortfall = need - int(domains.free[domain])
         search = _exact if len(pool) <= EXACT_VICTIMS else _greedy
-        found = search(ask, pool, members, shortfall, best)
+        found = search(ask, pool, members, shortfall, best, candidates.together or _any)
         if found is not None and (best is None or found[0] < best.key):
             key, chosen, placement = found
             best = Plan(
@@ -149,16 +153,29 @@ def plan(ask: Ask, candidates: Candidates) -> Plan | None:
 
 
 Found = tuple[SetKey, Sequence[Victim], Placement]
+Together = Callable[[Sequence[int]], bool]
+
+
+def _any(victims: Sequence[int]) -> bool:
+    return True
 
 
 def _exact(
-    ask: Ask, pool: Sequence[Victim], members: Mapping[int, int], shortfall: int, best: Plan | None
+    ask: Ask,
+    pool: Sequence[Victim],
+    members: Mapping[int, int],
+    shortfall: int,
+    best: Plan | None,
+    together: Together,
 ) -> Found | None:
-    """Every subset of ``pool`` freeing enough GPUs here, in key order; the first that places."""
+    """Every allowed subset of ``pool`` freeing enough GPUs here, in key order; the first that
+    places."""
     subsets: list[tuple[SetKey, tuple[Victim, ...]]] = []
     for size in range(1, len(pool) + 1):
         for chosen in itertools.combinations(pool, size):
-            if sum(members[v.workload] for v in chosen) >= shortfall:
+            if sum(members[v.workload] for v in chosen) >= shortfall and together(
+                [v.workload for v in chosen]
+            ):
                 subsets.append((set_key(chosen), chosen))
     subsets.sort(key=lambda entry: entry[0])
     for key, chosen in subsets:
@@ -171,7 +188,12 @@ def _exact(
 
 
 def _greedy(
-    ask: Ask, pool: Sequence[Victim], members: Mapping[int, int], shortfall: int, best: Plan | None
+    ask: Ask,
+    pool: Sequence[Victim],
+    members: Mapping[int, int],
+    shortfall: int,
+    best: Plan | None,
+    together: Together,
 ) -> Found | None:
     """Cheapest GPU-seconds per GPU freed here first: the shortest prefix that places (bisected:
     giving back more never makes a gang stop fitting), then spare the costliest that are not
@@ -208,7 +230,7 @@ def _greedy(
         if found is not None:
             chosen, placed = rest, found
     key = set_key(chosen)
-    if best is not None and key >= best.key:
+    if (best is not None and key >= best.key) or not together([v.workload for v in chosen]):
         return None
     return key, chosen, placed
 

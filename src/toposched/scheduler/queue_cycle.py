@@ -143,6 +143,19 @@ class QueueCycle:
             return []
         return self.reclaims.pop(workload, None) or before
 
+    def evictable_together(self, workload: int, victims: Sequence[int]) -> bool:
+        """Whether ``workload``'s gang may evict all of ``victims`` at once: those of another
+        queue only while that queue still uses past its quota, each in turn (smallest first),
+        as Kueue checks again after each removal, so a reclaim never takes a queue below its
+        quota. Victims of its own queue are lower-priority ones, evicted whatever it holds."""
+        mine = self.queue_of.get(workload, DEFAULT_QUEUE)
+        taken: dict[str, list[Resources]] = {}
+        for victim in victims:
+            queue = self.queue_of.get(victim, DEFAULT_QUEUE)
+            if queue != mine:
+                taken.setdefault(queue, []).append(self._totals.get(victim, Resources()))
+        return all(self.accounts.borrows_until_last(queue, usages) for queue, usages in taken.items())
+
     def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
         """Count an admission of this cycle in its queue."""
         total = booked_total(usage)

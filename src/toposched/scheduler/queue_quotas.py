@@ -180,6 +180,18 @@ class QueueAccounts:
         covered = self.covered[self.tree.top(queue)]
         return Resources({r: used[r] - quota[r] for r in used if r in covered and used[r] > quota[r]})
 
+    def borrows_until_last(self, queue: str, usages: Sequence[Mapping[str, int]]) -> bool:
+        """Whether ``queue`` still uses past its quota before each of ``usages`` is taken from
+        it, taken smallest first on what it borrows (the order that keeps it borrowing longest
+        when it borrows one resource)."""
+        left = dict(self.borrowed(queue))
+        for usage in sorted(usages, key=lambda u: tuple(u.get(r, 0) for r in sorted(left))):
+            if not any(amount > 0 for amount in left.values()):
+                return False
+            for resource in left:
+                left[resource] -= usage.get(resource, 0)
+        return True
+
     def share(self, queue: str, capacity: Mapping[str, int]) -> float:
         """The weighted dominant-resource share of what ``queue`` uses past its quota: the
         largest of (usage - quota) / cluster capacity over the resources, divided by the
