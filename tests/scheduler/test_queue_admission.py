@@ -18,7 +18,7 @@ import pytest
 
 from builders import GPU, node
 from toposched.intake.parse import parse_documents
-from toposched.model import SchedulingQueue
+from toposched.model import Resources, SchedulingQueue
 from toposched.scheduler import Scheduler, SchedulerConfig
 from toposched.scheduler.queue_cycle import QueueCycle
 from toposched.store import SqliteStore, Store, WorkloadState
@@ -153,26 +153,51 @@ def test_a_gang_refused_for_what_its_tree_holds_reserves_when_quota_reservations
         assert n in report.admitted and "reservation" not in explanation
 
 
-def test_a_gang_admitted_this_cycle_is_not_named_for_reclaim_so_the_quota_holds() -> None:
-    # org's quota is 12 of 16 GPUs (a, b, c guaranteed 4 each). c0 borrowed 8; in the next
-    # cycle b1 reclaims it, then a1 and a2 fill org's 12 (a borrows 4). c1 is within c's
-    # guarantee but org is full: the borrowed gang a2 was admitted by this very cycle, which
-    # never evicts it, so c1 waits (before, a2 was named, spared, and c1 admitted anyway:
-    # org used 16 GPUs of its 12).
+def _three_teams() -> Env:
+    """org's quota is 12 of the 16 GPUs: a, b and c are guaranteed 4 each."""
     teams: list[dict[str, Any]] = [{"name": "org"}] + [
         {"name": q, "parent": "org", "guaranteed": {GPU: 4}, "localQueues": [f"default/q{q}"]}
         for q in ("a", "b", "c")
     ]
-    e = env(queues=teams)
+    return env(queues=teams)
+
+
+def test_a_queue_that_lost_its_gang_in_the_cycle_goes_before_one_that_would_borrow() -> None:
+    # c0 borrowed 8; in the next cycle b1 reclaims it, a1 takes a to its 4, and then c (now at
+    # 0 of its 4) goes before a (at its 4, a2 would borrow): c1 fills org's 12 and a2 waits.
+    e = _three_teams()
     c0 = e.submit(queued_job("c0", "qc", 4, pods=3))
     e.sched.cycle()
     e.clock.advance(100)
     b1, a1, a2 = (e.submit(queued_job(n, q, 4)) for n, q in (("b1", "qb"), ("a1", "qa"), ("a2", "qa")))
     c1 = e.submit(queued_job("c1", "qc", 4))
     report = e.sched.cycle()
-    assert report.evicted == (c0,) and report.admitted == (b1, a1, a2)
+    assert report.evicted == (c0,) and report.admitted == (b1, a1, c1)
     assert status(e.sched)["org"][0] == 12
-    assert "borrowed it" in e.sched.get(c1).explanation["reason"]
+    assert "waits for quota" in e.sched.get(a2).explanation["reason"]
+
+
+def test_a_gang_admitted_this_cycle_is_not_named_for_reclaim_so_the_quota_holds() -> None:
+    # c0 borrows 8 (org at its 12). b1 reclaims it; then a1 (8 GPUs) is admitted, a borrowing
+    # 4. c1 is within c's guarantee but org is full again: the only borrowed gang is a1, which
+    # this cycle admitted and never evicts, so none is named (before, a1 was named, spared,
+    # and c1 admitted anyway: org at 16 of its 12).
+    e = _three_teams()
+    c0 = e.submit(queued_job("c0", "qc", 4, pods=3))
+    e.sched.cycle()
+    b1, a1, c1 = (
+        e.submit(queued_job(n, q, 4, pods=p))
+        for n, q, p in (("b1", "qb", 1), ("a1", "qa", 2), ("c1", "qc", 1))
+    )
+    state = e.sched._state
+    cycle = QueueCycle.open(state, state.snapshots.booked, e.store.queue((WorkloadState.PENDING,)))
+    gang = {w: e.sched.compiled(w).gang for w in (b1, a1, c1)}
+    assert cycle.refusal(b1, gang[b1])["reclaim"] == [c0]
+    cycle.released(c0)
+    cycle.admitted(b1, {"n0": Resources({GPU: 4, "pods": 1})})
+    cycle.admitted(a1, {"n1": Resources({GPU: 8, "pods": 2})})
+    refused = cycle.refusal(c1, gang[c1])
+    assert refused is not None and "reclaim" not in refused
 
 
 def test_a_higher_priority_gang_evicts_a_lower_one_of_its_queue_at_its_limit() -> None:
@@ -271,6 +296,26 @@ def test_fair_share_order_across_queues() -> None:
         e.submit(queued_job(f"b{i}", "qb", 1))
     e.sched.cycle()
     assert status(e.sched)["a"][0] == 4 and status(e.sched)["b"][0] == 12
+
+
+def test_the_fair_order_sees_a_gang_evicted_in_the_cycle() -> None:
+    # a holds 12 of its 8 (share +4/16), b nothing (-8/16). Waiting: b0 (8 GPUs), a3, b1.
+    # b0 goes first; admitting it takes b to its 8 (share 0), and the reclaim of one of a's
+    # gangs takes a to its 8 (share 0, not +4/16 as before). Tied, the earlier gang goes: a3.
+    e = env()
+    held = [e.submit(queued_job(f"a{i}", "qa", 4)) for i in range(3)]
+    e.sched.cycle()
+    b0 = e.submit(queued_job("b0", "qb", 4, pods=2))
+    a3 = e.submit(queued_job("a3", "qa", 4))
+    b1 = e.submit(queued_job("b1", "qb", 4))
+    state = e.sched._state
+    pending = e.store.queue((WorkloadState.PENDING,))
+    cycle = QueueCycle.open(state, state.snapshots.booked, pending)
+    order = cycle.order(pending)
+    assert next(order).id == b0
+    cycle.admitted(b0, {"n3": Resources({GPU: 8, "pods": 2})})
+    cycle.released(held[2])
+    assert [entry.id for entry in order] == [a3, b1]
 
 
 def test_fair_shares_are_shared_level_by_level() -> None:

@@ -72,6 +72,7 @@ class QueueCycle:
         self._fresh: set[int] = set()  # admitted by this cycle: never reclaimed in it
         self._priorities: dict[int, int] = {}  # each pending gang's own priority, as a preemptor
         self._position: dict[int, int] = {}  # each pending gang's place in the cycle's order
+        self._walk: _FairWalk | None = None  # the order's walk, once ``order`` has started
         self._totals = totals  # each holding gang's bookings summed
         self.accounts = accounts
         self.capacity = capacity
@@ -102,7 +103,7 @@ class QueueCycle:
         lanes: dict[str, deque[QueueEntry]] = {}
         for entry in pending:
             lanes.setdefault(self.queue_of.get(entry.id, DEFAULT_QUEUE), deque()).append(entry)
-        walk = _FairWalk(self.accounts, self.capacity, self._position, lanes)
+        walk = self._walk = _FairWalk(self.accounts, self.capacity, self._position, lanes)
         while (chosen := walk.next_lane()) is not None:
             yield walk.take(chosen)
 
@@ -168,7 +169,10 @@ class QueueCycle:
         """Give back in its queue what a gang preempted or reclaimed in this cycle held."""
         total = self._totals.pop(workload, None)
         if total is not None and self.queue_of:
-            self.accounts.release(self.queue_of.get(workload, DEFAULT_QUEUE), total)
+            queue = self.queue_of.get(workload, DEFAULT_QUEUE)
+            self.accounts.release(queue, total)
+            if self._walk is not None:
+                self._walk.changed(queue)
         if self._holders is not None:
             self._holders = [h for h in self._holders if h.workload != workload]
 
@@ -244,6 +248,12 @@ class _FairWalk:
             self.waiting[node.name] -= 1
             self.keys.pop(node.name, None)
         return self.lanes[name].popleft()
+
+    def changed(self, name: str) -> None:
+        """Queue ``name``'s usage changed (a gang of it evicted): its keys and those above it
+        are made again."""
+        for node in self.accounts.tree.path(name):
+            self.keys.pop(node.name, None)
 
     def _below(self, name: str) -> list[str]:
         return [c for c in self.accounts.tree.children.get(name, ()) if self.waiting.get(c)]
