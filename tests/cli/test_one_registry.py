@@ -50,12 +50,13 @@ def test_the_service_takes_the_reservation_settings(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(toposched.api, "create_app", lambda scheduler, *_, **__: started.append(scheduler))
     monkeypatch.setattr(toposched.api.server, "run_server", lambda *_, **__: None)
     db = str(tmp_path / "t.db")
-    for extra in ([], ["--reserve-depth", "3", "--quota-reserve"]):
+    for extra in ([], ["--reserve-depth", "3", "--no-quota-reserve"]):
         result = CliRunner().invoke(app, ["serve", "--db", db, "--port", "0", *extra])
         assert result.exit_code == 0, result.output
     default, chosen = (s.config for s in started)
-    assert (default.reservation_depth, default.quota_reservations) == (1, False)
-    assert (chosen.reservation_depth, chosen.quota_reservations) == (3, True)
+    # The default is the simulator's toposched policy's queueing; off, Kueue's and KAI's.
+    assert (default.reservation_depth, default.quota_reservations) == (1, True)
+    assert (chosen.reservation_depth, chosen.quota_reservations) == (3, False)
     result = CliRunner().invoke(app, ["serve", "--db", db, "--port", "0", "--reserve-depth", "65"])
     assert result.exit_code == 2 and "--reserve-depth" in result.output
 

@@ -133,11 +133,11 @@ def serve_command(
     quota_reservations: Annotated[
         bool,
         typer.Option(
-            "--quota-reserve",
+            "--quota-reserve/--no-quota-reserve",
             help="A gang refused only for the quota other queues hold reserves as one refused for room"
-            " (the simulator's toposched policy).",
+            " (the simulator's toposched policy); --no-quota-reserve queues as Kueue and KAI do.",
         ),
-    ] = False,
+    ] = True,
 ) -> None:
     """Run the scheduler and its HTTP API (web page at /, the API's OpenAPI schema at
     /openapi.json). SIGTERM or Ctrl-C stops it cleanly: requests in flight finish, then the store

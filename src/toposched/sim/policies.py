@@ -1,16 +1,17 @@
 """The policies a replay compares, each a placement ordering with a way of queueing.
 
 The upstream ones are the engine's built-in orderings (Kueue's mixed, bestfit and leastfree,
-balanced, KAI's binpack, and the spread baseline), queued as the service does by default:
-fair share across queues, aging, preemption, and one reservation a cycle for the first gang
-refused for room (Slurm's EASY backfill, which neither Kueue nor KAI has: the baselines are
-given it so that only the policy differs).
+balanced, KAI's binpack, and the spread baseline), queued as Kueue and KAI queue: fair share
+across queues, aging, preemption, and one reservation a cycle for the first gang refused for
+room (Slurm's EASY backfill, which neither Kueue nor KAI has: the baselines are given it so
+that only the policy differs), and a gang refused for quota never reserves.
 
-``toposched`` is our own: Kueue's mixed ordering, and a gang refused only because the queues of
-its tree hold the quota it would borrow reserves where it fits soonest, as a gang refused for
-room does (``SchedulerConfig.quota_reservations``). Without that, on a cluster whose queues'
-quotas add up to its GPUs, a wide gang that does not fit is refused for quota before it is
-tried for room, never reserves, and narrower gangs of its queue take the capacity as it frees.
+``toposched`` is our own and the service's default queueing: Kueue's mixed ordering, and a gang
+refused only because the queues of its tree hold the quota it would borrow reserves where it
+fits soonest, as a gang refused for room does (``SchedulerConfig.quota_reservations``). Without
+that, on a cluster whose queues' quotas add up to its GPUs, a wide gang that does not fit is
+refused for quota before it is tried for room, never reserves, and narrower gangs of its queue
+take the capacity as it frees.
 """
 
 from __future__ import annotations

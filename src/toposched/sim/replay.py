@@ -43,12 +43,14 @@ Progress = Callable[[int], None]  # called with the number of jobs submitted so 
 Payload = tuple[int, int] | NodeChange | None  # (job index, admission) | a node change | a wake-up
 # Event kinds, in the order they are handled at one time.
 _FINISH, _NODE, _WAKE = 0, 1, 2
+_SERVICE = SchedulerConfig()  # the service's defaults, for what a replay without a policy keeps
 
 
 def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
     """The scheduler configuration of a replay: the service's, with the replay's policy (None:
-    the workloads' and their front ends'; else a name of ``sim.policies``: its ordering and
-    its queueing), search, backoff, node grace, preemption, reservations and aging."""
+    the workloads' and their front ends' ordering, queued as the service queues by default;
+    else a name of ``sim.policies``: its ordering and its queueing), search, backoff, node
+    grace, preemption, reservations and aging."""
     settings = config.scheduler
     chosen = queued_as(policy) if policy is not None else None
     return SchedulerConfig(
@@ -60,7 +62,7 @@ def scheduler_config(config: SimConfig, policy: str | None) -> SchedulerConfig:
         preemption=settings.preemption,
         reservations=settings.reservations,
         reservation_depth=settings.reservation_depth,
-        quota_reservations=chosen is not None and chosen.quota_reservations,
+        quota_reservations=chosen.quota_reservations if chosen is not None else _SERVICE.quota_reservations,
         aging_seconds=settings.aging_seconds,
     )
 
