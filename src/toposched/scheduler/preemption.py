@@ -143,7 +143,7 @@ def plan(ask: Ask, candidates: Candidates) -> Plan | None:
         pool = sorted((victims[w] for w in members), key=lambda v: v.workload)
         shortfall = need - int(domains.free[domain])
         search = _exact if len(pool) <= EXACT_VICTIMS else _greedy
-        found = search(ask, pool, members, shortfall, best, candidates.together or _any)
+        found = search(ask, pool, _Domain(members, shortfall, best, candidates.together or _any))
         if found is not None and (best is None or found[0] < best.key):
             key, chosen, placement = found
             best = Plan(
@@ -160,26 +160,34 @@ def _any(victims: Sequence[int]) -> bool:
     return True
 
 
-def _exact(
-    ask: Ask,
-    pool: Sequence[Victim],
-    members: Mapping[int, int],
-    shortfall: int,
-    best: Plan | None,
-    together: Together,
-) -> Found | None:
+@dataclass(frozen=True, slots=True)
+class _Domain:
+    """One domain's search: the GPUs each victim frees there, how many are short, the best plan
+    found so far, and whether the rule lets a set be evicted at once."""
+
+    members: Mapping[int, int]
+    shortfall: int
+    best: Plan | None
+    together: Together
+
+    def enough(self, chosen: Sequence[Victim]) -> bool:
+        return sum(self.members[v.workload] for v in chosen) >= self.shortfall
+
+    def beaten(self, key: SetKey) -> bool:
+        return self.best is not None and key >= self.best.key
+
+
+def _exact(ask: Ask, pool: Sequence[Victim], here: _Domain) -> Found | None:
     """Every allowed subset of ``pool`` freeing enough GPUs here, in key order; the first that
     places."""
     subsets: list[tuple[SetKey, tuple[Victim, ...]]] = []
     for size in range(1, len(pool) + 1):
         for chosen in itertools.combinations(pool, size):
-            if sum(members[v.workload] for v in chosen) >= shortfall and together(
-                [v.workload for v in chosen]
-            ):
+            if here.enough(chosen) and here.together([v.workload for v in chosen]):
                 subsets.append((set_key(chosen), chosen))
     subsets.sort(key=lambda entry: entry[0])
     for key, chosen in subsets:
-        if (best is not None and key >= best.key) or ask.spent:
+        if here.beaten(key) or ask.spent:
             return None
         placement = ask.fits_without(v.workload for v in chosen)
         if placement is not None:
@@ -187,25 +195,24 @@ def _exact(
     return None
 
 
-def _greedy(
-    ask: Ask,
-    pool: Sequence[Victim],
-    members: Mapping[int, int],
-    shortfall: int,
-    best: Plan | None,
-    together: Together,
-) -> Found | None:
+def _greedy(ask: Ask, pool: Sequence[Victim], here: _Domain) -> Found | None:
     """Cheapest GPU-seconds per GPU freed here first: the shortest prefix that places (bisected:
     giving back more never makes a gang stop fitting), then spare the costliest that are not
     needed."""
     order = sorted(
         pool,
-        key=lambda v: (v.cost / max(members[v.workload], 1), v.cost, v.priority, -v.admitted_at, v.workload),
+        key=lambda v: (
+            v.cost / max(here.members[v.workload], 1),
+            v.cost,
+            v.priority,
+            -v.admitted_at,
+            v.workload,
+        ),
     )
     covered, low = 0, len(order)
     for count, victim in enumerate(order, start=1):
-        covered += members[victim.workload]
-        if covered >= shortfall:
+        covered += here.members[victim.workload]
+        if covered >= here.shortfall:
             low = count
             break
     placed = ask.fits_without(v.workload for v in order)
@@ -224,13 +231,13 @@ def _greedy(
         if len(chosen) == 1 or ask.spent:
             break
         rest = [v for v in chosen if v is not victim]
-        if sum(members[v.workload] for v in rest) < shortfall:
+        if not here.enough(rest):
             continue
         found = ask.fits_without(v.workload for v in rest)
         if found is not None:
             chosen, placed = rest, found
     key = set_key(chosen)
-    if (best is not None and key >= best.key) or not together([v.workload for v in chosen]):
+    if here.beaten(key) or not here.together([v.workload for v in chosen]):
         return None
     return key, chosen, placed
 

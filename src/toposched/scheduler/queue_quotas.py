@@ -235,13 +235,7 @@ class QueueAccounts:
                     if node.name in family:
                         for r, a in holder.usage.items():
                             used[node.name][r] = used[node.name].get(r, 0) - a
-        if not _covered(short, chosen):
-            return []
-        for holder in reversed(list(chosen)):
-            rest = [h for h in chosen if h is not holder]
-            if _covered(short, rest):
-                chosen = rest
-        return [h.workload for h in chosen]
+        return _fewest(short, chosen)
 
     def lower_in_queue(
         self, queue: str, request: Mapping[str, int], priority: int, holders: Iterable[Holder]
@@ -277,13 +271,7 @@ class QueueAccounts:
                 break
             if any(holder.usage[r] for r in excess):
                 chosen.append(holder)
-        if not _covered(excess, chosen):
-            return []
-        for holder in reversed(list(chosen)):
-            rest = [h for h in chosen if h is not holder]
-            if _covered(excess, rest):
-                chosen = rest
-        return [h.workload for h in chosen]
+        return _fewest(excess, chosen)
 
 
 def may_preempt(
@@ -366,6 +354,18 @@ def booked_total(per_node: Mapping[str, Mapping[str, int]]) -> Resources:
         for resource, amount in usage.items():
             totals[resource] = totals.get(resource, 0) + amount
     return Resources(totals)
+
+
+def _fewest(short: Mapping[str, int], chosen: list[Holder]) -> list[int]:
+    """The workloads of ``chosen`` that cover ``short``, each not needed dropped, the last
+    chosen first (Kueue's minimal set); empty when all of them do not cover it."""
+    if not _covered(short, chosen):
+        return []
+    for holder in reversed(list(chosen)):
+        rest = [h for h in chosen if h is not holder]
+        if _covered(short, rest):
+            chosen = rest
+    return [h.workload for h in chosen]
 
 
 def _covered(short: Mapping[str, int], chosen: Iterable[Holder]) -> bool:
