@@ -25,7 +25,7 @@ from toposched.scheduler.explaining import workload_pods
 from toposched.scheduler.outcome import HOLDING
 from toposched.store import MemoryStore, WorkloadState
 
-from .conftest import TOPOLOGY, Env, job
+from .conftest import TOPOLOGY, Env, cluster_nodes, job
 
 PREEMPTING = SchedulerConfig(gpu_resource=GPU, reservations=False)
 QUIET = SchedulerConfig(gpu_resource=GPU, reservations=False, preemption=False)
@@ -206,6 +206,40 @@ def _timed(spec: list[Any], seconds: int) -> list[Any]:
     """``spec`` declaring a run time of ``seconds``."""
     spec[0]["metadata"]["annotations"] = {"toposched.io/run-seconds": str(seconds)}
     return spec
+
+
+def test_the_domain_named_is_the_one_the_gang_went_to() -> None:
+    # Two racks of two 2-GPU nodes. v (3 pods, priority 0) has two GPUs in r1 and one in r2;
+    # h and w (priority 9) hold the rest but one GPU in each rack. p needs 2 GPUs in one rack:
+    # the search for r1 finds v (its cheapest bound), and with v gone r2 (2 free, against 3 in
+    # r1) is the tighter fit, where p goes: the events must name r2, not the rack searched.
+    racks = {"a1": "r1", "a2": "r1", "b1": "r2", "b2": "r2"}
+    store = MemoryStore()
+    store.put_nodes(cluster_nodes(racks))
+    store.put_topology(TOPOLOGY)
+    e = Env(store, PREEMPTING)
+
+    def only_on(names: set[str]) -> None:
+        for name in racks:
+            e.sched.cordon(name, name not in names)
+
+    only_on({"a2"})
+    e.submit(job("h", 1, required=None), priority=9)
+    e.sched.cycle()
+    only_on({"b2"})
+    e.submit(job("w", 1, gpu=2, required=None), priority=9)
+    e.sched.cycle()
+    only_on({"a1", "b1"})
+    v = e.submit(job("v", 3, required=None))
+    e.sched.cycle()
+    assert sorted(e.nodes_of(v).values()) == ["a1", "a1", "b1"]
+    only_on(set(racks))
+    e.clock.advance(100)
+    p = e.submit(job("p", 2), priority=5)
+    assert e.sched.cycle().evicted == (v,)
+    assert set(e.nodes_of(p).values()) == {"b1"}
+    assert "admitted in b1/r2 " in e.sched.get(p).explanation["reason"]
+    assert "to place it in b1/r2:" in e.store.list_events(workload=v)[-1].message
 
 
 def test_never_preempts_onto_the_nodes_of_a_reservation() -> None:

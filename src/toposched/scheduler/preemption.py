@@ -146,8 +146,9 @@ def plan(ask: Ask, candidates: Candidates) -> Plan | None:
         found = search(ask, pool, _Domain(members, shortfall, best, candidates.together or _any))
         if found is not None and (best is None or found[0] < best.key):
             key, chosen, placement = found
+            landed = _landed(domains, placement, domain)
             best = Plan(
-                tuple(sorted(chosen, key=lambda v: v.workload)), domains.names[domain], placement, key
+                tuple(sorted(chosen, key=lambda v: v.workload)), domains.names[landed], placement, key
             )
     return best
 
@@ -240,6 +241,16 @@ def _greedy(ask: Ask, pool: Sequence[Victim], here: _Domain) -> Found | None:
     if here.beaten(key) or not here.together([v.workload for v in chosen]):
         return None
     return key, chosen, placed
+
+
+def _landed(domains: Domains, placement: Placement, searched: int) -> int:
+    """The domain the gang was placed in: the one searched, unless victims with nodes in
+    another too made room there instead."""
+    for pod in placement.pods:
+        found = domains.domain_of(pod.node) if pod.node is not None else None
+        if found is not None:
+            return found
+    return searched
 
 
 def _victim(workload: int, candidates: Candidates) -> Victim:
