@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from toposched.model import QueueTree, Resources, SchedulingQueue
-from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts, may_preempt
+from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts
+from toposched.scheduler.quota_victims import borrows_until_last, lower_in_queue, may_preempt, reclaim
 
 GPU = "nvidia.com/gpu"
 
@@ -101,55 +102,55 @@ def test_reclaim_when_the_owner_needs_its_guarantee_back() -> None:
     assert verdict.fit is Fit.RECLAIM and verdict.shortfall == Resources({GPU: 4})
     # Lowest priority, then newest first: a3 (2 GPUs); a1 (priority 0 too) would give back 8
     # where a borrowed only 2 more, so a2 (2 GPUs, priority 5) goes instead.
-    assert acc.reclaim("b", verdict.shortfall, holders()) == [3, 2]
+    assert reclaim(acc, "b", verdict.shortfall, holders()) == [3, 2]
 
 
 def test_a_gang_evicts_lower_priority_gangs_of_its_own_queue_to_fit_its_quota() -> None:
     acc = accounts({"a": 12})  # at its limit of 12
     assert acc.check("a", gpus(2)).fit is Fit.REFUSED
-    assert acc.lower_in_queue("a", gpus(2), 9, holders()) == [3]  # the newest of the lowest priority
+    assert lower_in_queue(acc, "a", gpus(2), 9, holders()) == [3]  # the newest of the lowest priority
     # 4 past the limit: a3's 2 are not enough, a1's 8 are alone; a2 (priority 5) is not lower than 3.
-    assert acc.lower_in_queue("a", gpus(4), 3, holders()) == [1]
-    assert acc.lower_in_queue("a", gpus(4), 0, holders()) == []  # nothing of lower priority
+    assert lower_in_queue(acc, "a", gpus(4), 3, holders()) == [1]
+    assert lower_in_queue(acc, "a", gpus(4), 0, holders()) == []  # nothing of lower priority
     # b fills org's 16 by itself (past the top-level quota, no limit); a queue that never
     # preempts evicts nothing.
     holding_b = [Holder(7, "b", 0, 1, gpus(16))]
-    assert accounts({"b": 16}, "lowerPriority").lower_in_queue("b", gpus(2), 1, holding_b) == [7]
-    assert accounts({"b": 16}, "never").lower_in_queue("b", gpus(2), 1, holding_b) == []
+    assert lower_in_queue(accounts({"b": 16}, "lowerPriority"), "b", gpus(2), 1, holding_b) == [7]
+    assert lower_in_queue(accounts({"b": 16}, "never"), "b", gpus(2), 1, holding_b) == []
 
 
 def test_a_queue_is_taken_from_only_while_it_borrows() -> None:
     acc = accounts({"a": 12})  # 4 borrowed
-    assert acc.borrows_until_last("a", [gpus(4)])  # it borrows before: then at its 8
-    assert acc.borrows_until_last("a", [gpus(6)])  # more than it borrows, but taken while it does
-    assert acc.borrows_until_last("a", [gpus(2), gpus(1)])  # 4, then 2 left: both while borrowing
-    assert acc.borrows_until_last("a", [gpus(6), gpus(3)])  # the 3 first (4 -> 1), then the 6
-    assert not acc.borrows_until_last("a", [gpus(4), gpus(4)])  # the second would find it at 8
-    assert not acc.borrows_until_last("a", [gpus(2), gpus(2), gpus(2)])
-    assert not accounts({"a": 8}).borrows_until_last("a", [gpus(1)])  # it borrows nothing
-    assert accounts({"a": 8}).borrows_until_last("a", [])
+    assert borrows_until_last(acc, "a", [gpus(4)])  # it borrows before: then at its 8
+    assert borrows_until_last(acc, "a", [gpus(6)])  # more than it borrows, but taken while it does
+    assert borrows_until_last(acc, "a", [gpus(2), gpus(1)])  # 4, then 2 left: both while borrowing
+    assert borrows_until_last(acc, "a", [gpus(6), gpus(3)])  # the 3 first (4 -> 1), then the 6
+    assert not borrows_until_last(acc, "a", [gpus(4), gpus(4)])  # the second would find it at 8
+    assert not borrows_until_last(acc, "a", [gpus(2), gpus(2), gpus(2)])
+    assert not borrows_until_last(accounts({"a": 8}), "a", [gpus(1)])  # it borrows nothing
+    assert borrows_until_last(accounts({"a": 8}), "a", [])
 
 
 def test_reclaim_takes_a_larger_gang_when_nothing_smaller_covers_it() -> None:
     acc = accounts({"a": 12})
     only_big = [Holder(1, "a", 0, 1, gpus(12))]
-    assert acc.reclaim("b", Resources({GPU: 4}), only_big) == [1]
+    assert reclaim(acc, "b", Resources({GPU: 4}), only_big) == [1]
 
 
 def test_reclaim_takes_only_from_queues_that_borrow() -> None:
     acc = accounts({"a": 12})
     verdict = acc.check("b", {GPU: 6})
     assert verdict.fit is Fit.RECLAIM and verdict.shortfall == Resources({GPU: 2})
-    assert acc.reclaim("b", verdict.shortfall, holders()) == [3]  # 2 GPUs are enough
+    assert reclaim(acc, "b", verdict.shortfall, holders()) == [3]  # 2 GPUs are enough
 
 
 def test_no_reclaim_when_the_queue_never_preempts_or_borrowers_cannot_cover_it() -> None:
     acc = accounts({"a": 12}, b_preemption="never")
     verdict = acc.check("b", {GPU: 8})
-    assert verdict.fit is Fit.RECLAIM and acc.reclaim("b", verdict.shortfall, holders()) == []
+    assert verdict.fit is Fit.RECLAIM and reclaim(acc, "b", verdict.shortfall, holders()) == []
     # a's gangs on record add up to 4 only: the 6 short cannot be had.
     acc = accounts({"a": 12, "org": 2})
-    assert acc.reclaim("b", Resources({GPU: 6}), holders()[1:]) == []
+    assert reclaim(acc, "b", Resources({GPU: 6}), holders()[1:]) == []
 
 
 def test_a_request_past_its_own_guarantee_is_no_reclaim() -> None:

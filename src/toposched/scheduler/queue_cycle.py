@@ -21,15 +21,9 @@ from dataclasses import replace
 
 from toposched.emit.result import reason_to_json
 from toposched.model import DEFAULT_QUEUE, Gang, QueueTree, Resources, SpecError
+from toposched.scheduler import quota_victims
 from toposched.scheduler.preemption import Contender, PreemptionRule
-from toposched.scheduler.queue_quotas import (
-    Fit,
-    Holder,
-    QueueAccounts,
-    booked_total,
-    gang_request,
-    may_preempt,
-)
+from toposched.scheduler.queue_quotas import Fit, Holder, QueueAccounts, booked_total, gang_request
 from toposched.scheduler.state import State
 from toposched.store import Json, QueueEntry, WorkloadState
 
@@ -124,13 +118,13 @@ class QueueCycle:
         if verdict.fit is Fit.CROWDED:
             self.crowded.add(workload)
         if verdict.fit is Fit.RECLAIM:
-            victims = self.accounts.reclaim(queue, verdict.shortfall, self._holding())
+            victims = quota_victims.reclaim(self.accounts, queue, verdict.shortfall, self._holding())
             if victims:
                 self.reclaims[workload] = victims
                 return reason_to_json(reason, **extra, reclaim=victims)
         rank = self._priorities.get(workload)
         if rank is not None:
-            victims = self.accounts.lower_in_queue(queue, request, rank, self._ranked())
+            victims = quota_victims.lower_in_queue(self.accounts, queue, request, rank, self._ranked())
             if victims:
                 self.reclaims[workload] = victims
                 return reason_to_json(reason, **extra, preempt=victims)
@@ -155,7 +149,7 @@ class QueueCycle:
             queue = self.queue_of.get(victim, DEFAULT_QUEUE)
             if queue != mine:
                 taken.setdefault(queue, []).append(self._totals.get(victim, Resources()))
-        return all(self.accounts.borrows_until_last(queue, usages) for queue, usages in taken.items())
+        return all(quota_victims.borrows_until_last(self.accounts, q, usages) for q, usages in taken.items())
 
     def admitted(self, workload: int, usage: Mapping[str, Resources]) -> None:
         """Count an admission of this cycle in its queue."""
@@ -178,7 +172,7 @@ class QueueCycle:
 
     def rule(self, base: PreemptionRule) -> PreemptionRule:
         """The cycle's preemption rule: with queues configured each queue's ``preemption``
-        setting (``queue_quotas.may_preempt``), else ``base`` (the scheduler's rule)."""
+        setting (``quota_victims.may_preempt``), else ``base`` (the scheduler's rule)."""
         return QueueRule(self, base) if self.queue_of else base
 
     def _holding(self) -> list[Holder]:
@@ -284,7 +278,7 @@ class QueueRule:
         accounts = self._queues.accounts
         mine, theirs = self._queue(preemptor), self._queue(victim)
         request = self._request(preemptor)
-        return may_preempt(accounts, mine, preemptor.priority, theirs, victim.priority, request)
+        return quota_victims.may_preempt(accounts, mine, preemptor.priority, theirs, victim.priority, request)
 
     def _request(self, preemptor: Contender) -> Resources | None:
         if preemptor.gang is None:
