@@ -67,6 +67,7 @@ class QueueCycle:
         self._priorities: dict[int, int] = {}  # each pending gang's own priority, as a preemptor
         self._position: dict[int, int] = {}  # each pending gang's place in the cycle's order
         self._walk: _FairWalk | None = None  # the order's walk, once ``order`` has started
+        self._ranked_by_queue: dict[str, list[Holder]] | None = None  # ``_ranked``'s, once a cycle
         self._totals = totals  # each holding gang's bookings summed
         self.accounts = accounts
         self.capacity = capacity
@@ -124,7 +125,7 @@ class QueueCycle:
                 return reason_to_json(reason, **extra, reclaim=victims)
         rank = self._priorities.get(workload)
         if rank is not None:
-            victims = quota_victims.lower_in_queue(self.accounts, queue, request, rank, self._ranked())
+            victims = quota_victims.lower_in_queue(self.accounts, queue, request, rank, self._ranked(queue))
             if victims:
                 self.reclaims[workload] = victims
                 return reason_to_json(reason, **extra, preempt=victims)
@@ -169,6 +170,9 @@ class QueueCycle:
                 self._walk.changed(queue)
         if self._holders is not None:
             self._holders = [h for h in self._holders if h.workload != workload]
+        if self._ranked_by_queue is not None:
+            for queue, ranked in self._ranked_by_queue.items():
+                self._ranked_by_queue[queue] = [h for h in ranked if h.workload != workload]
 
     def rule(self, base: PreemptionRule) -> PreemptionRule:
         """The cycle's preemption rule: with queues configured each queue's ``preemption``
@@ -191,16 +195,22 @@ class QueueCycle:
                     self._totals.get(entry.id, Resources()),
                 )
                 for entry in holding
+                if entry.id not in self._fresh  # gangs admitted later are not in what was read
             ]
-        return [h for h in self._holders if h.workload not in self._fresh]
+        return self._holders
 
-    def _ranked(self) -> list[Holder]:
-        """``_holding`` with the rank each gang counts with as a victim (``aging``)."""
-        held = self._state.holding.held
-        return [
-            replace(h, priority=held[h.workload].priority) if h.workload in held else h
-            for h in self._holding()
-        ]
+    def _ranked(self, queue: str) -> list[Holder]:
+        """The gangs of ``queue`` that ``_holding`` lists, with the rank each counts with as a
+        victim (``aging``). Grouped once a cycle, as every refused gang asks (those admitted
+        since were not in the store when ``_holding`` read it; those evicted since are
+        dropped by ``released``)."""
+        if self._ranked_by_queue is None:
+            held = self._state.holding.held
+            self._ranked_by_queue = {}
+            for h in self._holding():
+                ranked = replace(h, priority=held[h.workload].priority) if h.workload in held else h
+                self._ranked_by_queue.setdefault(h.queue, []).append(ranked)
+        return self._ranked_by_queue.get(queue, [])
 
 
 class _FairWalk:
